@@ -1,0 +1,119 @@
+// Command pricerig prices NVDA, TSLA and SPY at any UTC minute from public quote sources,
+// answers AgentRig's job 2 ("Verify a price") as a rig, backfills price history and audits
+// itself. Run `pricerig --help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // the command ran and has a negative answer (no price, audit findings)
+	exitBadInput = 2 // bad arguments or input: nothing was done
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// commands holds the constructors of the subcommands; each command's file adds itself in init(),
+// so adding a command touches no other file.
+var commands []func(*app) *cobra.Command
+
+func register(newCmd func(*app) *cobra.Command) { commands = append(commands, newCmd) }
+
+// app is what every command shares: where to write, so tests can run commands in-process.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// badInput marks an error as the user's: exit 2, one line, nothing done.
+func badInput(format string, args ...any) error {
+	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
+}
+
+// failed marks an error as a negative outcome: exit 1.
+func failed(format string, args ...any) error {
+	return &exitError{code: exitFailure, err: fmt.Errorf(format, args...)}
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pricerig",
+		Short: "Provable minute prices for NVDA, TSLA and SPY, and an AgentRig job-2 rig",
+		Long: `pricerig prices NVDA, TSLA and SPY at any UTC minute from public quote sources and
+reconciles them to one exact answer (price × 10^8). The same engine answers AgentRig's job 2
+("Verify a price") on Robinhood Chain, backfills a local price history and audits itself.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitBadInput, err: err}
+	})
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(a))
+	}
+	return root
+}
+
+// run executes the command line and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(a)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "pricerig:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isUsageError(err) {
+		return exitBadInput
+	}
+	return exitFailure
+}
+
+// isUsageError recognises cobra's own argument errors (unknown command, wrong argument count),
+// which it returns as plain errors.
+func isUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

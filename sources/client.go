@@ -1,0 +1,333 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-resty/resty/v2"
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
+)
+
+// BrowserUserAgent is sent to providers that turn away non-browser clients (Yahoo answers
+// curl's agent with 429).
+const BrowserUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+
+// Defaults of the shared HTTP plumbing.
+const (
+	DefaultTimeout = 10 * time.Second
+	DefaultRetries = 2
+	maxBackoff     = 30 * time.Second
+	maxBodyBytes   = 64 << 20
+)
+
+// ClientOptions are an adapter's needs of the shared client.
+type ClientOptions struct {
+	BrowserUA bool              // send BrowserUserAgent instead of pricerig's own
+	Header    map[string]string // headers on every request (auth headers go here; they are redacted)
+}
+
+// Client is the HTTP plumbing every adapter shares: one resty client per source with a timeout,
+// a rate limiter from the source's rate, retries with backoff and jitter on timeouts, 5xx and 429
+// (honouring Retry-After and X-RateLimit-Reset), coalescing of identical in-flight requests, and
+// redaction of every secret from errors and logs.
+type Client struct {
+	name    string
+	base    string
+	rc      *resty.Client
+	limiter *rate.Limiter
+	retries int
+	deps    Deps
+	flight  singleflight.Group
+	secrets []string
+	// Sleep waits between retries; tests replace it to run without real waits.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Response is what a request came back with. Adapters read the body even on errors: providers
+// hide errors in 200 bodies and explain 4xx in theirs.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	URL    string // redacted
+}
+
+// NewClient builds the client of one source.
+func NewClient(s Settings, d Deps, o ClientOptions) *Client {
+	d = d.WithDefaults()
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	retries := s.Retries
+	if retries < 0 {
+		retries = 0
+	}
+	rc := resty.New().SetTimeout(timeout).SetRetryCount(0)
+	if d.Transport != nil {
+		rc.SetTransport(d.Transport)
+	}
+	ua := "pricerig/1 (+https://github.com/pricerig/pricerig)"
+	if o.BrowserUA {
+		ua = BrowserUserAgent
+	}
+	rc.SetHeader("User-Agent", ua)
+	rc.SetHeader("Accept", "application/json, text/plain, */*")
+	var secrets []string
+	for _, v := range []string{s.Key, s.Secret} {
+		if v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	for k, v := range o.Header {
+		rc.SetHeader(k, v)
+		if isSecretHeader(k) && v != "" {
+			secrets = append(secrets, v)
+			if _, tail, ok := strings.Cut(v, " "); ok && tail != "" {
+				secrets = append(secrets, tail)
+			}
+		}
+	}
+	// longest first, so a secret that contains another is replaced whole
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	return &Client{
+		name:    s.Name,
+		base:    strings.TrimRight(s.BaseURL, "/"),
+		rc:      rc,
+		limiter: s.Rate.Limiter(),
+		retries: retries,
+		deps:    d,
+		secrets: secrets,
+		Sleep:   sleepCtx,
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Name is the source's name.
+func (c *Client) Name() string { return c.name }
+
+// Get fetches path (relative to the source's base URL, or an absolute URL such as a provider's
+// next-page link) with the query. It waits for the rate limiter and retries timeouts, connection
+// errors, 5xx and 429 with exponential backoff and jitter, waiting at least what Retry-After or
+// X-RateLimit-Reset asks. It returns the Response of the status it stopped at, 2xx or not, so the
+// adapter can read the provider's own words; it returns an *Error only when no response came, or
+// when retries ran out on 429 (ErrRateLimited) or 5xx (ErrUnavailable). Identical requests in
+// flight at the same time are sent once.
+func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Response, error) {
+	target := path
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		target = c.base + "/" + strings.TrimLeft(path, "/")
+	}
+	if len(query) > 0 {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + query.Encode()
+	}
+	v, err, _ := c.flight.Do(target, func() (any, error) { return c.fetch(ctx, target) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Response), nil
+}
+
+func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, c.transportError(err)
+		}
+		start := time.Now()
+		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
+		var resp *Response
+		if err == nil {
+			resp, err = c.read(raw, target)
+		}
+		if err != nil {
+			if ctx.Err() != nil || attempt >= c.retries {
+				return nil, c.transportError(err)
+			}
+			c.log("retrying after transport error", attempt, 0, err)
+			if err := c.Sleep(ctx, c.backoff(attempt, 0)); err != nil {
+				return nil, c.transportError(err)
+			}
+			continue
+		}
+		c.deps.Logger.Debug("source request", "source", c.name, "url", resp.URL, "status", resp.Status, "took", time.Since(start).Round(time.Millisecond))
+		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
+		if !retryable {
+			return resp, nil
+		}
+		wait := RetryAfter(resp.Header, c.deps.Now())
+		if attempt >= c.retries {
+			e := c.StatusError(resp, firstLine(resp.Body))
+			e.RetryAfter = wait
+			return nil, e
+		}
+		c.log("retrying after HTTP status", attempt, resp.Status, nil)
+		if err := c.Sleep(ctx, c.backoff(attempt, wait)); err != nil {
+			return nil, c.transportError(err)
+		}
+	}
+}
+
+func (c *Client) read(raw *resty.Response, target string) (*Response, error) {
+	body := raw.RawBody()
+	defer body.Close()
+	buf, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) > maxBodyBytes {
+		return nil, errors.New("response body larger than 64 MiB")
+	}
+	return &Response{Status: raw.StatusCode(), Header: raw.Header(), Body: buf, URL: c.Redact(target)}, nil
+}
+
+func (c *Client) log(msg string, attempt, status int, err error) {
+	args := []any{"source", c.name, "attempt", attempt + 1}
+	if status != 0 {
+		args = append(args, "status", status)
+	}
+	if err != nil {
+		args = append(args, "error", c.Redact(err.Error()))
+	}
+	c.deps.Logger.Warn(msg, args...)
+}
+
+// backoff is exponential with full jitter on top, never shorter than what the provider asked.
+func (c *Client) backoff(attempt int, atLeast time.Duration) time.Duration {
+	d := 250 * time.Millisecond << min(attempt, 7)
+	d += time.Duration(rand.Int64N(int64(d)))
+	if d < atLeast {
+		d = atLeast
+	}
+	return min(d, maxBackoff)
+}
+
+func (c *Client) transportError(err error) *Error {
+	kind := ErrUnavailable
+	msg := "request failed"
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		msg = "timed out"
+	case errors.Is(err, context.Canceled):
+		msg = "cancelled"
+	}
+	return &Error{Source: c.name, Kind: kind, Msg: msg, Err: errors.New(c.Redact(err.Error()))}
+}
+
+// StatusError classifies a response that is not a success into an *Error: 401, 402 and 403 are
+// ErrUnauthorized, 429 ErrRateLimited (with its Retry-After), 5xx ErrUnavailable, anything else
+// ErrBadResponse. msg is the provider's explanation, which is redacted too.
+func (c *Client) StatusError(r *Response, msg string) *Error {
+	kind := ErrBadResponse
+	switch {
+	case r.Status == http.StatusUnauthorized || r.Status == http.StatusPaymentRequired || r.Status == http.StatusForbidden:
+		kind = ErrUnauthorized
+	case r.Status == http.StatusTooManyRequests:
+		kind = ErrRateLimited
+	case r.Status >= 500:
+		kind = ErrUnavailable
+	}
+	e := &Error{Source: c.name, Kind: kind, Status: r.Status, Msg: c.Redact(msg)}
+	if kind == ErrRateLimited {
+		e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
+	}
+	return e
+}
+
+// Fail builds an *Error of a kind for this source, with the message redacted.
+func (c *Client) Fail(kind error, status int, msg string) *Error {
+	return &Error{Source: c.name, Kind: kind, Status: status, Msg: c.Redact(msg)}
+}
+
+// RetryAfter reads how long a provider asked us to wait: Retry-After in seconds or as an HTTP
+// date, else X-RateLimit-Reset as unix seconds (or seconds from now when small). Zero when the
+// headers say nothing usable.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
+			return time.Duration(secs) * time.Second
+		}
+		if t, err := http.ParseTime(v); err == nil && t.After(now) {
+			return t.Sub(now)
+		}
+	}
+	if v := strings.TrimSpace(h.Get("X-RateLimit-Reset")); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			if n > 1_000_000_000 { // an instant, not a count of seconds
+				t := time.Unix(n, 0)
+				if t.After(now) {
+					return t.Sub(now)
+				}
+				return 0
+			}
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
+}
+
+var secretParam = regexp.MustCompile(`(?i)((?:api_?key|apikey|token|access_token|key|secret|password)=)[^&\s"']+`)
+var secretHeaderWords = []string{"authorization", "key", "secret", "token"}
+
+func isSecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretHeaderWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact removes the source's secrets from a string: every literal key or secret value, and the
+// value of any apiKey=, apikey=, token=, key=, secret= query parameter.
+func (c *Client) Redact(s string) string {
+	for _, v := range c.secrets {
+		s = strings.ReplaceAll(s, v, "REDACTED")
+		if esc := url.QueryEscape(v); esc != v {
+			s = strings.ReplaceAll(s, esc, "REDACTED")
+		}
+	}
+	return Redact(s)
+}
+
+// Redact removes the values of secret-looking query parameters from a string.
+func Redact(s string) string {
+	return secretParam.ReplaceAllString(s, "${1}REDACTED")
+}
+
+func firstLine(body []byte) string {
+	s := strings.TrimSpace(string(body))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

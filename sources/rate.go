@@ -1,0 +1,80 @@
+package sources
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Rate is a request budget: N requests per Per. The zero Rate means unlimited.
+type Rate struct {
+	N   int
+	Per time.Duration
+}
+
+var ratePeriods = map[string]time.Duration{
+	"s": time.Second, "sec": time.Second, "second": time.Second,
+	"m": time.Minute, "min": time.Minute, "minute": time.Minute,
+	"h": time.Hour, "hour": time.Hour,
+	"d": 24 * time.Hour, "day": 24 * time.Hour,
+}
+
+// ParseRate reads a rate as sources.yaml writes it: "200/min", "5/minute", "30/10s", "25/day".
+func ParseRate(text string) (Rate, error) {
+	n, per, ok := strings.Cut(strings.TrimSpace(text), "/")
+	if !ok {
+		return Rate{}, fmt.Errorf("rate %q: want COUNT/PERIOD, like 200/min", text)
+	}
+	count, err := strconv.Atoi(strings.TrimSpace(n))
+	if err != nil || count <= 0 {
+		return Rate{}, fmt.Errorf("rate %q: count must be a positive integer", text)
+	}
+	per = strings.TrimSpace(per)
+	if d, ok := ratePeriods[per]; ok {
+		return Rate{N: count, Per: d}, nil
+	}
+	d, err := time.ParseDuration(per)
+	if err != nil || d <= 0 {
+		return Rate{}, fmt.Errorf("rate %q: period must be s, min, h, day or a duration like 10s", text)
+	}
+	return Rate{N: count, Per: d}, nil
+}
+
+// IsZero reports whether the rate is unlimited.
+func (r Rate) IsZero() bool { return r.N == 0 || r.Per == 0 }
+
+// Limiter returns a token bucket that spaces requests evenly at the rate, with a burst of one:
+// providers count requests over rolling windows we cannot see, and an even pace never exceeds
+// any window of the stated rate. The zero rate gives an unlimited limiter.
+func (r Rate) Limiter() *rate.Limiter {
+	if r.IsZero() {
+		return rate.NewLimiter(rate.Inf, 0)
+	}
+	return rate.NewLimiter(rate.Every(r.Interval()), 1)
+}
+
+// Interval is the time between two requests at a steady pace.
+func (r Rate) Interval() time.Duration {
+	if r.IsZero() {
+		return 0
+	}
+	return r.Per / time.Duration(r.N)
+}
+
+func (r Rate) String() string {
+	if r.IsZero() {
+		return "unlimited"
+	}
+	for _, unit := range []struct {
+		name string
+		d    time.Duration
+	}{{"day", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second}} {
+		if r.Per == unit.d {
+			return fmt.Sprintf("%d/%s", r.N, unit.name)
+		}
+	}
+	return fmt.Sprintf("%d/%s", r.N, r.Per)
+}

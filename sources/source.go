@@ -1,0 +1,228 @@
+// Package sources turns public quote APIs into 1-minute bars: the Source interface every adapter
+// implements, the errors they return, the registry of source types that sources.yaml names, and
+// the HTTP plumbing they share (client.go). Each provider lives in its own sub-package and
+// registers itself in init(); sources/all imports every one of them.
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pricerig/pricerig/numeric"
+)
+
+// Bar is one 1-minute bar: the trades in [Start, Start+1m).
+type Bar struct {
+	Start  time.Time      // bar start, UTC, aligned to the minute
+	Close  numeric.Scaled // last trade in the minute, × 10^8, in the adjustment of Coverage().Adjustment
+	Volume int64          // shares traded, 0 when the provider does not say
+}
+
+// Session is a part of the US equity trading day, in America/New_York time.
+type Session string
+
+// The sessions, as sources.yaml names them.
+const (
+	Overnight Session = "overnight" // 20:00–04:00 ET, Sunday to Thursday nights
+	Pre       Session = "pre"       // 04:00–09:30 ET
+	Regular   Session = "regular"   // 09:30–16:00 ET (13:00 on early-close days)
+	Post      Session = "post"      // 16:00–20:00 ET (17:00 on early-close days)
+)
+
+// AllSessions lists the sessions in the order of a trading day.
+var AllSessions = []Session{Overnight, Pre, Regular, Post}
+
+// Adjustment says which corporate actions are folded into the prices a source returns.
+type Adjustment string
+
+// The adjustments a source can return.
+const (
+	Raw                   Adjustment = "raw"    // as traded: the shares of the minute
+	SplitAdjusted         Adjustment = "splits" // every later split divided in
+	SplitDividendAdjusted Adjustment = "splits+dividends"
+)
+
+// Coverage is what a source can answer: it lets the reconciler skip a source for a minute it
+// cannot see, and backfill plan its windows.
+type Coverage struct {
+	Sessions   []Session     // sessions whose trades the bars include
+	Lookback   time.Duration // how far back 1-minute history reaches; 0 means no limit
+	MaxWindow  time.Duration // widest [from, to) one request may ask for
+	Adjustment Adjustment    // of the bars Bars returns
+	Delay      time.Duration // how long after a minute closes its bar can be asked for
+	Rate       Rate          // the request rate the source is held to
+}
+
+// Covers reports whether the coverage includes a session.
+func (c Coverage) Covers(s Session) bool {
+	for _, have := range c.Sessions {
+		if have == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Source is one provider of 1-minute bars.
+type Source interface {
+	// Name is the source's name in sources.yaml.
+	Name() string
+	// Bars returns the 1-minute bars of one provider symbol that start in [from, to), sorted by
+	// start, with the provider's quirks undone: bar start in UTC, prices as exact scaled
+	// integers, raw where the provider can give raw prices. A window with no trades is an empty
+	// slice and no error; a window wider than Coverage().MaxWindow is split by the adapter.
+	Bars(ctx context.Context, symbol string, from, to time.Time) ([]Bar, error)
+	// Coverage says what the source can answer.
+	Coverage() Coverage
+}
+
+// Kinds of failure. Adapters return an *Error whose Kind is one of these, so callers can tell a
+// closed market from a broken source with errors.Is.
+var (
+	ErrNoData            = errors.New("no data")
+	ErrRateLimited       = errors.New("rate limited")
+	ErrUnauthorized      = errors.New("unauthorized")
+	ErrBadResponse       = errors.New("bad response")
+	ErrUnsupportedWindow = errors.New("unsupported window")
+	ErrUnavailable       = errors.New("unavailable") // timeouts, connection errors, 5xx
+	ErrUnknownSymbol     = errors.New("unknown symbol")
+	ErrNoKey             = errors.New("no key")
+)
+
+// Error is what an adapter returns when a request fails. It never carries a secret: URLs in it
+// are redacted (see Redact).
+type Error struct {
+	Source     string
+	Kind       error         // one of the Err* kinds above
+	Status     int           // HTTP status, 0 when there was no response
+	RetryAfter time.Duration // for ErrRateLimited, when the provider said
+	Msg        string        // what went wrong, in the provider's words where it gave any
+	Err        error         // the underlying error, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	b.WriteString(": ")
+	b.WriteString(e.Kind.Error())
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is match both the kind and the underlying error.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// Errorf builds an *Error of a kind with a formatted message.
+func Errorf(source string, kind error, format string, args ...any) *Error {
+	return &Error{Source: source, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Settings is one resolved entry of sources.yaml's sources: block, as the registry hands it to a
+// factory. Secrets are already read from the environment; they must never be logged or put in an
+// error.
+type Settings struct {
+	Name    string
+	Type    string
+	BaseURL string
+	Key     string // from the variable named by key_env; "" when the source needs none
+	Secret  string // from the variable named by secret_env
+	Rate    Rate   // zero means the type's default
+	Timeout time.Duration
+	Retries int
+	// Options holds the type's own keys (for example alpaca's feed, json's price_path), as
+	// declared in its Factory.Options.
+	Options map[string]string
+}
+
+// Deps are what a source gets from its host: the clock, the logger and the HTTP transport, so
+// tests can inject a fake clock and a loopback server.
+type Deps struct {
+	Now       func() time.Time
+	Logger    *slog.Logger
+	Transport http.RoundTripper // nil means http.DefaultTransport
+}
+
+// WithDefaults fills the zero fields of d.
+func (d Deps) WithDefaults() Deps {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return d
+}
+
+// Factory builds sources of one type.
+type Factory struct {
+	// Options lists the type's own keys that sources.yaml may set, with a one-line help each.
+	Options map[string]string
+	// Required lists the options that must be set.
+	Required []string
+	// KeyEnv and SecretEnv say whether the type needs key_env / secret_env.
+	NeedsKey, NeedsSecret bool
+	// DefaultRate is the rate a source is held to when sources.yaml sets none.
+	DefaultRate Rate
+	// New builds a source. It validates the options and returns an error naming the bad key.
+	New func(s Settings, d Deps) (Source, error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Factory{}
+)
+
+// Register makes a source type available to sources.yaml. Adapters call it from init().
+func Register(typ string, f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[typ]; dup {
+		panic("sources: type " + typ + " registered twice")
+	}
+	registry[typ] = f
+}
+
+// Lookup returns the factory of a source type.
+func Lookup(typ string) (Factory, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	f, ok := registry[typ]
+	return f, ok
+}
+
+// Types lists the registered source types, sorted.
+func Types() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for t := range registry {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
