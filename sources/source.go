@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 )
 
@@ -24,20 +25,6 @@ type Bar struct {
 	Close  numeric.Scaled // last trade in the minute, × 10^8, in the adjustment of Coverage().Adjustment
 	Volume int64          // shares traded, 0 when the provider does not say
 }
-
-// Session is a part of the US equity trading day, in America/New_York time.
-type Session string
-
-// The sessions, as sources.yaml names them.
-const (
-	Overnight Session = "overnight" // 20:00–04:00 ET, Sunday to Thursday nights
-	Pre       Session = "pre"       // 04:00–09:30 ET
-	Regular   Session = "regular"   // 09:30–16:00 ET (13:00 on early-close days)
-	Post      Session = "post"      // 16:00–20:00 ET (17:00 on early-close days)
-)
-
-// AllSessions lists the sessions in the order of a trading day.
-var AllSessions = []Session{Overnight, Pre, Regular, Post}
 
 // Adjustment says which corporate actions are folded into the prices a source returns.
 type Adjustment string
@@ -52,16 +39,16 @@ const (
 // Coverage is what a source can answer: it lets the reconciler skip a source for a minute it
 // cannot see, and backfill plan its windows.
 type Coverage struct {
-	Sessions   []Session     // sessions whose trades the bars include
-	Lookback   time.Duration // how far back 1-minute history reaches; 0 means no limit
-	MaxWindow  time.Duration // widest [from, to) one request may ask for
-	Adjustment Adjustment    // of the bars Bars returns
-	Delay      time.Duration // how long after a minute closes its bar can be asked for
-	Rate       Rate          // the request rate the source is held to
+	Sessions   []market.Session // sessions whose trades the bars include
+	Lookback   time.Duration    // how far back 1-minute history reaches; 0 means no limit
+	MaxWindow  time.Duration    // widest [from, to) one request may ask for
+	Adjustment Adjustment       // of the bars Bars returns
+	Delay      time.Duration    // how long after a minute closes its bar can be asked for
+	Rate       Rate             // the request rate the source is held to
 }
 
 // Covers reports whether the coverage includes a session.
-func (c Coverage) Covers(s Session) bool {
+func (c Coverage) Covers(s market.Session) bool {
 	for _, have := range c.Sessions {
 		if have == s {
 			return true
