@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -49,6 +50,7 @@ type Client struct {
 	retries int
 	deps    Deps
 	flight  singleflight.Group
+	callers atomic.Int64 // Get calls in progress, so tests can tell when callers have queued
 	secrets []string
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -70,8 +72,12 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	// Zero retries means the default, as a zero timeout does; a negative count turns retries off.
 	retries := s.Retries
-	if retries < 0 {
+	switch {
+	case retries == 0:
+		retries = DefaultRetries
+	case retries < 0:
 		retries = 0
 	}
 	rc := resty.New().SetTimeout(timeout).SetRetryCount(0)
@@ -133,7 +139,7 @@ func (c *Client) Name() string { return c.name }
 // X-RateLimit-Reset asks. It returns the Response of the status it stopped at, 2xx or not, so the
 // adapter can read the provider's own words; it returns an *Error only when no response came, or
 // when retries ran out on 429 (ErrRateLimited) or 5xx (ErrUnavailable). Identical requests in
-// flight at the same time are sent once.
+// flight at the same time are sent once, and share one Response: callers must not modify it.
 func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Response, error) {
 	target := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
@@ -146,6 +152,8 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 		}
 		target += sep + query.Encode()
 	}
+	c.callers.Add(1)
+	defer c.callers.Add(-1)
 	v, err, _ := c.flight.Do(target, func() (any, error) { return c.fetch(ctx, target) })
 	if err != nil {
 		return nil, err
@@ -155,7 +163,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 
 func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 	for attempt := 0; ; attempt++ {
-		if err := c.limiter.Wait(ctx); err != nil {
+		if err := c.wait(ctx); err != nil {
 			return nil, c.transportError(err)
 		}
 		start := time.Now()
@@ -180,7 +188,9 @@ func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 			return resp, nil
 		}
 		wait := RetryAfter(resp.Header, c.deps.Now())
-		if attempt >= c.retries {
+		// A provider that asks for a longer pause than we would ever back off is told so by
+		// its caller, which can schedule around it, rather than asked again too early.
+		if attempt >= c.retries || wait > maxBackoff {
 			e := c.StatusError(resp, firstLine(resp.Body))
 			e.RetryAfter = wait
 			return nil, e
@@ -190,6 +200,24 @@ func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 			return nil, c.transportError(err)
 		}
 	}
+}
+
+// wait takes a token from the rate limiter, waiting through Sleep so that tests see the pause
+// instead of living it.
+func (c *Client) wait(ctx context.Context) error {
+	r := c.limiter.Reserve()
+	if !r.OK() {
+		return errors.New("rate limiter refused the request")
+	}
+	d := r.Delay()
+	if d <= 0 {
+		return nil
+	}
+	if err := c.Sleep(ctx, d); err != nil {
+		r.Cancel()
+		return err
+	}
+	return nil
 }
 
 func (c *Client) read(raw *resty.Response, target string) (*Response, error) {
@@ -330,4 +358,50 @@ func firstLine(body []byte) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// Window is a half-open span of time [From, To).
+type Window struct{ From, To time.Time }
+
+// Windows splits [from, to) into consecutive windows no wider than max, for adapters whose
+// provider caps the span of one request. An empty or inverted span gives no windows; a max of
+// zero or less gives the span whole.
+func Windows(from, to time.Time, max time.Duration) []Window {
+	if !from.Before(to) {
+		return nil
+	}
+	if max <= 0 {
+		return []Window{{from, to}}
+	}
+	var out []Window
+	for start := from; start.Before(to); start = start.Add(max) {
+		end := start.Add(max)
+		if end.After(to) {
+			end = to
+		}
+		out = append(out, Window{start, end})
+	}
+	return out
+}
+
+// Tidy finishes the bars an adapter collected for [from, to): it keeps those that start in the
+// window, sorts them by start and drops repeats of a start (the later one wins: a later page or
+// window saw the minute last). The result is never nil, so "no trades" is an empty slice.
+func Tidy(bars []Bar, from, to time.Time) []Bar {
+	out := make([]Bar, 0, len(bars))
+	for _, b := range bars {
+		if !b.Start.Before(from) && b.Start.Before(to) {
+			out = append(out, b)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	kept := out[:0]
+	for _, b := range out {
+		if n := len(kept); n > 0 && kept[n-1].Start.Equal(b.Start) {
+			kept[n-1] = b
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return kept
 }

@@ -43,6 +43,14 @@ func ParseRate(text string) (Rate, error) {
 	return Rate{N: count, Per: d}, nil
 }
 
+// Or returns r, or def when r is zero: a source's rate from sources.yaml, else its type's default.
+func (r Rate) Or(def Rate) Rate {
+	if r.IsZero() {
+		return def
+	}
+	return r
+}
+
 // IsZero reports whether the rate is unlimited.
 func (r Rate) IsZero() bool { return r.N == 0 || r.Per == 0 }
 
