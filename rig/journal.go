@@ -1,0 +1,348 @@
+package rig
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/pricerig/pricerig/numeric"
+)
+
+// State is where one rig stands on one task. The journal moves it forward only.
+type State string
+
+// The states of a rig's task, in order.
+const (
+	StateDrawn      State = "drawn"     // the rig was drawn; nothing decided yet
+	StateAnswered   State = "answered"  // answer and salt are on disk; the commit may not have gone out
+	StateCommitted  State = "committed" // the commit transaction was mined
+	StateRevealed   State = "revealed"  // the reveal transaction was mined
+	StateSettled    State = "settled"   // settle ran; the stored answer and our distance are recorded
+	StateSkipped    State = "skipped"   // the task could not be answered honestly; Reason says why
+	StateMissed     State = "missed"    // a window closed before our transaction made it
+	StateRefunded   State = "refunded"  // the task was refunded
+	schemaVersion         = 1
+	timeLayoutNanos       = time.RFC3339Nano
+)
+
+var stateOrder = map[State]int{
+	StateDrawn: 0, StateAnswered: 1, StateCommitted: 2, StateRevealed: 3,
+	StateSettled: 4, StateSkipped: 4, StateMissed: 4, StateRefunded: 4,
+}
+
+// Final reports whether nothing more will happen to the entry.
+func (s State) Final() bool { return stateOrder[s] == 4 }
+
+// Entry is the journal's record of one rig on one task.
+type Entry struct {
+	TaskID uint64
+	RigID  uint64
+	Symbol string
+	Minute time.Time
+	State  State
+
+	Answer     numeric.Answer
+	Salt       [32]byte
+	Commitment [32]byte
+	Price      numeric.Scaled // the price committed
+
+	// ExpectedMedian is the reconciled median of every source in the spec: what honest peers
+	// will answer. SelfCentiBps is our distance to it, in hundredths of a bp.
+	ExpectedMedian numeric.Scaled
+	SelfCentiBps   int64
+
+	CommitTx, RevealTx             string
+	CommitDeadline, RevealDeadline time.Time
+
+	// After settlement: the stored answer, whether the task agreed and our realized distance to
+	// the stored median (hundredths of a bp), and whether our answer was inside the agreement.
+	StoredAnswer     numeric.Answer
+	Agreed           bool
+	Inside           bool
+	RealizedCentiBps int64
+
+	Reason    string
+	UpdatedAt time.Time
+}
+
+// Journal is the rig's durable memory: what it answered, with which salt, and how far each task
+// got. Every write is synced to disk (WAL, synchronous=FULL) before the caller sends anything on
+// chain, so a restart resumes exactly where the process stopped.
+type Journal struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// OpenJournal opens (creating when needed) the journal at path.
+func OpenJournal(path string) (*Journal, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway and this keeps transactions simple
+	j := &Journal{db: db, now: time.Now}
+	if err := j.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error { return j.db.Close() }
+
+func (j *Journal) migrate() error {
+	var version int
+	_ = j.db.QueryRow(`PRAGMA user_version`).Scan(&version)
+	if version > schemaVersion {
+		return fmt.Errorf("schema version %d is newer than this pricerig (%d)", version, schemaVersion)
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	// version 0 → 1
+	_, err := j.db.Exec(`
+CREATE TABLE IF NOT EXISTS tasks (
+	task_id INTEGER NOT NULL,
+	rig_id INTEGER NOT NULL,
+	symbol TEXT NOT NULL DEFAULT '',
+	minute TEXT NOT NULL DEFAULT '',
+	state TEXT NOT NULL,
+	answer BLOB, salt BLOB, commitment BLOB,
+	price INTEGER NOT NULL DEFAULT 0,
+	expected_median INTEGER NOT NULL DEFAULT 0,
+	self_centibps INTEGER NOT NULL DEFAULT 0,
+	commit_tx TEXT NOT NULL DEFAULT '',
+	reveal_tx TEXT NOT NULL DEFAULT '',
+	commit_deadline TEXT NOT NULL DEFAULT '',
+	reveal_deadline TEXT NOT NULL DEFAULT '',
+	stored_answer BLOB,
+	agreed INTEGER NOT NULL DEFAULT 0,
+	inside INTEGER NOT NULL DEFAULT 0,
+	realized_centibps INTEGER NOT NULL DEFAULT 0,
+	reason TEXT NOT NULL DEFAULT '',
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (task_id, rig_id)
+);
+CREATE INDEX IF NOT EXISTS tasks_state ON tasks(state);
+CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NULL);
+PRAGMA user_version = 1;`)
+	return err
+}
+
+// Drawn records that a rig was drawn for a task (idempotent).
+func (j *Journal) Drawn(ctx context.Context, taskID, rigID uint64, commitDeadline time.Time) error {
+	_, err := j.db.ExecContext(ctx, `INSERT INTO tasks (task_id, rig_id, state, commit_deadline, updated_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id, rig_id) DO NOTHING`,
+		taskID, rigID, StateDrawn, fmtTime(commitDeadline), fmtTime(j.now()))
+	return err
+}
+
+// RecordAnswer stores the answer, salt and commitment of a task before anything is sent. When
+// the journal already holds an answer for the task it returns the stored entry unchanged — the
+// caller must commit that one, with that salt.
+func (j *Journal) RecordAnswer(ctx context.Context, e Entry) (Entry, error) {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer tx.Rollback()
+	existing, found, err := getEntry(ctx, tx, e.TaskID, e.RigID)
+	if err != nil {
+		return Entry{}, err
+	}
+	if found && stateOrder[existing.State] >= stateOrder[StateAnswered] && existing.Salt != ([32]byte{}) {
+		return existing, nil
+	}
+	if found && e.CommitDeadline.IsZero() {
+		e.CommitDeadline = existing.CommitDeadline
+	}
+	e.State = StateAnswered
+	e.UpdatedAt = j.now()
+	if err := putEntry(ctx, tx, e); err != nil {
+		return Entry{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
+}
+
+// Advance moves an entry to a later state and sets the fields given by update. Moving backwards
+// is ignored (a replayed event after a restart must not undo progress).
+func (j *Journal) Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	e, found, err := getEntry(ctx, tx, taskID, rigID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		e = Entry{TaskID: taskID, RigID: rigID, State: StateDrawn}
+	}
+	if stateOrder[to] < stateOrder[e.State] || (e.State.Final() && to != e.State) {
+		return nil
+	}
+	e.State = to
+	if update != nil {
+		update(&e)
+	}
+	e.UpdatedAt = j.now()
+	if err := putEntry(ctx, tx, e); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Get returns the entry of a rig on a task.
+func (j *Journal) Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error) {
+	return getEntry(ctx, j.db, taskID, rigID)
+}
+
+// Open returns the entries that are not final, oldest task first: what a restarted runner must
+// pick up.
+func (j *Journal) Open(ctx context.Context) ([]Entry, error) {
+	return j.query(ctx, `WHERE state NOT IN ('settled','skipped','missed','refunded') ORDER BY task_id, rig_id`)
+}
+
+// Since returns every entry updated at or after t, oldest task first (for the audit).
+func (j *Journal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
+	return j.query(ctx, `WHERE updated_at >= ? ORDER BY task_id, rig_id`, fmtTime(t))
+}
+
+// Cursor returns the last block a follower named name has fully processed (0 when none).
+func (j *Journal) Cursor(ctx context.Context, name string) (uint64, error) {
+	var b int64
+	err := j.db.QueryRowContext(ctx, `SELECT block FROM cursors WHERE name = ?`, name).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return uint64(b), err
+}
+
+// SetCursor records that every block up to and including block was processed.
+func (j *Journal) SetCursor(ctx context.Context, name string, block uint64) error {
+	_, err := j.db.ExecContext(ctx, `INSERT INTO cursors (name, block) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET block = excluded.block`, name, int64(block))
+	return err
+}
+
+var entryColumnList = []string{"task_id", "rig_id", "symbol", "minute", "state", "answer", "salt", "commitment",
+	"price", "expected_median", "self_centibps", "commit_tx", "reveal_tx", "commit_deadline", "reveal_deadline",
+	"stored_answer", "agreed", "inside", "realized_centibps", "reason", "updated_at"}
+
+var entryColumns = strings.Join(entryColumnList, ", ")
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getEntry(ctx context.Context, q querier, taskID, rigID uint64) (Entry, bool, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM tasks WHERE task_id = ? AND rig_id = ?`, taskID, rigID)
+	e, err := scanEntry(row.Scan)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Entry{}, false, nil
+	}
+	return e, err == nil, err
+}
+
+func (j *Journal) query(ctx context.Context, where string, args ...any) ([]Entry, error) {
+	rows, err := j.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM tasks `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, err := scanEntry(rows.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanEntry(scan func(...any) error) (Entry, error) {
+	var e Entry
+	var minute, commitDL, revealDL, updated, state string
+	var answer, salt, commitment, stored []byte
+	var price, median int64
+	var agreed, inside int
+	err := scan(&e.TaskID, &e.RigID, &e.Symbol, &minute, &state, &answer, &salt, &commitment, &price, &median,
+		&e.SelfCentiBps, &e.CommitTx, &e.RevealTx, &commitDL, &revealDL, &stored, &agreed, &inside,
+		&e.RealizedCentiBps, &e.Reason, &updated)
+	if err != nil {
+		return e, err
+	}
+	e.State = State(state)
+	copy(e.Answer[:], answer)
+	copy(e.Salt[:], salt)
+	copy(e.Commitment[:], commitment)
+	copy(e.StoredAnswer[:], stored)
+	e.Price, e.ExpectedMedian = numeric.Scaled(price), numeric.Scaled(median)
+	e.Agreed, e.Inside = agreed != 0, inside != 0
+	e.Minute, e.CommitDeadline, e.RevealDeadline, e.UpdatedAt = parseTime(minute), parseTime(commitDL), parseTime(revealDL), parseTime(updated)
+	return e, nil
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func putEntry(ctx context.Context, x execer, e Entry) error {
+	cols := entryColumnList
+	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+	sets := make([]string, 0, len(cols))
+	for _, c := range cols[2:] {
+		sets = append(sets, c+" = excluded."+c)
+	}
+	_, err := x.ExecContext(ctx, `INSERT INTO tasks (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders+`)
+		ON CONFLICT (task_id, rig_id) DO UPDATE SET `+strings.Join(sets, ", "),
+		e.TaskID, e.RigID, e.Symbol, fmtTime(e.Minute), e.State, e.Answer[:], e.Salt[:], e.Commitment[:],
+		int64(e.Price), int64(e.ExpectedMedian), e.SelfCentiBps, e.CommitTx, e.RevealTx, fmtTime(e.CommitDeadline),
+		fmtTime(e.RevealDeadline), e.StoredAnswer[:], boolInt(e.Agreed), boolInt(e.Inside), e.RealizedCentiBps,
+		e.Reason, fmtTime(e.UpdatedAt))
+	return err
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeLayoutNanos)
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, _ := time.Parse(timeLayoutNanos, s)
+	return t
+}
+
+// StoredDistance is a helper for settlement: our answer's distance to the stored median in
+// hundredths of a bp (-1 when the median is zero and we are not).
+func StoredDistance(ours, stored numeric.Answer) int64 {
+	o, s := numeric.AnswerInt(ours), numeric.AnswerInt(stored)
+	if !o.IsInt64() || !s.IsInt64() {
+		return -1
+	}
+	return numeric.DistanceCentiBps(numeric.Scaled(o.Int64()), numeric.Scaled(s.Int64()))
+}
