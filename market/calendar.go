@@ -101,6 +101,9 @@ func (d DayInfo) Bounds(s Session) (start, end time.Time, ok bool) {
 // closures, the gap after an early close's post session, and the overnight session of a night
 // whose next day does not trade (it runs on Sunday–Thursday nights, including the evening of a
 // holiday that is followed by a trading day, and the night before an early close).
+// The sessions are today's; the calendar does not know when a venue began to offer one (Blue
+// Ocean's overnight session, for one, is younger than 2020): which sessions a source has is its
+// Coverage's business.
 func SessionAt(t time.Time) (s Session, ok bool) {
 	_, _, s, ok = locate(t)
 	return s, ok
@@ -240,10 +243,14 @@ func mustCivil(s string) civil {
 	return civilOf(t)
 }
 
-// estimates caches rulesFor by year for dates outside the tables.
+// estimates caches rulesFor by year for dates outside the tables. Only plausible years are
+// cached, so odd inputs (year 1, year 300000) cannot grow it without bound.
 var estimates sync.Map // int → ruleCalendar
 
 func estimatedYear(year int) ruleCalendar {
+	if year < 1900 || year > 2200 {
+		return rulesFor(year)
+	}
 	if rc, ok := estimates.Load(year); ok {
 		return rc.(ruleCalendar)
 	}

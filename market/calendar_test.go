@@ -428,6 +428,18 @@ func TestEstimatedYears(t *testing.T) {
 	}
 }
 
+// Any instant gets an answer without a panic, however far from the tables.
+func TestExtremeInstants(t *testing.T) {
+	for _, at := range []time.Time{{}, time.Unix(0, 0), time.Date(-500, 3, 1, 12, 0, 0, 0, time.UTC),
+		time.Date(300000, 6, 5, 15, 0, 0, 0, time.UTC), time.Date(2200, 12, 31, 23, 59, 0, 0, time.UTC)} {
+		SessionAt(at)
+		if d := DayOf(at); !d.Estimated {
+			t.Errorf("DayOf(%v) not estimated", at)
+		}
+		PrevSessionMinute(at, AllSessions, 200*time.Hour)
+	}
+}
+
 func TestEaster(t *testing.T) {
 	// Western Easter Sundays, from published tables.
 	for _, d := range []string{"2000-04-23", "2008-03-23", "2011-04-24", "2019-04-21", "2020-04-12",

@@ -9,7 +9,7 @@ type Session string
 
 // The sessions, as sources.yaml names them.
 const (
-	Overnight Session = "overnight" // 20:00–04:00 ET, Sunday to Thursday nights
+	Overnight Session = "overnight" // 20:00–04:00 ET, Sunday to Thursday nights before a trading day
 	Pre       Session = "pre"       // 04:00–09:30 ET
 	Regular   Session = "regular"   // 09:30–16:00 ET (13:00 on early-close days)
 	Post      Session = "post"      // 16:00–20:00 ET (17:00 on early-close days)
