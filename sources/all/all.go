@@ -1,0 +1,6 @@
+// Package all registers every source type: import it for its side effects.
+package all
+
+import (
+	_ "github.com/pricerig/pricerig/sources/yahoo"
+)
