@@ -2,5 +2,6 @@
 package all
 
 import (
+	_ "github.com/pricerig/pricerig/sources/alpaca"
 	_ "github.com/pricerig/pricerig/sources/yahoo"
 )

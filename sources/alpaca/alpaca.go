@@ -1,0 +1,402 @@
+// Package alpaca reads 1-minute bars from Alpaca Market Data v2: raw (as-traded) prices, years
+// of history, a key id and secret sent as headers, and next_page_token pagination.
+package alpaca
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Type is the source type sources.yaml names.
+const Type = "alpaca"
+
+const (
+	// MaxWindow: a week of 1-minute bars of one symbol (at most 7×960) fits one 10000-bar page.
+	MaxWindow = 7 * 24 * time.Hour
+	pageLimit = 10000
+	maxPages  = 10000 // a provider that never stops paging is broken, not busy
+)
+
+// DefaultRate is the free Basic plan's commonly cited 200 requests a minute.
+var DefaultRate = sources.Rate{N: 200, Per: time.Minute}
+
+// feeds maps each feed Alpaca serves to the sessions its bars include and how long after a
+// minute its bar may be asked for: IEX is real time on every plan; SIP is free only for bars at
+// least 15 minutes old; BOATS (Blue Ocean) trades overnight.
+var feeds = map[string]struct {
+	sessions []market.Session
+	delay    time.Duration
+}{
+	"iex":         {[]market.Session{market.Pre, market.Regular, market.Post}, 0},
+	"sip":         {[]market.Session{market.Pre, market.Regular, market.Post}, 15 * time.Minute},
+	"delayed_sip": {[]market.Session{market.Pre, market.Regular, market.Post}, 15 * time.Minute},
+	"otc":         {[]market.Session{market.Pre, market.Regular, market.Post}, 0},
+	"boats":       {[]market.Session{market.Overnight}, 0},
+	"overnight":   {[]market.Session{market.Overnight}, 0},
+}
+
+func init() {
+	sources.Register(Type, sources.Factory{
+		Options: map[string]string{
+			"feed": "iex (default: the only feed without a subscription), sip, delayed_sip, otc, boats or overnight",
+		},
+		NeedsKey:    true,
+		NeedsSecret: true,
+		DefaultRate: DefaultRate,
+		New:         New,
+	})
+}
+
+// Source is an Alpaca bars source.
+type Source struct {
+	name   string
+	feed   string
+	client *sources.Client
+	now    func() time.Time
+	cov    sources.Coverage
+}
+
+// New builds an Alpaca source from its key id (Key), secret (Secret) and feed option.
+func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	if s.Name == "" {
+		s.Name = Type
+	}
+	feed := "iex"
+	for k, v := range s.Options {
+		switch k {
+		case "feed":
+			feed = strings.ToLower(strings.TrimSpace(v))
+		default:
+			return nil, fmt.Errorf("%s: unknown option %q (alpaca takes feed)", s.Name, k)
+		}
+	}
+	f, ok := feeds[feed]
+	if !ok {
+		return nil, fmt.Errorf("%s: option feed: %q is not one of iex, sip, delayed_sip, otc, boats, overnight", s.Name, feed)
+	}
+	if s.Key == "" || s.Secret == "" {
+		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "alpaca needs a key id (key_env) and a secret (secret_env)")
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = "https://data.alpaca.markets"
+	}
+	s.Rate = s.Rate.Or(DefaultRate)
+	d = d.WithDefaults()
+	return &Source{
+		name: s.Name,
+		feed: feed,
+		client: sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{
+			"APCA-API-KEY-ID":     s.Key,
+			"APCA-API-SECRET-KEY": s.Secret,
+		}}),
+		now: d.Now,
+		cov: sources.Coverage{
+			Sessions:   f.sessions,
+			MaxWindow:  MaxWindow,
+			Adjustment: sources.Raw,
+			Delay:      f.delay,
+			Rate:       s.Rate,
+		},
+	}, nil
+}
+
+// Name is the source's name in sources.yaml.
+func (s *Source) Name() string { return s.name }
+
+// Coverage says what the source can answer with its feed.
+func (s *Source) Coverage() sources.Coverage { return s.cov }
+
+// Bars returns the raw 1-minute bars of symbol that start in [from, to).
+func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
+	m, err := s.fetch(ctx, "/v2/stocks/"+url.PathEscape(symbol)+"/bars", []string{symbol}, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return m[symbol], nil
+}
+
+// BarsMulti returns the bars of several symbols at once through the multi-symbol endpoint, for
+// backfill: one request pages through all of them. Every symbol asked for has an entry, empty
+// when it did not trade.
+func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
+	if len(symbols) == 0 {
+		return map[string][]sources.Bar{}, nil
+	}
+	return s.fetch(ctx, "/v2/stocks/bars", symbols, from, to)
+}
+
+func (s *Source) fetch(ctx context.Context, path string, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
+	from, to = from.UTC(), to.UTC()
+	all := map[string][]sources.Bar{}
+	for _, sym := range symbols {
+		all[sym] = []sources.Bar{}
+	}
+	if !from.Before(to) {
+		return all, nil
+	}
+	multi := path == "/v2/stocks/bars"
+	for _, w := range sources.Windows(from, to, MaxWindow) {
+		q := url.Values{
+			"timeframe":  {"1Min"},
+			"start":      {w.From.Truncate(time.Second).Format(time.RFC3339)},
+			"end":        {inclusiveEnd(w.To).Format(time.RFC3339)},
+			"limit":      {strconv.Itoa(pageLimit)},
+			"adjustment": {"raw"},
+			"feed":       {s.feed},
+			"sort":       {"asc"},
+		}
+		if multi {
+			q.Set("symbols", strings.Join(symbols, ","))
+		}
+		seen := map[string]bool{}
+		for page := 0; ; page++ {
+			if page == maxPages {
+				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+			}
+			resp, err := s.client.Get(ctx, path, q)
+			if err != nil {
+				return nil, err
+			}
+			if resp.Status != http.StatusOK {
+				return nil, s.statusError(resp)
+			}
+			var bars map[string][]sources.Bar
+			var next string
+			if multi {
+				bars, next, err = parseMulti(resp.Body, symbols)
+			} else {
+				var one []sources.Bar
+				one, next, err = parse(resp.Body, symbols[0])
+				bars = map[string][]sources.Bar{symbols[0]: one}
+			}
+			if err != nil {
+				return nil, s.fail(err, resp.Status)
+			}
+			for sym, b := range bars {
+				all[sym] = append(all[sym], b...)
+			}
+			if next == "" {
+				break
+			}
+			if seen[next] {
+				return nil, s.client.Fail(sources.ErrBadResponse, resp.Status, "next_page_token repeats: the pages loop")
+			}
+			seen[next] = true
+			q.Set("page_token", next)
+		}
+	}
+	end := minTime(to, s.now().UTC().Truncate(time.Minute)) // only minutes that have closed
+	for sym, b := range all {
+		all[sym] = sources.Tidy(b, from, end)
+	}
+	return all, nil
+}
+
+// inclusiveEnd turns the exclusive end of [from, to) into Alpaca's inclusive end: the last whole
+// second before to, so a bar starting at to is not asked for and one starting before it is.
+func inclusiveEnd(to time.Time) time.Time {
+	return to.Add(-time.Nanosecond).Truncate(time.Second)
+}
+
+func (s *Source) statusError(resp *sources.Response) error {
+	var b struct {
+		Message string `json:"message"`
+	}
+	msg := strings.TrimSpace(string(resp.Body))
+	if json.Unmarshal(resp.Body, &b) == nil && b.Message != "" {
+		msg = b.Message
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if (resp.Status == http.StatusUnprocessableEntity || resp.Status == http.StatusBadRequest || resp.Status == http.StatusNotFound) &&
+		strings.Contains(strings.ToLower(msg), "symbol") {
+		return s.client.Fail(sources.ErrUnknownSymbol, resp.Status, msg)
+	}
+	return s.client.StatusError(resp, msg)
+}
+
+func (s *Source) fail(err error, status int) error {
+	var e *sources.Error
+	if errors.As(err, &e) {
+		return s.client.Fail(e.Kind, status, e.Msg)
+	}
+	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
+}
+
+// page is a bars answer: bars is an array on the single-symbol endpoint and an object keyed by
+// symbol on the multi-symbol one.
+type page struct {
+	Bars          json.RawMessage `json:"bars"`
+	Symbol        *string         `json:"symbol"`
+	NextPageToken *string         `json:"next_page_token"`
+	Message       string          `json:"message"`
+}
+
+// wireBar keeps the numbers as JSON text so the price is read exactly.
+type wireBar struct {
+	T string          `json:"t"`
+	C json.RawMessage `json:"c"`
+	V json.RawMessage `json:"v"`
+}
+
+func decodePage(body []byte) (page, error) {
+	var p page
+	if err := json.Unmarshal(body, &p); err != nil {
+		return p, sources.Errorf("", sources.ErrBadResponse, "bars body: %v", err)
+	}
+	if p.Bars == nil && p.NextPageToken == nil && p.Message != "" {
+		return p, sources.Errorf("", sources.ErrBadResponse, "%s", p.Message)
+	}
+	return p, nil
+}
+
+// parse reads a single-symbol page (or a multi-symbol one holding only symbol) into bars and the
+// next page token, "" on the last page.
+func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
+	p, err := decodePage(body)
+	if err != nil {
+		return nil, "", err
+	}
+	if p.Symbol != nil && !strings.EqualFold(*p.Symbol, symbol) {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, bars are of %q", symbol, *p.Symbol)
+	}
+	raw := bytes.TrimSpace(p.Bars)
+	var bars []sources.Bar
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		bars = []sources.Bar{}
+	case raw[0] == '[':
+		bars, err = parseBars(raw, symbol)
+	case raw[0] == '{':
+		var m map[string][]sources.Bar
+		m, err = parseMap(raw, []string{symbol})
+		if bars = m[symbol]; bars == nil {
+			bars = []sources.Bar{} // the symbol did not trade
+		}
+	default:
+		err = sources.Errorf("", sources.ErrBadResponse, "bars is neither a list nor an object")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return bars, token(p), nil
+}
+
+// parseMulti reads a multi-symbol page. A symbol that did not trade is absent; a symbol that was
+// not asked for is a bad response.
+func parseMulti(body []byte, symbols []string) (map[string][]sources.Bar, string, error) {
+	p, err := decodePage(body)
+	if err != nil {
+		return nil, "", err
+	}
+	raw := bytes.TrimSpace(p.Bars)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string][]sources.Bar{}, token(p), nil
+	}
+	if raw[0] != '{' {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "multi-symbol bars is not an object")
+	}
+	m, err := parseMap(raw, symbols)
+	if err != nil {
+		return nil, "", err
+	}
+	return m, token(p), nil
+}
+
+func token(p page) string {
+	if p.NextPageToken == nil {
+		return ""
+	}
+	return *p.NextPageToken
+}
+
+func parseMap(raw json.RawMessage, symbols []string) (map[string][]sources.Bar, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "bars: %v", err)
+	}
+	want := map[string]string{}
+	for _, s := range symbols {
+		want[strings.ToUpper(s)] = s
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string][]sources.Bar{}
+	for _, k := range keys {
+		sym, ok := want[strings.ToUpper(k)]
+		if !ok {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %q, which was not asked for", k)
+		}
+		bars, err := parseBars(m[k], sym)
+		if err != nil {
+			return nil, err
+		}
+		out[sym] = append(out[sym], bars...)
+	}
+	return out, nil
+}
+
+func parseBars(raw json.RawMessage, symbol string) ([]sources.Bar, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
+		if string(t) == "null" {
+			return []sources.Bar{}, nil
+		}
+		return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %s are not a list", symbol)
+	}
+	var wire []wireBar
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %s: %v", symbol, err)
+	}
+	out := make([]sources.Bar, 0, len(wire))
+	for i, w := range wire {
+		start, err := time.Parse(time.RFC3339, w.T)
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: time %q: not RFC3339", i, symbol, w.T)
+		}
+		start = start.UTC()
+		if !start.Truncate(time.Minute).Equal(start) {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: %s is not the start of a minute", i, symbol, w.T)
+		}
+		if len(w.C) == 0 || string(w.C) == "null" {
+			continue // no trade
+		}
+		price, err := numeric.ParsePrice(string(w.C))
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", w.T, symbol, err)
+		}
+		b := sources.Bar{Start: start, Close: price}
+		if len(w.V) > 0 && string(w.V) != "null" {
+			v, err := strconv.ParseInt(strings.Trim(string(w.V), `"`), 10, 64)
+			if err != nil || v < 0 {
+				return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: volume %s", w.T, symbol, w.V)
+			}
+			b.Volume = v
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
