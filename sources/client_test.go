@@ -142,7 +142,9 @@ func TestClientJoinsPathAndQuery(t *testing.T) {
 }
 
 func TestClientRetries(t *testing.T) {
-	in := func(d time.Duration) map[string]string { return map[string]string{"Retry-After": fmt.Sprint(int(d.Seconds()))} }
+	in := func(d time.Duration) map[string]string {
+		return map[string]string{"Retry-After": fmt.Sprint(int(d.Seconds()))}
+	}
 	cases := []struct {
 		name      string
 		retries   int
