@@ -1,0 +1,285 @@
+package sources
+
+// Helpers the adapters share, next to Windows and Tidy in client.go: date ranges for providers
+// that take dates, checks of parsed bars, the options every generic adapter reads, and turning a
+// provider's words into an error kind. They are plain functions so each adapter's parser stays
+// pure and testable.
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/tidwall/gjson"
+
+	"github.com/pricerig/pricerig/market"
+)
+
+// DateRange is a run of calendar dates, both inclusive, as UTC midnights; format them with
+// time.DateOnly.
+type DateRange struct{ First, Last time.Time }
+
+// DateRanges lists the calendar dates a provider that takes whole dates (startDate=2024-01-02)
+// must be asked for to cover [from, to), in runs of at most days dates each. Providers differ on
+// whether they read a date in UTC or in New York, so the runs cover both readings: they start at
+// the New York date of from (never later than its UTC date) and end at the UTC date of the last
+// instant before to (never earlier than its New York date). The adapter filters to [from, to).
+func DateRanges(from, to time.Time, days int) []DateRange {
+	if !to.After(from) {
+		return nil
+	}
+	if days < 1 {
+		days = 1
+	}
+	first := dateOf(from.In(market.NewYork))
+	last := dateOf(to.Add(-time.Nanosecond).UTC())
+	var out []DateRange
+	for d := first; !d.After(last); d = d.AddDate(0, 0, days) {
+		end := d.AddDate(0, 0, days-1)
+		if end.After(last) {
+			end = last
+		}
+		out = append(out, DateRange{d, end})
+	}
+	return out
+}
+
+func dateOf(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// CeilUnix is the first whole unix second at or after t: the inclusive lower bound a provider
+// that takes seconds needs for [t, …). The inclusive upper bound for […, to) is CeilUnix(to)-1.
+func CeilUnix(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}
+
+// CheckAligned makes sure every bar starts on a whole minute. One that does not means the
+// adapter misread the provider's clock (seconds for milliseconds, a wrong zone, end for start),
+// and no answer from that body can be trusted.
+func CheckAligned(bars []Bar) error {
+	for _, b := range bars {
+		if !b.Start.Truncate(time.Minute).Equal(b.Start) {
+			return fmt.Errorf("bar time %s is not on a whole minute", b.Start.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	return nil
+}
+
+// ParseVolume reads a share count as a provider prints it: an integer, the same quoted, a decimal
+// (some providers send 720121.0 or fractional shares, which are truncated), or null for unknown
+// (0). Volume is informational, never on the value path, but a negative or non-numeric one is
+// still a bad body.
+func ParseVolume(text string) (int64, error) {
+	s := strings.TrimSpace(text)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	if s == "" || s == "null" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("volume %q is negative", clipText(text))
+		}
+		return n, nil
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil || len(s) > 40 {
+		return 0, fmt.Errorf("volume %q is not a number", clipText(text))
+	}
+	if d.Sign() < 0 {
+		return 0, fmt.Errorf("volume %q is negative", clipText(text))
+	}
+	if d.GreaterThan(decimal.NewFromInt(1 << 62)) {
+		return 0, fmt.Errorf("volume %q is absurdly large", clipText(text))
+	}
+	return d.IntPart(), nil
+}
+
+// ParseSpan reads a duration option: Go durations ("24h", "90m") plus whole days ("29d"), which
+// is how providers state their limits. "" and "0" are zero (no limit).
+func ParseSpan(text string) (time.Duration, error) {
+	s := strings.TrimSpace(text)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*366 {
+			return 0, fmt.Errorf("%q is not a whole number of days like 7d", text)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration like 24h or 7d", text)
+	}
+	return d, nil
+}
+
+// ParseAdjustment reads an adjustment option. Only raw and splits are accepted: feeds can undo a
+// split, but not a dividend adjustment, so a source returning those could never be reconciled.
+func ParseAdjustment(text string) (Adjustment, error) {
+	switch a := Adjustment(strings.TrimSpace(text)); a {
+	case Raw, SplitAdjusted:
+		return a, nil
+	}
+	return "", fmt.Errorf("%q is not an adjustment (want raw or splits)", text)
+}
+
+// ParseSessionList reads a comma-separated sessions option such as "pre,regular,post".
+func ParseSessionList(text string) ([]market.Session, error) {
+	var names []string
+	for n := range strings.SplitSeq(text, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("no sessions listed")
+	}
+	return market.ParseSessions(names)
+}
+
+// CheckOptions refuses options a factory does not declare (a typo in sources.yaml should not
+// silently fall back to a default) and required ones that are missing. The error names the key.
+func CheckOptions(s Settings, f Factory) error {
+	keys := make([]string, 0, len(s.Options))
+	for k := range s.Options {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, ok := f.Options[k]; !ok {
+			known := make([]string, 0, len(f.Options))
+			for o := range f.Options {
+				known = append(known, o)
+			}
+			slices.Sort(known)
+			return fmt.Errorf("source %s: unknown option %q for type %s (known: %s)", s.Name, k, s.Type, strings.Join(known, ", "))
+		}
+	}
+	for _, k := range f.Required {
+		if strings.TrimSpace(s.Options[k]) == "" {
+			return fmt.Errorf("source %s: option %q is required", s.Name, k)
+		}
+	}
+	return nil
+}
+
+// messageKinds maps words providers use in error bodies to the kind of failure, checked in
+// order: "API limit reached" is a rate limit although it says API, and "Premium … symbol … not
+// available" is a plan limit although it says symbol.
+var messageKinds = []struct {
+	kind  error
+	words []string
+}{
+	{ErrRateLimited, []string{"rate limit", "too many", "limit reach", "api limit", "request allocation", "quota", "exceeded", "throttl"}},
+	{ErrUnauthorized, []string{"api key", "apikey", "api_key", "token", "unauthori", "entitle", "permission", "access", "subscription", "restricted", "premium", "forbidden", "upgrade"}},
+	{ErrUnknownSymbol, []string{"unknown symbol", "symbol not found", "invalid symbol", "no such symbol", "unknown ticker", "invalid ticker"}},
+}
+
+// ClassifyMessage tells the kind of failure from a provider's own words, for errors that arrive
+// in a 200 body or under a status that does not say (400, 404). ErrBadResponse when nothing
+// matches.
+func ClassifyMessage(msg string) error {
+	m := strings.ToLower(msg)
+	for _, mk := range messageKinds {
+		for _, w := range mk.words {
+			if strings.Contains(m, w) {
+				return mk.kind
+			}
+		}
+	}
+	// "Error: Ticker 'XYZ' not found", but not a bare "Not Found" from a wrong path
+	if strings.Contains(m, "not found") && (strings.Contains(m, "ticker") || strings.Contains(m, "symbol")) {
+		return ErrUnknownSymbol
+	}
+	return ErrBadResponse
+}
+
+// messageKeys are where providers put the explanation of an error in a JSON body.
+var messageKeys = []string{"errmsg", "error", "detail", "Error Message", "message", "Information", "Note", "msg"}
+
+// ProviderMessage picks the provider's explanation out of an error body: the first of the usual
+// message keys of a JSON object, a JSON string body, or else the first line of the text.
+func ProviderMessage(body []byte) string {
+	if gjson.ValidBytes(body) {
+		root := gjson.ParseBytes(body)
+		switch {
+		case root.IsObject():
+			for _, k := range messageKeys {
+				v := root.Get(gjson.Escape(k))
+				switch {
+				case v.Type == gjson.String && v.Str != "":
+					return clipText(v.Str)
+				case v.IsObject() && v.Get("message").Type == gjson.String:
+					return clipText(v.Get("message").Str)
+				}
+			}
+		case root.Type == gjson.String:
+			return clipText(root.Str)
+		}
+	}
+	return firstLine(body)
+}
+
+// ResponseError is the error of a response whose status is not a success: StatusError with the
+// provider's explanation, sharpened by its words when the status alone does not say (a 404
+// "Ticker not found" is an unknown symbol, a 400 "Invalid API key" is unauthorized).
+func (c *Client) ResponseError(r *Response) *Error {
+	msg := ProviderMessage(r.Body)
+	e := c.StatusError(r, msg)
+	if e.Kind == ErrBadResponse && r.Status >= 400 && r.Status < 500 {
+		e.Kind = ClassifyMessage(msg)
+		if e.Kind == ErrRateLimited {
+			e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
+		}
+	}
+	return e
+}
+
+// OK reports whether a response status is a success.
+func (r *Response) OK() bool {
+	return r.Status >= http.StatusOK && r.Status < http.StatusMultipleChoices
+}
+
+// Adopt gives an error a pure parser returned (an *Error without a source, see Errorf) this
+// source's name and the response status, redacting its message; any other error becomes
+// ErrBadResponse. nil stays nil.
+func (c *Client) Adopt(status int, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Source != "" {
+			return e
+		}
+		out := c.Fail(e.Kind, status, e.Msg)
+		out.RetryAfter = e.RetryAfter
+		if e.Err != nil {
+			out.Err = errors.New(c.Redact(e.Err.Error()))
+		}
+		return out
+	}
+	return c.Fail(ErrBadResponse, status, err.Error())
+}
+
+func clipText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,242 @@
+package sources
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+)
+
+func TestDateRanges(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name     string
+		from, to string
+		days     int
+		want     []string // "first..last"
+	}{
+		{"empty", "2024-06-07T14:00:00Z", "2024-06-07T14:00:00Z", 7, nil},
+		{"inverted", "2024-06-07T14:00:00Z", "2024-06-07T13:00:00Z", 7, nil},
+		{"inside one day", "2024-06-07T13:30:00Z", "2024-06-07T20:00:00Z", 7, []string{"2024-06-07..2024-06-07"}},
+		// ends exactly at UTC midnight: the last instant is still the 7th
+		{"to at midnight", "2024-06-07T13:30:00Z", "2024-06-08T00:00:00Z", 7, []string{"2024-06-07..2024-06-07"}},
+		// 02:00Z on the 8th is 22:00 ET on the 7th: New York's date starts the run
+		{"UTC after midnight", "2024-06-08T02:00:00Z", "2024-06-08T03:00:00Z", 7, []string{"2024-06-07..2024-06-08"}},
+		// winter offset is five hours: 04:59Z is 23:59 ET the day before
+		{"winter", "2024-01-10T04:59:00Z", "2024-01-10T05:30:00Z", 7, []string{"2024-01-09..2024-01-10"}},
+		{"runs of three", "2024-06-01T12:00:00Z", "2024-06-08T12:00:00Z", 3, []string{"2024-06-01..2024-06-03", "2024-06-04..2024-06-06", "2024-06-07..2024-06-08"}},
+		{"zero days means one", "2024-06-01T12:00:00Z", "2024-06-02T12:00:00Z", 0, []string{"2024-06-01..2024-06-01", "2024-06-02..2024-06-02"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range DateRanges(at(tt.from), at(tt.to), tt.days) {
+			if r.First.Location() != time.UTC || r.First.Hour() != 0 || r.Last.Hour() != 0 {
+				t.Fatalf("%s: range %+v is not UTC midnights", tt.name, r)
+			}
+			got = append(got, r.First.Format(time.DateOnly)+".."+r.Last.Format(time.DateOnly))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCeilUnix(t *testing.T) {
+	base := time.Unix(1_700_000_000, 0)
+	for _, tt := range []struct {
+		t    time.Time
+		want int64
+	}{
+		{base, 1_700_000_000},
+		{base.Add(time.Nanosecond), 1_700_000_001},
+		{base.Add(999 * time.Millisecond), 1_700_000_001},
+		{base.Add(-time.Nanosecond), 1_700_000_000},
+	} {
+		if got := CeilUnix(tt.t); got != tt.want {
+			t.Errorf("CeilUnix(%v) = %d, want %d", tt.t, got, tt.want)
+		}
+	}
+}
+
+func TestCheckAligned(t *testing.T) {
+	m := time.Date(2026, 11, 25, 14, 0, 0, 0, time.UTC)
+	ny := m.In(market.NewYork)
+	if err := CheckAligned([]Bar{{Start: m}, {Start: ny.Add(time.Minute)}}); err != nil {
+		t.Fatalf("aligned bars refused: %v", err)
+	}
+	for _, off := range []time.Duration{time.Second, time.Millisecond, 30 * time.Second} {
+		if err := CheckAligned([]Bar{{Start: m}, {Start: m.Add(off)}}); err == nil {
+			t.Errorf("bar %v past a minute accepted", off)
+		}
+	}
+}
+
+func TestParseVolume(t *testing.T) {
+	good := map[string]int64{"": 0, "null": 0, "0": 0, "720121": 720121, `"293189"`: 293189, "720121.0": 720121, "1.5e3": 1500, " 12.9 ": 12}
+	for in, want := range good {
+		if got, err := ParseVolume(in); err != nil || got != want {
+			t.Errorf("ParseVolume(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "-0.5", "lots", "1e99", "0x10", `"`, "true", "[]"} {
+		if _, err := ParseVolume(in); err == nil {
+			t.Errorf("ParseVolume(%q) accepted", in)
+		}
+	}
+}
+
+func TestParseSpanAdjustmentSessions(t *testing.T) {
+	spans := map[string]time.Duration{"": 0, "0": 0, "24h": 24 * time.Hour, "90m": 90 * time.Minute, "7d": 7 * 24 * time.Hour, "0d": 0}
+	for in, want := range spans {
+		if got, err := ParseSpan(in); err != nil || got != want {
+			t.Errorf("ParseSpan(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1h", "-2d", "1w", "d", "1.5d", "99999999d", "soon"} {
+		if _, err := ParseSpan(in); err == nil {
+			t.Errorf("ParseSpan(%q) accepted", in)
+		}
+	}
+	for in, want := range map[string]Adjustment{"raw": Raw, " splits ": SplitAdjusted} {
+		if got, err := ParseAdjustment(in); err != nil || got != want {
+			t.Errorf("ParseAdjustment(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "splits+dividends", "RAW", "adjusted"} {
+		if _, err := ParseAdjustment(in); err == nil {
+			t.Errorf("ParseAdjustment(%q) accepted", in)
+		}
+	}
+	got, err := ParseSessionList(" pre, regular ,post,")
+	if err != nil || !slices.Equal(got, []market.Session{market.Pre, market.Regular, market.Post}) {
+		t.Errorf("ParseSessionList = %v, %v", got, err)
+	}
+	for _, in := range []string{"", " , ", "lunch", "pre,pre"} {
+		if _, err := ParseSessionList(in); err == nil {
+			t.Errorf("ParseSessionList(%q) accepted", in)
+		}
+	}
+}
+
+func TestCheckOptions(t *testing.T) {
+	f := Factory{Options: map[string]string{"url": "", "price_path": "", "label": ""}, Required: []string{"url", "price_path"}}
+	s := Settings{Name: "mine", Type: "json", Options: map[string]string{"url": "/x", "price_path": "c"}}
+	if err := CheckOptions(s, f); err != nil {
+		t.Fatal(err)
+	}
+	s.Options["lable"] = "end"
+	if err := CheckOptions(s, f); err == nil || !strings.Contains(err.Error(), `"lable"`) || !strings.Contains(err.Error(), "mine") {
+		t.Fatalf("typo: %v", err)
+	}
+	delete(s.Options, "lable")
+	s.Options["price_path"] = "  "
+	if err := CheckOptions(s, f); err == nil || !strings.Contains(err.Error(), `"price_path" is required`) {
+		t.Fatalf("blank required: %v", err)
+	}
+}
+
+func TestClassifyMessage(t *testing.T) {
+	tests := map[string]error{
+		"API limit reached. Please try again later. Remaining Limit: 0": ErrRateLimited,
+		"Limit Reach . Please upgrade your plan":                        ErrRateLimited,
+		"You have run over your hourly request allocation.":             ErrRateLimited,
+		"Too Many Requests":                                                                         ErrRateLimited,
+		"You don't have access to this resource.":                                                   ErrUnauthorized,
+		"Invalid API KEY. Feel free to create a Free API Key":                                       ErrUnauthorized,
+		"Restricted Endpoint: This endpoint is not available under your current…":                   ErrUnauthorized,
+		"Premium Query Parameter: 'Special Endpoint : This value set for 'symbol' is not available": ErrUnauthorized,
+		"Not entitled: feed 1314":                                                                   ErrUnauthorized,
+		"Invalid token.":                                                                            ErrUnauthorized,
+		"Error: Ticker 'XYZQ' not found":                                                            ErrUnknownSymbol,
+		"unknown symbol Equity.US.X/USD":                                                            ErrUnknownSymbol,
+		"Not Found":                                                                                 ErrBadResponse,
+		"Update data not found":                                                                     ErrBadResponse,
+		"An error occured.":                                                                         ErrBadResponse,
+		"":                                                                                          ErrBadResponse,
+		"No data is available on the specified dates.":                                              ErrBadResponse,
+	}
+	for msg, want := range tests {
+		if got := ClassifyMessage(msg); got != want {
+			t.Errorf("ClassifyMessage(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
+func TestProviderMessage(t *testing.T) {
+	tests := map[string]string{
+		`{"s":"error","errmsg":"An error occured."}`:           "An error occured.",
+		`{"error": "You don't have access to this resource."}`: "You don't have access to this resource.",
+		`{"detail":"Invalid token."}`:                          "Invalid token.",
+		`{"Error Message": "Limit Reach ."}`:                   "Limit Reach .",
+		`{"code":400,"message":"No data","status":"error"}`:    "No data",
+		`{"error":{"code":403,"message":"nested"}}`:            "nested",
+		`"Price update for the given ids … not found."`:        "Price update for the given ids … not found.",
+		"Restricted Endpoint: not available\nsecond line":      "Restricted Endpoint: not available",
+		`{"detail":[{"msg":"field required"}]}`:                `{"detail":[{"msg":"field required"}]}`,
+		"":                                                     "",
+	}
+	for body, want := range tests {
+		if got := ProviderMessage([]byte(body)); got != want {
+			t.Errorf("ProviderMessage(%q) = %q, want %q", body, got, want)
+		}
+	}
+	long := `{"error":"` + strings.Repeat("x", 500) + `"}`
+	if got := ProviderMessage([]byte(long)); len(got) > 210 {
+		t.Errorf("long message not clipped: %d bytes", len(got))
+	}
+}
+
+func TestResponseErrorAndAdopt(t *testing.T) {
+	const key = "adaptKEY77"
+	c := NewClient(Settings{Name: "p", Key: key}, Deps{Now: func() time.Time { return time.Unix(1_700_000_000, 0) }}, ClientOptions{})
+	tests := []struct {
+		status int
+		body   string
+		kind   error
+		retry  time.Duration
+	}{
+		{404, `{"detail":"Error: Ticker 'XYZQ' not found"}`, ErrUnknownSymbol, 0},
+		{404, `Not Found`, ErrBadResponse, 0},
+		{400, `{"error":"Invalid API key ` + key + `"}`, ErrUnauthorized, 0},
+		{400, `{"message":"too many requests"}`, ErrRateLimited, 5 * time.Second},
+		{402, `Restricted Endpoint`, ErrUnauthorized, 0},
+		{503, `{"error":"Invalid API key"}`, ErrUnavailable, 0}, // the status wins over words for 5xx
+	}
+	for _, tt := range tests {
+		r := &Response{Status: tt.status, Header: http.Header{"Retry-After": {"5"}}, Body: []byte(tt.body)}
+		e := c.ResponseError(r)
+		if e.Kind != tt.kind || e.Status != tt.status || e.Source != "p" || e.RetryAfter != tt.retry || strings.Contains(e.Error(), key) {
+			t.Errorf("%d %s: %+v", tt.status, tt.body, e)
+		}
+	}
+	err := c.Adopt(200, Errorf("", ErrRateLimited, "slow down, %s", key))
+	var e *Error
+	if !errors.As(err, &e) || e.Source != "p" || e.Status != 200 || !errors.Is(err, ErrRateLimited) || strings.Contains(err.Error(), key) {
+		t.Fatalf("Adopt = %#v", err)
+	}
+	own := Errorf("other", ErrNoData, "x")
+	if got := c.Adopt(200, own); got != own {
+		t.Fatalf("Adopt replaced an error that had a source: %v", got)
+	}
+	if got := c.Adopt(200, errors.New("plain "+key)); !errors.Is(got, ErrBadResponse) || strings.Contains(got.Error(), key) {
+		t.Fatalf("Adopt(plain) = %v", got)
+	}
+	if c.Adopt(200, nil) != nil {
+		t.Fatal("Adopt(nil) is not nil")
+	}
+	for status, ok := range map[int]bool{199: false, 200: true, 204: true, 299: true, 300: false, 404: false} {
+		if (&Response{Status: status}).OK() != ok {
+			t.Errorf("OK(%d) != %v", status, ok)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+// Package pyth reads 1-minute bars from the Pyth Pro History API, a TradingView UDF history
+// endpoint behind a Bearer key (the keyless Benchmarks shim it replaced was retired on
+// 2026-08-26). Its body is parsed by sources/udf.
+package pyth
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/udf"
+)
+
+// Defaults from the Pyth Pro docs: GET {base}/v1/{channel}/history, channel fixed_rate@200ms.
+const (
+	DefaultBaseURL     = "https://pyth.dourolabs.app"
+	DefaultHistoryPath = "/v1/fixed_rate@200ms/history"
+)
+
+// DefaultRate is the pre-upgrade public limit of 30 requests per 10 s; Pro states no hard limit,
+// and keeping to the old one stays clear of the 60 s penalty box it had.
+var DefaultRate = sources.Rate{N: 30, Per: 10 * time.Second}
+
+var options = map[string]string{
+	"history_path": "path of the history endpoint under base_url (default " + DefaultHistoryPath + "; another channel such as /v1/real_time/history also works)",
+}
+
+func init() {
+	sources.Register("pyth", sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+}
+
+// New builds a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
+func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	if err := sources.CheckOptions(s, sources.Factory{Options: options}); err != nil {
+		return nil, err
+	}
+	if s.Key == "" {
+		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "pyth needs a Pyth Pro API key in the variable key_env names")
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = DefaultBaseURL
+	}
+	if err := udf.CheckBaseURL(s); err != nil {
+		return nil, err
+	}
+	path := DefaultHistoryPath
+	if v := strings.TrimSpace(s.Options["history_path"]); v != "" {
+		if !strings.HasPrefix(v, "/") {
+			return nil, fmt.Errorf("source %s: option history_path %q must start with /", s.Name, v)
+		}
+		path = v
+	}
+	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
+	d = d.WithDefaults()
+	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"Authorization": "Bearer " + s.Key}})
+	return udf.NewSource(c, udf.Config{
+		HistoryPath: path,
+		SymbolParam: "symbol",
+		Resolution:  "1",
+		Coverage: sources.Coverage{
+			// Equity.US.X/USD carries every session, Blue Ocean's overnight included.
+			Sessions:   append([]market.Session(nil), market.AllSessions...),
+			MaxWindow:  7 * 24 * time.Hour,
+			Adjustment: sources.Raw, // splits apply from the next pre-market on, never back
+			Rate:       s.Rate,
+		},
+	}, d.Now), nil
+}

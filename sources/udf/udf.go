@@ -1,0 +1,325 @@
+// Package udf reads TradingView UDF history endpoints ({"s":"ok","t":[…],"c":[…]}): the generic
+// source type "udf" for any such endpoint, and the body parser and request loop that pyth and
+// finnhub, which speak the same format, share.
+package udf
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// options are the "udf" type's own keys in sources.yaml.
+var options = map[string]string{
+	"history_path": "path of the history endpoint under base_url (default /history)",
+	"symbol_param": "query parameter that carries the symbol (default symbol)",
+	"resolution":   "value of the resolution parameter that asks for 1-minute bars (default 1)",
+	"auth_header":  "header that carries the key from key_env (default Authorization when a key is set)",
+	"auth_scheme":  "word before the key in auth_header (default Bearer for Authorization, none otherwise)",
+	"sessions":     "comma-separated sessions the bars include: overnight, pre, regular, post (default regular)",
+	"lookback":     "how far back 1-minute history reaches, like 30d (default unlimited)",
+	"max_window":   "widest span one request may ask for, like 24h or 7d (default 24h)",
+	"adjustment":   "raw or splits: the adjustment of the prices returned (default raw)",
+}
+
+// A generic endpoint has no known rate limit and maybe no key: sources.yaml sets both.
+func init() { sources.Register("udf", sources.Factory{Options: options, New: New}) }
+
+// Config is what a UDF source needs beyond its client: where to ask and what it can answer.
+type Config struct {
+	HistoryPath string // path under the base URL
+	SymbolParam string // query parameter of the symbol
+	Resolution  string // resolution value of 1-minute bars
+	Coverage    sources.Coverage
+}
+
+// Source asks a UDF history endpoint for 1-minute bars.
+type Source struct {
+	client *sources.Client
+	cfg    Config
+	now    func() time.Time
+}
+
+// NewSource builds a UDF source over a client; pyth and finnhub build theirs with it.
+func NewSource(c *sources.Client, cfg Config, now func() time.Time) *Source {
+	if now == nil {
+		now = time.Now
+	}
+	return &Source{client: c, cfg: cfg, now: now}
+}
+
+// New builds a "udf" source from its sources.yaml settings.
+func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	if err := sources.CheckOptions(s, sources.Factory{Options: options}); err != nil {
+		return nil, err
+	}
+	if err := CheckBaseURL(s); err != nil {
+		return nil, err
+	}
+	opt := func(k, def string) string {
+		if v := strings.TrimSpace(s.Options[k]); v != "" {
+			return v
+		}
+		return def
+	}
+	cov, err := CoverageOptions(s.Options, "regular", 24*time.Hour)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", s.Name, err)
+	}
+	cov.Rate = s.Rate
+	header, err := AuthHeader(s, opt("auth_header", ""), opt("auth_scheme", ""))
+	if err != nil {
+		return nil, err
+	}
+	d = d.WithDefaults()
+	c := sources.NewClient(s, d, sources.ClientOptions{Header: header})
+	return NewSource(c, Config{
+		HistoryPath: opt("history_path", "/history"),
+		SymbolParam: opt("symbol_param", "symbol"),
+		Resolution:  opt("resolution", "1"),
+		Coverage:    cov,
+	}, d.Now), nil
+}
+
+// CheckBaseURL requires an http(s) base_url, which a generic source has no default for.
+func CheckBaseURL(s sources.Settings) error {
+	u, err := url.Parse(s.BaseURL)
+	if s.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("source %s: base_url %q must be an http(s) URL", s.Name, s.BaseURL)
+	}
+	return nil
+}
+
+// AuthHeader is the header that carries the key of a generic source: none without a key,
+// "Authorization: Bearer <key>" by default, or the header and scheme sources.yaml names.
+func AuthHeader(s sources.Settings, header, scheme string) (map[string]string, error) {
+	if s.Key == "" {
+		if header != "" || scheme != "" {
+			return nil, fmt.Errorf("source %s: auth_header/auth_scheme are set but key_env gives no key", s.Name)
+		}
+		return nil, nil
+	}
+	if header == "" {
+		header = "Authorization"
+		if scheme == "" {
+			scheme = "Bearer"
+		}
+	}
+	if strings.ContainsAny(header, " :\r\n") {
+		return nil, fmt.Errorf("source %s: auth_header %q is not a header name", s.Name, header)
+	}
+	if strings.ContainsAny(scheme, " \r\n") {
+		return nil, fmt.Errorf("source %s: auth_scheme %q must be one word", s.Name, scheme)
+	}
+	v := s.Key
+	if scheme != "" {
+		v = scheme + " " + s.Key
+	}
+	return map[string]string{header: v}, nil
+}
+
+// CoverageOptions reads the coverage options the generic types share (sessions, lookback,
+// max_window, adjustment) with the given defaults; errors name the option.
+func CoverageOptions(opts map[string]string, sessions string, maxWindow time.Duration) (sources.Coverage, error) {
+	cov := sources.Coverage{MaxWindow: maxWindow, Adjustment: sources.Raw}
+	var err error
+	text := sessions
+	if v := strings.TrimSpace(opts["sessions"]); v != "" {
+		text = v
+	}
+	if cov.Sessions, err = sources.ParseSessionList(text); err != nil {
+		return cov, fmt.Errorf("option sessions: %w", err)
+	}
+	if v, ok := opts["lookback"]; ok {
+		if cov.Lookback, err = sources.ParseSpan(v); err != nil {
+			return cov, fmt.Errorf("option lookback: %w", err)
+		}
+	}
+	if v, ok := opts["max_window"]; ok && strings.TrimSpace(v) != "" {
+		if cov.MaxWindow, err = sources.ParseSpan(v); err != nil {
+			return cov, fmt.Errorf("option max_window: %w", err)
+		}
+		if cov.MaxWindow < time.Minute {
+			return cov, fmt.Errorf("option max_window: %q is shorter than one bar", v)
+		}
+	}
+	if v, ok := opts["adjustment"]; ok && strings.TrimSpace(v) != "" {
+		if cov.Adjustment, err = sources.ParseAdjustment(v); err != nil {
+			return cov, fmt.Errorf("option adjustment: %w", err)
+		}
+	}
+	return cov, nil
+}
+
+// Name is the source's name in sources.yaml.
+func (s *Source) Name() string { return s.client.Name() }
+
+// Coverage says what the source can answer.
+func (s *Source) Coverage() sources.Coverage { return s.cfg.Coverage }
+
+// Bars asks the history endpoint for [from, to) one window of at most MaxWindow at a time. UDF
+// from and to are both inclusive seconds, so each window [a, b) is asked as from=a, to=b-1s: the
+// bar starting at b belongs to the next window and is never fetched twice.
+func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
+	if err := CheckRequest(s.client.Name(), symbol, from, to, s.cfg.Coverage.Lookback, s.now()); err != nil {
+		return nil, err
+	}
+	var all []sources.Bar
+	for _, w := range sources.Windows(from, to, s.cfg.Coverage.MaxWindow) {
+		lo, hi := sources.CeilUnix(w.From), sources.CeilUnix(w.To)-1
+		if hi < lo {
+			continue
+		}
+		q := url.Values{}
+		q.Set(s.cfg.SymbolParam, symbol)
+		q.Set("resolution", s.cfg.Resolution)
+		q.Set("from", strconv.FormatInt(lo, 10))
+		q.Set("to", strconv.FormatInt(hi, 10))
+		resp, err := s.client.Get(ctx, s.cfg.HistoryPath, q)
+		if err != nil {
+			return nil, err
+		}
+		if !resp.OK() {
+			return nil, s.client.ResponseError(resp)
+		}
+		bars, err := Parse(resp.Body)
+		if err != nil {
+			return nil, s.client.Adopt(resp.Status, err)
+		}
+		all = append(all, bars...)
+	}
+	if err := sources.CheckAligned(all); err != nil {
+		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
+	}
+	return sources.Tidy(all, from, to), nil
+}
+
+// CheckRequest refuses what no provider can answer: an empty symbol, an inverted window, or one
+// reaching further back than the source's lookback (asking would only spend the rate budget on
+// an answer that is missing bars).
+func CheckRequest(name, symbol string, from, to time.Time, lookback time.Duration, now time.Time) error {
+	if strings.TrimSpace(symbol) == "" {
+		return sources.Errorf(name, sources.ErrUnknownSymbol, "empty symbol")
+	}
+	if to.Before(from) {
+		return sources.Errorf(name, sources.ErrUnsupportedWindow, "window ends (%s) before it starts (%s)", to.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339))
+	}
+	if lookback > 0 && to.After(from) && from.Before(now.Add(-lookback)) {
+		return sources.Errorf(name, sources.ErrUnsupportedWindow, "%s is older than the %s of 1-minute history the source keeps", from.UTC().Format(time.RFC3339), lookback)
+	}
+	return nil
+}
+
+// history is a UDF body. Every array element stays raw JSON text so prices never pass through a
+// float. Error holds Finnhub's {"error": …}, which comes without s.
+type history struct {
+	S      *string           `json:"s"`
+	ErrMsg json.RawMessage   `json:"errmsg"`
+	Error  json.RawMessage   `json:"error"`
+	T      []json.RawMessage `json:"t"`
+	C      []json.RawMessage `json:"c"`
+	V      []json.RawMessage `json:"v"`
+}
+
+// Parse reads a UDF history body into bars, in the order given, with t taken as the bar start
+// in unix seconds. s:"ok" with empty arrays and s:"no_data" (whatever its nextTime) are no bars;
+// s:"error", a body without s, and anything malformed are errors: an *sources.Error without a
+// source, whose kind comes from the provider's words (see sources.ClassifyMessage). A null close
+// is a minute without a price and gives no bar; a null time is malformed.
+func Parse(body []byte) ([]sources.Bar, error) {
+	var h history
+	if err := json.Unmarshal(body, &h); err != nil {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "not a UDF history body: %v", err)
+	}
+	if h.S == nil {
+		if msg := text(h.Error, h.ErrMsg); msg != "" {
+			return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
+		}
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF history body has no s field")
+	}
+	switch *h.S {
+	case "ok":
+	case "no_data":
+		return []sources.Bar{}, nil
+	case "error":
+		msg := text(h.ErrMsg, h.Error)
+		if msg == "" {
+			msg = "s is error, without errmsg"
+		}
+		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
+	default:
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF status s=%q", *h.S)
+	}
+	if len(h.C) != len(h.T) {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d closes", len(h.T), len(h.C))
+	}
+	if len(h.V) != 0 && len(h.V) != len(h.T) {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d volumes", len(h.T), len(h.V))
+	}
+	bars := make([]sources.Bar, 0, len(h.T))
+	for i, raw := range h.T {
+		sec, err := UnixText(string(raw))
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "t[%d]: %v", i, err)
+		}
+		if string(h.C[i]) == "null" {
+			continue
+		}
+		price, err := numeric.ParsePrice(string(h.C[i]))
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "c[%d]: %v", i, err)
+		}
+		var vol int64
+		if len(h.V) != 0 {
+			if vol, err = sources.ParseVolume(string(h.V[i])); err != nil {
+				return nil, sources.Errorf("", sources.ErrBadResponse, "v[%d]: %v", i, err)
+			}
+		}
+		bars = append(bars, sources.Bar{Start: time.Unix(sec, 0).UTC(), Close: price, Volume: vol})
+	}
+	return bars, nil
+}
+
+// UnixText reads a unix time in seconds from JSON text: an integer, or the same quoted. It stays
+// within years 1970–2200, so a time in milliseconds is caught rather than read as the far future.
+func UnixText(raw string) (int64, error) {
+	s := strings.TrimSpace(raw)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("time %q is not whole unix seconds", clip(raw))
+	}
+	if n < 0 || n > maxUnix {
+		return 0, fmt.Errorf("time %d is out of range for unix seconds", n)
+	}
+	return n, nil
+}
+
+const maxUnix = 7258118400 // 2200-01-01T00:00:00Z
+
+// text is the first of several raw JSON values that is a non-empty string.
+func text(raws ...json.RawMessage) string {
+	for _, r := range raws {
+		var s string
+		if len(r) > 0 && json.Unmarshal(r, &s) == nil && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
