@@ -3,5 +3,11 @@ package all
 
 import (
 	_ "github.com/pricerig/pricerig/sources/alpaca"
+	_ "github.com/pricerig/pricerig/sources/finnhub"
+	_ "github.com/pricerig/pricerig/sources/fmp"
+	_ "github.com/pricerig/pricerig/sources/jsonsrc"
+	_ "github.com/pricerig/pricerig/sources/pyth"
+	_ "github.com/pricerig/pricerig/sources/tiingo"
+	_ "github.com/pricerig/pricerig/sources/udf"
 	_ "github.com/pricerig/pricerig/sources/yahoo"
 )
