@@ -1,0 +1,309 @@
+// Package massive reads 1-minute aggregates from Massive (formerly Polygon.io): raw prices with
+// adjusted=false, unix-millisecond bar starts, an apiKey query parameter, and next_url paging.
+package massive
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Type is the source type sources.yaml names.
+const Type = "massive"
+
+const (
+	// MaxWindow: 30 days of 1-minute bars (at most 30×960 = 28800) fit one 50000-bar page.
+	MaxWindow = 30 * 24 * time.Hour
+	pageLimit = 50000
+	maxPages  = 10000
+	// DefaultDelay: the free plan serves end-of-day data; paid plans are 15-minute delayed or real
+	// time, which the delay option says.
+	DefaultDelay = 24 * time.Hour
+)
+
+// DefaultRate is the free plan's 5 requests a minute.
+var DefaultRate = sources.Rate{N: 5, Per: time.Minute}
+
+// Hosts Massive's own next_url may point at besides the configured base: the API moved from
+// api.polygon.io to api.massive.com in 2025 and answers on both. The key is re-added only to
+// these or to the base's own host, never to a host a body names.
+var knownHosts = map[string]bool{"api.polygon.io": true, "api.massive.com": true}
+
+var options = map[string]string{
+	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
+}
+
+func init() {
+	sources.Register(Type, sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+}
+
+// Source is a Massive aggregates source.
+type Source struct {
+	name   string
+	key    string
+	base   *url.URL
+	client *sources.Client
+	now    func() time.Time
+	cov    sources.Coverage
+}
+
+// New builds a Massive source from its API key (Key) and options.
+func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	if s.Name == "" {
+		s.Name = Type
+	}
+	delay := DefaultDelay
+	for k, v := range s.Options {
+		switch k {
+		case "delay":
+			dd, err := time.ParseDuration(strings.TrimSpace(v))
+			if err != nil || dd < 0 {
+				return nil, fmt.Errorf("%s: option delay: %q is not a duration like 15m", s.Name, v)
+			}
+			delay = dd
+		default:
+			return nil, fmt.Errorf("%s: unknown option %q (massive takes delay)", s.Name, k)
+		}
+	}
+	if s.Key == "" {
+		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "massive needs an API key (key_env)")
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = "https://api.massive.com"
+	}
+	base, err := url.Parse(s.BaseURL)
+	if err != nil || base.Host == "" {
+		return nil, fmt.Errorf("%s: base_url %q is not an absolute URL", s.Name, s.BaseURL)
+	}
+	s.Rate = s.Rate.Or(DefaultRate)
+	d = d.WithDefaults()
+	return &Source{
+		name:   s.Name,
+		key:    s.Key,
+		base:   base,
+		client: sources.NewClient(s, d, sources.ClientOptions{}),
+		now:    d.Now,
+		cov: sources.Coverage{
+			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
+			MaxWindow:  MaxWindow,
+			Adjustment: sources.Raw,
+			Delay:      delay,
+			Rate:       s.Rate,
+		},
+	}, nil
+}
+
+// Name is the source's name in sources.yaml.
+func (s *Source) Name() string { return s.name }
+
+// Coverage says what the source can answer.
+func (s *Source) Coverage() sources.Coverage { return s.cov }
+
+// Bars returns the raw 1-minute bars of symbol that start in [from, to).
+func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) {
+		return []sources.Bar{}, nil
+	}
+	var all []sources.Bar
+	for _, w := range sources.Windows(from, to, MaxWindow) {
+		// Both ends of the path are inclusive milliseconds: [from, to) is from … to−1ms.
+		path := fmt.Sprintf("/v2/aggs/ticker/%s/range/1/minute/%d/%d", url.PathEscape(symbol), ceilMilli(w.From), ceilMilli(w.To)-1)
+		q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.key}}
+		seen := map[string]bool{}
+		for page := 0; ; page++ {
+			if page == maxPages {
+				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+			}
+			resp, err := s.client.Get(ctx, path, q)
+			if err != nil {
+				return nil, err
+			}
+			if resp.Status != http.StatusOK {
+				return nil, s.statusError(resp)
+			}
+			bars, next, err := parse(resp.Body, symbol)
+			if err != nil {
+				return nil, s.fail(err, resp.Status)
+			}
+			all = append(all, bars...)
+			if next == "" {
+				break
+			}
+			if seen[next] {
+				return nil, s.client.Fail(sources.ErrBadResponse, resp.Status, "next_url repeats: the pages loop")
+			}
+			seen[next] = true
+			if path, err = s.nextPage(next); err != nil {
+				return nil, s.fail(err, resp.Status)
+			}
+			// next_url carries the cursor (with limit, sort and adjusted) but not the key.
+			q = url.Values{"apiKey": {s.key}}
+		}
+	}
+	return sources.Tidy(all, from, minTime(to, s.now().UTC().Truncate(time.Minute))), nil
+}
+
+// nextPage checks a next_url before the key goes to it: it must be http(s) on the base's host or
+// one of Massive's own hosts, and must not already carry a key.
+func (s *Source) nextPage(next string) (string, error) {
+	u, err := url.Parse(next)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", sources.Errorf("", sources.ErrBadResponse, "next_url %q is not an http(s) URL", sources.Redact(next))
+	}
+	if u.Host != s.base.Host && !knownHosts[strings.ToLower(u.Hostname())] {
+		return "", sources.Errorf("", sources.ErrBadResponse, "next_url points at %q, not at %q: the key is not sent there", u.Host, s.base.Host)
+	}
+	q := u.Query()
+	q.Del("apiKey")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+func (s *Source) statusError(resp *sources.Response) error {
+	msg := message(resp.Body)
+	if msg == "" {
+		msg = strings.TrimSpace(string(resp.Body))
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+	}
+	return s.client.StatusError(resp, msg)
+}
+
+func (s *Source) fail(err error, status int) error {
+	var e *sources.Error
+	if errors.As(err, &e) {
+		return s.client.Fail(e.Kind, status, e.Msg)
+	}
+	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
+}
+
+// aggsBody is an aggregates answer; numbers stay JSON text.
+type aggsBody struct {
+	Status       string          `json:"status"`
+	Ticker       string          `json:"ticker"`
+	ResultsCount json.RawMessage `json:"resultsCount"`
+	Results      []struct {
+		T json.RawMessage `json:"t"`
+		C json.RawMessage `json:"c"`
+		V json.RawMessage `json:"v"`
+	} `json:"results"`
+	NextURL string `json:"next_url"`
+	Message string `json:"message"`
+	Error   string `json:"error"`
+}
+
+func message(body []byte) string {
+	var b aggsBody
+	if json.Unmarshal(body, &b) != nil {
+		return ""
+	}
+	if b.Error != "" {
+		return b.Error
+	}
+	return b.Message
+}
+
+// parse reads one page of aggregates into bars and the next page's URL ("" on the last page).
+// The status is checked even on HTTP 200: NOT_AUTHORIZED and ERROR arrive that way too.
+func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
+	var b aggsBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "aggregates body: %v", err)
+	}
+	msg := b.Error
+	if msg == "" {
+		msg = b.Message
+	}
+	switch b.Status {
+	case "OK", "DELAYED": // DELAYED is a delayed plan's normal answer
+	case "NOT_AUTHORIZED":
+		return nil, "", sources.Errorf("", sources.ErrUnauthorized, "%s", msg)
+	case "ERROR":
+		kind := sources.ErrBadResponse
+		if l := strings.ToLower(msg); strings.Contains(l, "exceeded the maximum requests") || strings.Contains(l, "rate limit") {
+			kind = sources.ErrRateLimited
+		} else if strings.Contains(l, "api key") || strings.Contains(l, "apikey") {
+			kind = sources.ErrUnauthorized
+		}
+		return nil, "", sources.Errorf("", kind, "%s", msg)
+	case "":
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "aggregates body has no status")
+	default:
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "status %s: %s", b.Status, msg)
+	}
+	if b.Ticker != "" && !strings.EqualFold(b.Ticker, symbol) {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, aggregates are of %q", symbol, b.Ticker)
+	}
+	out := make([]sources.Bar, 0, len(b.Results))
+	for i, r := range b.Results {
+		ms, err := strconv.ParseInt(string(r.T), 10, 64)
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result %d: t %q is not unix milliseconds", i, r.T)
+		}
+		if ms%60000 != 0 {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result %d: t %d is not the start of a minute", i, ms)
+		}
+		start := time.UnixMilli(ms).UTC()
+		if len(r.C) == 0 || string(r.C) == "null" {
+			continue // no trade
+		}
+		price, err := numeric.ParsePrice(string(r.C))
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
+		}
+		vol, err := parseVolume(r.V)
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
+		}
+		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
+	}
+	return out, b.NextURL, nil
+}
+
+// parseVolume reads Massive's volume, an integer or (on some plans) a float like 1.2345e+06;
+// it is informational, so the fraction is dropped.
+func parseVolume(raw json.RawMessage) (int64, error) {
+	s := strings.Trim(string(raw), `"`)
+	if s == "" || s == "null" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		return n, nil
+	}
+	// a volume is not a price, but the same exact grammar reads it; it must be ≥ 1e-8 to parse,
+	// so a zero volume written as 0.0 is taken as 0
+	if p, err := numeric.ParsePrice(s); err == nil {
+		return int64(p / numeric.One), nil
+	}
+	if strings.Trim(s, "0.") == "" {
+		return 0, nil
+	}
+	return 0, fmt.Errorf("volume %q is not a count", s)
+}
+
+func ceilMilli(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
