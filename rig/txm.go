@@ -1,0 +1,321 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// TxChain is what the sender needs of a node; *ethclient.Client and the simulated backend's
+// client both satisfy it.
+type TxChain interface {
+	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	NonceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (uint64, error)
+	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
+}
+
+// Kinds of RPC failure the sender tells apart (Chainlink's txmgr classifies the same way: by a
+// table of the messages nodes actually return).
+var (
+	ErrNonceTooLow       = errors.New("nonce too low")
+	ErrNonceTooHigh      = errors.New("nonce too high")
+	ErrAlreadyKnown      = errors.New("transaction already known")
+	ErrUnderpriced       = errors.New("transaction underpriced")
+	ErrInsufficientFunds = errors.New("insufficient funds")
+	ErrRPCUnavailable    = errors.New("rpc unavailable")
+	ErrReverted          = errors.New("transaction reverted")
+	ErrNotMined          = errors.New("transaction not mined in time")
+)
+
+var rpcErrorTable = []struct {
+	pattern *regexp.Regexp
+	kind    error
+}{
+	{regexp.MustCompile(`(?i)nonce too low|nonce has already been used|OldNonce`), ErrNonceTooLow},
+	{regexp.MustCompile(`(?i)nonce too high`), ErrNonceTooHigh},
+	{regexp.MustCompile(`(?i)already known|known transaction|already imported|AlreadyKnown`), ErrAlreadyKnown},
+	{regexp.MustCompile(`(?i)underpriced|fee too low|max fee per gas less than block base fee|feecap below`), ErrUnderpriced},
+	{regexp.MustCompile(`(?i)insufficient funds`), ErrInsufficientFunds},
+	{regexp.MustCompile(`(?i)connection refused|connection reset|EOF|no such host|i/o timeout|context deadline exceeded|502 Bad Gateway|503 Service|dial tcp|broken pipe`), ErrRPCUnavailable},
+}
+
+// ClassifyRPCError maps a node's error to one of the kinds above (wrapping the original), or
+// returns it unchanged when the table does not know it.
+func ClassifyRPCError(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, row := range rpcErrorTable {
+		if row.pattern.MatchString(err.Error()) {
+			return fmt.Errorf("%w: %w", row.kind, err)
+		}
+	}
+	return err
+}
+
+// SenderConfig tunes a Sender. Zero values take the defaults.
+type SenderConfig struct {
+	GasHeadroomPct int           // added to the estimate; default 25
+	Poll           time.Duration // between receipt checks; default 250ms
+	BumpAfter      time.Duration // a transaction not mined by then is replaced with a higher fee; default 20s
+	MaxBumps       int           // replacements before giving up; default 5
+	BumpPct        int           // fee increase per replacement; default 20 (nodes want at least 10)
+	RetryRPC       int           // resends after an unreachable RPC; default 5
+	Logger         *slog.Logger
+}
+
+func (c SenderConfig) withDefaults() SenderConfig {
+	if c.GasHeadroomPct == 0 {
+		c.GasHeadroomPct = 25
+	}
+	if c.Poll == 0 {
+		c.Poll = 250 * time.Millisecond
+	}
+	if c.BumpAfter == 0 {
+		c.BumpAfter = 20 * time.Second
+	}
+	if c.MaxBumps == 0 {
+		c.MaxBumps = 5
+	}
+	if c.BumpPct == 0 {
+		c.BumpPct = 20
+	}
+	if c.RetryRPC == 0 {
+		c.RetryRPC = 5
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Sender sends one key's transactions, one at a time: it manages the nonce, estimates gas with
+// headroom, prices with EIP-1559 fees, replaces a stuck transaction with a higher fee, classifies
+// RPC errors and waits for the receipt. One transaction in flight per key keeps nonces trivially
+// ordered; the rig sends few transactions per task, and relayed mode batches them anyway.
+type Sender struct {
+	chain   TxChain
+	key     Key
+	chainID *big.Int
+	cfg     SenderConfig
+
+	mu    sync.Mutex
+	nonce *uint64 // next nonce to use; nil means ask the node
+}
+
+// NewSender builds the sender of one key.
+func NewSender(chain TxChain, key Key, chainID *big.Int, cfg SenderConfig) *Sender {
+	return &Sender{chain: chain, key: key, chainID: new(big.Int).Set(chainID), cfg: cfg.withDefaults()}
+}
+
+// Address is the sending account.
+func (s *Sender) Address() common.Address { return s.key.Address }
+
+// Send sends a call with data and value to a contract and waits until it is mined. It returns
+// the receipt of a successful transaction, or an error wrapping ErrReverted (with the receipt),
+// ErrInsufficientFunds, ErrNotMined, ErrRPCUnavailable or the node's own error.
+func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if value == nil {
+		value = new(big.Int)
+	}
+	gas, err := s.estimate(ctx, to, data, value)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := s.nextNonce(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tip, feeCap, err := s.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var sent []common.Hash
+	for bump := 0; ; bump++ {
+		tx, err := types.SignNewTx(s.key.Private, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
+			ChainID: s.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: value, Data: data,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sign: %w", err)
+		}
+		err = s.broadcast(ctx, tx)
+		switch {
+		case err == nil, errors.Is(err, ErrAlreadyKnown):
+			sent = append(sent, tx.Hash())
+		case errors.Is(err, ErrNonceTooLow):
+			// Another sender used this nonce, or an earlier replacement got mined: if one of ours
+			// was mined, that is our receipt; otherwise take a fresh nonce and go again.
+			if r := s.anyReceipt(ctx, sent); r != nil {
+				return s.finish(r)
+			}
+			s.nonce = nil
+			if nonce, err = s.nextNonce(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		case errors.Is(err, ErrUnderpriced):
+			tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
+			continue
+		default:
+			return nil, err
+		}
+		s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash(), "bump", bump)
+		r, err := s.wait(ctx, sent)
+		if err == nil {
+			n := nonce + 1
+			s.nonce = &n
+			return s.finish(r)
+		}
+		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
+			s.nonce = nil // unknown: ask the node next time
+			return nil, err
+		}
+		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.key.Address, "nonce", nonce, "tx", tx.Hash())
+		tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
+	}
+}
+
+func (s *Sender) finish(r *types.Receipt) (*types.Receipt, error) {
+	if r.Status != types.ReceiptStatusSuccessful {
+		return r, fmt.Errorf("%w: %s", ErrReverted, r.TxHash.Hex())
+	}
+	return r, nil
+}
+
+func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
+	var gas uint64
+	err := s.retryRPC(ctx, func() error {
+		var err error
+		gas, err = s.chain.EstimateGas(ctx, ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value})
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("estimate gas: %w", err)
+	}
+	return gas + gas*uint64(s.cfg.GasHeadroomPct)/100, nil
+}
+
+func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {
+	if s.nonce != nil {
+		return *s.nonce, nil
+	}
+	var n uint64
+	err := s.retryRPC(ctx, func() error {
+		var err error
+		n, err = s.chain.PendingNonceAt(ctx, s.key.Address)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("nonce: %w", err)
+	}
+	return n, nil
+}
+
+// fees returns an EIP-1559 tip and a fee cap of twice the base fee plus the tip, which survives
+// several full blocks of base-fee rises.
+func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
+	var head *types.Header
+	err = s.retryRPC(ctx, func() error {
+		var err error
+		if tip, err = s.chain.SuggestGasTipCap(ctx); err != nil {
+			return err
+		}
+		head, err = s.chain.HeaderByNumber(ctx, nil)
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("fees: %w", err)
+	}
+	base := head.BaseFee
+	if base == nil {
+		base = new(big.Int)
+	}
+	feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
+	return tip, feeCap, nil
+}
+
+func bumpFee(v *big.Int, pct int) *big.Int {
+	out := new(big.Int).Mul(v, big.NewInt(int64(100+pct)))
+	out.Div(out, big.NewInt(100))
+	if out.Cmp(v) <= 0 {
+		out.Add(v, big.NewInt(1))
+	}
+	return out
+}
+
+func (s *Sender) broadcast(ctx context.Context, tx *types.Transaction) error {
+	return s.retryRPC(ctx, func() error { return s.chain.SendTransaction(ctx, tx) })
+}
+
+// retryRPC runs call again while the node is unreachable, with a growing pause, and returns the
+// classified error.
+func (s *Sender) retryRPC(ctx context.Context, call func() error) error {
+	pause := s.cfg.Poll
+	for attempt := 0; ; attempt++ {
+		err := ClassifyRPCError(call())
+		if !errors.Is(err, ErrRPCUnavailable) || attempt >= s.cfg.RetryRPC || ctx.Err() != nil {
+			return err
+		}
+		s.cfg.Logger.Warn("rpc unreachable, retrying", "from", s.key.Address, "attempt", attempt+1, "error", err)
+		if err := sleepCtx(ctx, pause); err != nil {
+			return err
+		}
+		pause = min(pause*2, 10*time.Second)
+	}
+}
+
+// wait polls for the receipt of any of the hashes (replacements share a nonce, so at most one is
+// mined) until BumpAfter passes.
+func (s *Sender) wait(ctx context.Context, hashes []common.Hash) (*types.Receipt, error) {
+	deadline := time.NewTimer(s.cfg.BumpAfter)
+	defer deadline.Stop()
+	tick := time.NewTicker(s.cfg.Poll)
+	defer tick.Stop()
+	for {
+		if r := s.anyReceipt(ctx, hashes); r != nil {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			return nil, fmt.Errorf("%w after %s: %s", ErrNotMined, s.cfg.BumpAfter, hashes[len(hashes)-1].Hex())
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Sender) anyReceipt(ctx context.Context, hashes []common.Hash) *types.Receipt {
+	for _, h := range hashes {
+		if r, err := s.chain.TransactionReceipt(ctx, h); err == nil && r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,208 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+func newTestKey(t *testing.T) Key {
+	t.Helper()
+	priv, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Key{Address: crypto.PubkeyToAddress(priv.PublicKey), Private: priv, From: "test"}
+}
+
+// gatedChain wraps the simulated client: it counts broadcasts and can fail calls on demand.
+type gatedChain struct {
+	simulated.Client
+	sends     atomic.Int32
+	failCalls atomic.Int32 // the next N calls fail as an unreachable node would
+	firstTip  atomic.Pointer[big.Int]
+}
+
+func (g *gatedChain) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if g.failCalls.Add(-1) >= 0 {
+		return errors.New("dial tcp 127.0.0.1:8545: connect: connection refused")
+	}
+	g.sends.Add(1)
+	g.firstTip.CompareAndSwap(nil, tx.GasTipCap())
+	return g.Client.SendTransaction(ctx, tx)
+}
+
+func newSimChain(t *testing.T, funded ...common.Address) (*simulated.Backend, *gatedChain) {
+	t.Helper()
+	alloc := types.GenesisAlloc{}
+	for _, a := range funded {
+		alloc[a] = types.Account{Balance: new(big.Int).Mul(big.NewInt(100), big.NewInt(params.Ether))}
+	}
+	b := simulated.NewBackend(alloc)
+	t.Cleanup(func() { b.Close() })
+	return b, &gatedChain{Client: b.Client()}
+}
+
+// mineWhen seals a block every few milliseconds once ready() is true, until the test ends.
+func mineWhen(t *testing.T, b *simulated.Backend, ready func() bool) {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if ready() {
+					b.Commit()
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+func TestSenderSendsAndTracksNonces(t *testing.T) {
+	key := newTestKey(t)
+	b, chain := newSimChain(t, key.Address)
+	mineWhen(t, b, func() bool { return true })
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		r, err := s.Send(ctx, to, nil, big.NewInt(1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("receipt status %d", r.Status)
+		}
+	}
+	bal, _ := chain.BalanceAt(ctx, to, nil)
+	if bal.Int64() != 3000 {
+		t.Fatalf("recipient balance %s, want 3000", bal)
+	}
+	// Someone else uses the key's next nonce: the sender sees "nonce too low" and recovers.
+	n, _ := chain.PendingNonceAt(ctx, key.Address)
+	head, _ := chain.HeaderByNumber(ctx, nil)
+	tip, _ := chain.SuggestGasTipCap(ctx)
+	other, _ := types.SignNewTx(key.Private, types.LatestSignerForChainID(big.NewInt(1337)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(1337), Nonce: n, GasTipCap: tip, GasFeeCap: new(big.Int).Mul(head.BaseFee, big.NewInt(3)), Gas: 21000, To: &to, Value: big.NewInt(1),
+	})
+	if err := chain.Client.SendTransaction(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	waitReceipt(t, chain, other.Hash())
+	if _, err := s.Send(ctx, to, nil, big.NewInt(1000)); err != nil {
+		t.Fatalf("after a foreign nonce: %v", err)
+	}
+	bal, _ = chain.BalanceAt(ctx, to, nil)
+	if bal.Int64() != 4001 {
+		t.Fatalf("recipient balance %s, want 4001", bal)
+	}
+}
+
+func waitReceipt(t *testing.T, chain *gatedChain, h common.Hash) {
+	t.Helper()
+	for i := 0; i < 5000; i++ {
+		if r, err := chain.TransactionReceipt(context.Background(), h); err == nil && r != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("transaction never mined")
+}
+
+func TestSenderReplacesAStuckTransaction(t *testing.T) {
+	key := newTestKey(t)
+	b, chain := newSimChain(t, key.Address)
+	// Nothing is mined until the sender has broadcast three versions of its transaction.
+	mineWhen(t, b, func() bool { return chain.sends.Load() >= 3 })
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond, BumpAfter: 5 * time.Millisecond, MaxBumps: 50})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	r, err := s.Send(context.Background(), to, nil, big.NewInt(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chain.sends.Load() < 3 {
+		t.Fatalf("only %d broadcasts", chain.sends.Load())
+	}
+	tx, _, err := chain.TransactionByHash(context.Background(), r.TxHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := chain.firstTip.Load()
+	if tx.GasTipCap().Cmp(first) <= 0 {
+		t.Fatalf("mined tip %s not above the first tip %s", tx.GasTipCap(), first)
+	}
+	bal, _ := chain.BalanceAt(context.Background(), to, nil)
+	if bal.Int64() != 5 {
+		t.Fatalf("paid %s times, want exactly once", bal)
+	}
+}
+
+func TestSenderSurvivesABriefRPCOutage(t *testing.T) {
+	key := newTestKey(t)
+	b, chain := newSimChain(t, key.Address)
+	mineWhen(t, b, func() bool { return true })
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond, RetryRPC: 3})
+	chain.failCalls.Store(2)
+	if _, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1)); err != nil {
+		t.Fatalf("after 2 failed calls: %v", err)
+	}
+	chain.failCalls.Store(10)
+	_, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1))
+	if !errors.Is(err, ErrRPCUnavailable) {
+		t.Fatalf("long outage: %v", err)
+	}
+}
+
+func TestSenderInsufficientFunds(t *testing.T) {
+	key := newTestKey(t)
+	b, chain := newSimChain(t) // the key holds nothing
+	mineWhen(t, b, func() bool { return true })
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
+	_, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1))
+	if !errors.Is(err, ErrInsufficientFunds) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestClassifyRPCError(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want error
+	}{
+		{"nonce too low: next nonce 5, tx nonce 4", ErrNonceTooLow},
+		{"already known", ErrAlreadyKnown},
+		{"replacement transaction underpriced", ErrUnderpriced},
+		{"max fee per gas less than block base fee: address 0x…", ErrUnderpriced},
+		{"insufficient funds for gas * price + value", ErrInsufficientFunds},
+		{"Post \"http://127.0.0.1:1\": dial tcp 127.0.0.1:1: connect: connection refused", ErrRPCUnavailable},
+		{"nonce too high", ErrNonceTooHigh},
+	}
+	for _, tc := range tests {
+		if got := ClassifyRPCError(errors.New(tc.msg)); !errors.Is(got, tc.want) {
+			t.Errorf("%q classified as %v", tc.msg, got)
+		}
+	}
+	other := errors.New("execution reverted: NotDrawn")
+	if got := ClassifyRPCError(other); got != other {
+		t.Errorf("unknown error rewrapped: %v", got)
+	}
+}
