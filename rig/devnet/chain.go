@@ -1,0 +1,110 @@
+// Package devnet runs the whole life of job-2 tasks offline: go-ethereum's simulated chain served
+// over JSON-RPC on 127.0.0.1, the reference AgentRig contract, the provider simulator, rig
+// runners and an orderer. `pricerig devnet` and the end-to-end tests are built on it.
+package devnet
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+)
+
+// Chain is a simulated chain that a rig reaches over real JSON-RPC, exactly as it reaches a node.
+// It seals a block as soon as a transaction is pending, and one every Heartbeat otherwise so the
+// chain moves past an order block even when nobody sends anything.
+type Chain struct {
+	Backend *simulated.Backend
+	URL     string // http://127.0.0.1:PORT
+
+	mu      sync.Mutex // serialises Commit with Fork/AdjustTime from tests
+	stop    chan struct{}
+	stopped sync.WaitGroup
+	paused  bool
+}
+
+// ChainID is the simulated backend's chain id (always 1337).
+const ChainID = 1337
+
+// StartChain starts a simulated chain with the accounts of alloc funded, serving JSON-RPC on a
+// free loopback port.
+func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	backend := simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
+		nc.HTTPHost = "127.0.0.1"
+		nc.HTTPPort = port
+		nc.HTTPModules = []string{"eth", "net", "web3"}
+		nc.HTTPVirtualHosts = []string{"*"}
+		ec.LogNoHistory = false
+	})
+	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), stop: make(chan struct{})}
+	c.stopped.Add(1)
+	go c.mine(heartbeat)
+	return c, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("devnet: no free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (c *Chain) mine(heartbeat time.Duration) {
+	defer c.stopped.Done()
+	client := c.Backend.Client()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-poll.C:
+		}
+		pending, err := client.PendingTransactionCount(context.Background())
+		c.mu.Lock()
+		if !c.paused && ((err == nil && pending > 0) || time.Since(last) >= heartbeat) {
+			c.Backend.Commit()
+			last = time.Now()
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Pause stops block production until Resume (to simulate a stalled chain in tests).
+func (c *Chain) Pause() { c.mu.Lock(); c.paused = true; c.mu.Unlock() }
+
+// Resume restarts block production.
+func (c *Chain) Resume() { c.mu.Lock(); c.paused = false; c.mu.Unlock() }
+
+// Do runs f with block production held, for Fork and AdjustTime.
+func (c *Chain) Do(f func(b *simulated.Backend) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return f(c.Backend)
+}
+
+// Dial opens a JSON-RPC client to the chain, as a rig does.
+func (c *Chain) Dial(ctx context.Context) (*ethclient.Client, error) {
+	return ethclient.DialContext(ctx, c.URL)
+}
+
+// Close stops mining and the node.
+func (c *Chain) Close() error {
+	close(c.stop)
+	c.stopped.Wait()
+	return c.Backend.Close()
+}

@@ -1,0 +1,54 @@
+package devnet
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+)
+
+func TestChainServesJSONRPCAndMinesPendingTransactions(t *testing.T) {
+	priv, _ := crypto.GenerateKey()
+	from := crypto.PubkeyToAddress(priv.PublicKey)
+	c, err := StartChain(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	client, err := c.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	id, err := client.ChainID(ctx)
+	if err != nil || id.Int64() != ChainID {
+		t.Fatalf("chain id %v %v", id, err)
+	}
+	head, _ := client.HeaderByNumber(ctx, nil)
+	tip, _ := client.SuggestGasTipCap(ctx)
+	to := crypto.PubkeyToAddress(priv.PublicKey)
+	to[0] ^= 1
+	tx, _ := types.SignNewTx(priv, types.LatestSignerForChainID(id), &types.DynamicFeeTx{
+		ChainID: id, Nonce: 0, GasTipCap: tip, GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip), Gas: 21000, To: &to, Value: big.NewInt(7),
+	})
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if r, err := client.TransactionReceipt(ctx, tx.Hash()); err == nil && r.Status == types.ReceiptStatusSuccessful {
+			break
+		}
+		if i > 2000 {
+			t.Fatal("the pending transaction was never mined")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if bal, _ := client.BalanceAt(ctx, to, nil); bal.Int64() != 7 {
+		t.Fatalf("balance %s", bal)
+	}
+}
