@@ -3,6 +3,7 @@ package all
 
 import (
 	_ "github.com/pricerig/pricerig/sources/alpaca"
+	_ "github.com/pricerig/pricerig/sources/alphavantage"
 	_ "github.com/pricerig/pricerig/sources/finnhub"
 	_ "github.com/pricerig/pricerig/sources/fmp"
 	_ "github.com/pricerig/pricerig/sources/jsonsrc"

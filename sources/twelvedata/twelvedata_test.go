@@ -204,8 +204,8 @@ func tapeClose(m time.Time) string { return fmt.Sprintf("%d.%05d", 400+m.Hour(),
 // the zone asked for, both dates inclusive, the latest pageSize bars of a window as Twelve Data
 // does, and a no-data error for a window without bars.
 type seriesServer struct {
-	mu       sync.Mutex
-	queries  []url.Values
+	mu      sync.Mutex
+	queries []url.Values
 }
 
 func (s *seriesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {

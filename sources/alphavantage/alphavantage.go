@@ -1,0 +1,336 @@
+// Package alphavantage reads 1-minute bars from Alpha Vantage's TIME_SERIES_INTRADAY, one
+// calendar month per request: raw prices with adjusted=false, New York wall-clock keys, and errors
+// and throttling that arrive with HTTP 200 under other top-level keys.
+//
+// Bar labels. Alpha Vantage's keys have been labelled both ways over the years. The recorded
+// 2020 extended-history CSV (testdata) is END-labelled: its day ends with a 20:00:00 key, which
+// can only be the 19:59–20:00 bar since extended hours end at 20:00 (and, per the research, it
+// starts at 04:01 and puts the opening cross on 09:31). The recorded 2017 MSFT JSON cannot tell:
+// it is 100 consecutive mid-session minutes. Responses of today's endpoint (the month= one this
+// adapter calls) as copied into public code from 2023-11 to 2025-08 all end an extended day at
+// 19:59:00, never 20:00:00, and the 5-minute and 60-minute series end at 19:55 and 19:00: START
+// labels. So the default is label: start, and label: end reads data that follows the old
+// convention. A body that contradicts the chosen label (a 20:00 key when reading starts, a 04:00
+// key when reading ends) is logged as a warning.
+package alphavantage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Type is the source type sources.yaml names.
+const Type = "alphavantage"
+
+const (
+	keyLayout = "2006-01-02 15:04:05"
+	// DefaultDelay: the free plan's intraday series is updated at the end of the day; the delay
+	// option says otherwise for premium plans.
+	DefaultDelay = 24 * time.Hour
+	// MaxWindow is the longest calendar month; Bars splits at New York month boundaries.
+	MaxWindow = 31 * 24 * time.Hour
+)
+
+// First is the first month Alpha Vantage serves 1-minute bars for.
+var First = time.Date(2000, 1, 1, 0, 0, 0, 0, market.NewYork)
+
+// DefaultRate: the free plan allows 25 requests a day and is often quoted at 5 a minute; the
+// coverage table holds the source to 5/min (set rate: 25/day in sources.yaml to stay in the
+// daily budget).
+var DefaultRate = sources.Rate{N: 5, Per: time.Minute}
+
+var options = map[string]string{
+	"label": "start (default: a key is the minute the bar starts, as today's endpoint labels) or end (the old convention)",
+	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
+}
+
+func init() {
+	sources.Register(Type, sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+}
+
+// Source is an Alpha Vantage intraday source.
+type Source struct {
+	name     string
+	key      string
+	endLabel bool
+	client   *sources.Client
+	now      func() time.Time
+	log      *slog.Logger
+	cov      sources.Coverage
+}
+
+// New builds an Alpha Vantage source from its API key (Key) and options.
+func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	if s.Name == "" {
+		s.Name = Type
+	}
+	src := &Source{name: s.Name, key: s.Key}
+	delay := DefaultDelay
+	for k, v := range s.Options {
+		v = strings.ToLower(strings.TrimSpace(v))
+		switch k {
+		case "label":
+			switch v {
+			case "start", "":
+			case "end":
+				src.endLabel = true
+			default:
+				return nil, fmt.Errorf("%s: option label: %q is not start or end", s.Name, v)
+			}
+		case "delay":
+			dd, err := time.ParseDuration(v)
+			if err != nil || dd < 0 {
+				return nil, fmt.Errorf("%s: option delay: %q is not a duration like 15m", s.Name, v)
+			}
+			delay = dd
+		default:
+			return nil, fmt.Errorf("%s: unknown option %q (alphavantage takes label, delay)", s.Name, k)
+		}
+	}
+	if s.Key == "" {
+		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "alphavantage needs an API key (key_env)")
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = "https://www.alphavantage.co"
+	}
+	s.Rate = s.Rate.Or(DefaultRate)
+	d = d.WithDefaults()
+	src.client = sources.NewClient(s, d, sources.ClientOptions{})
+	src.now, src.log = d.Now, d.Logger
+	src.cov = sources.Coverage{
+		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
+		MaxWindow:  MaxWindow,
+		Adjustment: sources.Raw,
+		Delay:      delay,
+		Rate:       s.Rate,
+	}
+	return src, nil
+}
+
+// Name is the source's name in sources.yaml.
+func (s *Source) Name() string { return s.name }
+
+// Coverage says what the source can answer.
+func (s *Source) Coverage() sources.Coverage { return s.cov }
+
+// Bars returns the raw 1-minute bars of symbol that start in [from, to), one request per New
+// York calendar month the window touches.
+func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
+	from, to = from.UTC(), to.UTC()
+	if !from.Before(to) {
+		return []sources.Bar{}, nil
+	}
+	now := s.now().UTC()
+	end := minTime(to, now.Truncate(time.Minute)) // only minutes that have closed
+	var all []sources.Bar
+	for _, m := range months(from, to) {
+		if !m.Before(end) {
+			break // a month that has not begun has no bars: do not spend a request on it
+		}
+		if m.Before(First) {
+			return nil, s.client.Fail(sources.ErrUnsupportedWindow, 0, fmt.Sprintf("1-minute bars begin with 2000-01; asked for %s", m.Format("2006-01")))
+		}
+		q := url.Values{
+			"function":       {"TIME_SERIES_INTRADAY"},
+			"symbol":         {symbol},
+			"interval":       {"1min"},
+			"month":          {m.Format("2006-01")},
+			"outputsize":     {"full"},
+			"extended_hours": {"true"},
+			"adjusted":       {"false"},
+			"datatype":       {"json"},
+			"apikey":         {s.key},
+		}
+		resp, err := s.client.Get(ctx, "/query", q)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Status != http.StatusOK {
+			msg := message(resp.Body)
+			if msg == "" {
+				msg = firstLine(resp.Body)
+			}
+			return nil, s.client.StatusError(resp, msg)
+		}
+		bars, warning, err := parse(resp.Body, symbol, s.endLabel)
+		if err != nil {
+			return nil, s.fail(err, resp.Status)
+		}
+		if warning != "" {
+			s.log.Warn("alphavantage bar labels look wrong", "source", s.name, "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
+		}
+		all = append(all, bars...)
+	}
+	return sources.Tidy(all, from, end), nil
+}
+
+// months lists the first instant (New York midnight) of every calendar month that [from, to)
+// touches.
+func months(from, to time.Time) []time.Time {
+	f := from.In(market.NewYork)
+	m := time.Date(f.Year(), f.Month(), 1, 0, 0, 0, 0, market.NewYork)
+	var out []time.Time
+	for ; m.Before(to); m = m.AddDate(0, 1, 0) {
+		out = append(out, m)
+	}
+	return out
+}
+
+func (s *Source) fail(err error, status int) error {
+	var e *sources.Error
+	if errors.As(err, &e) {
+		return s.client.Fail(e.Kind, status, e.Msg)
+	}
+	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
+}
+
+// entry is one bar of the series; numbers stay text.
+type entry struct {
+	Close  json.RawMessage `json:"4. close"`
+	Volume json.RawMessage `json:"5. volume"`
+}
+
+type body struct {
+	Meta *struct {
+		Symbol   string `json:"2. Symbol"`
+		Interval string `json:"4. Interval"`
+		TimeZone string `json:"6. Time Zone"`
+	} `json:"Meta Data"`
+	Series       map[string]json.RawMessage `json:"Time Series (1min)"`
+	Information  string                     `json:"Information"`
+	Note         string                     `json:"Note"`
+	ErrorMessage string                     `json:"Error Message"`
+}
+
+func message(b []byte) string {
+	var v body
+	if json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	for _, m := range []string{v.ErrorMessage, v.Information, v.Note} {
+		if m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// parse reads a TIME_SERIES_INTRADAY JSON body into bars (in no particular order). endLabel says
+// whether a key is the minute the bar ends (the old convention) rather than the one it starts.
+// warning is non-empty when the keys contradict that reading.
+func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warning string, err error) {
+	var b body
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, "intraday body: %v", err)
+	}
+	if b.ErrorMessage != "" {
+		kind := sources.ErrBadResponse
+		switch m := strings.ToLower(b.ErrorMessage); {
+		case strings.Contains(m, "apikey") || strings.Contains(m, "api key"):
+			kind = sources.ErrUnauthorized
+		case strings.Contains(m, "invalid api call"):
+			kind = sources.ErrUnknownSymbol // Alpha Vantage's whole answer to a symbol it does not know
+		}
+		return nil, "", sources.Errorf("", kind, "%s", b.ErrorMessage)
+	}
+	if b.Series == nil {
+		if msg := b.Information + b.Note; msg != "" {
+			kind := sources.ErrRateLimited
+			if m := strings.ToLower(msg); strings.Contains(m, "premium endpoint") && !strings.Contains(m, "rate limit") {
+				kind = sources.ErrUnauthorized
+			}
+			return nil, "", sources.Errorf("", kind, "%s", msg)
+		}
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, `no "Time Series (1min)" in the body`)
+	}
+	loc := market.NewYork
+	if b.Meta != nil {
+		if !strings.EqualFold(b.Meta.Symbol, symbol) {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, series is of %q", symbol, b.Meta.Symbol)
+		}
+		if b.Meta.Interval != "" && b.Meta.Interval != "1min" {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "series interval %q, want 1min", b.Meta.Interval)
+		}
+		if tz := b.Meta.TimeZone; tz != "" {
+			l, err := time.LoadLocation(tz)
+			if err != nil {
+				return nil, "", sources.Errorf("", sources.ErrBadResponse, "time zone %q: %v", tz, err)
+			}
+			loc = l
+		}
+	} else {
+		return nil, "", sources.Errorf("", sources.ErrBadResponse, `no "Meta Data" to say whose series this is`)
+	}
+	out := make([]sources.Bar, 0, len(b.Series))
+	for key, rawEntry := range b.Series {
+		t, err := time.ParseInLocation(keyLayout, key, loc)
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "key %q is not a wall-clock time", key)
+		}
+		wall := t.Format("15:04:05")
+		switch {
+		case !endLabel && wall == "20:00:00":
+			warning = "a 20:00:00 key: extended hours end at 20:00, so keys look END-labelled (set label: end)"
+		case endLabel && wall == "04:00:00":
+			warning = "a 04:00:00 key: extended hours begin at 04:00, so keys look START-labelled (set label: start)"
+		}
+		start := t.UTC()
+		if endLabel {
+			start = start.Add(-time.Minute)
+		}
+		if !start.Truncate(time.Minute).Equal(start) {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", key)
+		}
+		var e entry
+		if err := json.Unmarshal(rawEntry, &e); err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", key, err)
+		}
+		if len(e.Close) == 0 || string(e.Close) == "null" {
+			continue // no trade
+		}
+		price, err := numeric.ParsePrice(string(e.Close))
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", key, err)
+		}
+		bar := sources.Bar{Start: start, Close: price}
+		if v := strings.Trim(string(e.Volume), `"`); v != "" && v != "null" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: volume %s", key, e.Volume)
+			}
+			bar.Volume = n
+		}
+		out = append(out, bar)
+	}
+	return out, warning, nil
+}
+
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
