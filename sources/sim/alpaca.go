@@ -1,0 +1,277 @@
+package sim
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+)
+
+// Alpaca market data v2: GET /v2/stocks/bars?symbols=A,B and /v2/stocks/{symbol}/bars with
+// timeframe=1Min, start/end (RFC 3339 or a New York date, both inclusive), limit (1–10000,
+// default 1000, counted across symbols), page_token/next_page_token, sort, feed and
+// adjustment=raw (default) | split | dividend | spin-off | all. Keys go in APCA-API-KEY-ID and
+// APCA-API-SECRET-KEY. feed=sip (explicit) with an end less than 15 minutes old is refused with
+// Alpaca's 403; without a feed the end defaults to 15 minutes ago. feed=boats serves the
+// overnight session; the others pre, regular and post. The tape has no dividends, so the
+// dividend adjustments change nothing.
+var alpacaEmulation = &emulation{
+	name:     "alpaca",
+	sessions: preRegPost,
+	auth: func(r *http.Request) authState {
+		id, secret := r.Header.Get("APCA-API-KEY-ID"), r.Header.Get("APCA-API-SECRET-KEY")
+		switch {
+		case id == "" && secret == "":
+			return authMissing
+		case id == Key && secret == Secret:
+			return authOK
+		}
+		return authWrong
+	},
+	denied: func(_ *request, missing bool) reply {
+		if missing {
+			return rawJSON(http.StatusUnauthorized, []byte(`{"message":"unauthorized."}`))
+		}
+		return rawJSON(http.StatusForbidden, []byte(`{"message":"forbidden."}`))
+	},
+	limited: func(*request) reply {
+		return rawJSON(http.StatusTooManyRequests, []byte(`{"code":42910000,"message":"rate limit exceeded"}`))
+	},
+	inBody: func(*request) reply {
+		return rawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
+	},
+	headers: func(rq *request) http.Header {
+		limit, used := rq.limit, rq.used
+		if limit <= 0 {
+			return nil
+		}
+		reset := rq.now.Truncate(time.Minute).Add(time.Minute).Unix()
+		return http.Header{
+			"X-Ratelimit-Limit":     {strconv.Itoa(limit)},
+			"X-Ratelimit-Remaining": {strconv.Itoa(max(0, limit-used))},
+			"X-Ratelimit-Reset":     {strconv.FormatInt(reset, 10)},
+		}
+	},
+	serve: alpacaBars,
+}
+
+func alpacaError(status, code int, msg string) reply {
+	return jsonReply(status, map[string]any{"code": code, "message": msg})
+}
+
+type alpacaBar struct {
+	T  string `json:"t"`
+	O  num    `json:"o"`
+	H  num    `json:"h"`
+	L  num    `json:"l"`
+	C  num    `json:"c"`
+	V  num    `json:"v"`
+	N  num    `json:"n"`
+	VW num    `json:"vw"`
+}
+
+type alpacaItem struct {
+	sym string
+	bar ohlcv
+}
+
+func alpacaBars(s *Server, rq *request) reply {
+	var symbols []string
+	single := ""
+	switch {
+	case rq.path == "/v2/stocks/bars":
+		for _, t := range strings.Split(rq.q.Get("symbols"), ",") {
+			if t = strings.TrimSpace(strings.ToUpper(t)); t != "" {
+				symbols = append(symbols, t)
+			}
+		}
+		if len(symbols) == 0 {
+			return alpacaError(http.StatusBadRequest, 40010001, "symbols is required")
+		}
+	case strings.HasPrefix(rq.path, "/v2/stocks/") && strings.HasSuffix(rq.path, "/bars"):
+		single = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(rq.path, "/v2/stocks/"), "/bars"))
+		if single == "" || strings.Contains(single, "/") {
+			return textReply(http.StatusNotFound, "Not Found")
+		}
+		symbols = []string{single}
+	default:
+		return textReply(http.StatusNotFound, "Not Found")
+	}
+	if tf := rq.q.Get("timeframe"); tf != "1Min" && tf != "1T" {
+		return alpacaError(http.StatusUnprocessableEntity, 42210000, fmt.Sprintf("invalid timeframe %q (the simulator serves 1Min)", tf))
+	}
+	feed := strings.ToLower(rq.q.Get("feed"))
+	sessions := preRegPost
+	switch feed {
+	case "", "sip", "iex", "otc", "delayed_sip":
+	case "boats", "overnight":
+		sessions = []market.Session{market.Overnight}
+	default:
+		return alpacaError(http.StatusBadRequest, 40010001, fmt.Sprintf("invalid feed %q", feed))
+	}
+	start := rq.now.In(market.NewYork)
+	start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, market.NewYork)
+	if v := rq.q.Get("start"); v != "" {
+		t, ok := alpacaTime(v, false)
+		if !ok {
+			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid start: "+v)
+		}
+		start = t
+	}
+	end := rq.now
+	if v := rq.q.Get("end"); v != "" {
+		t, ok := alpacaTime(v, true)
+		if !ok {
+			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid end: "+v)
+		}
+		end = t
+		if feed == "sip" && end.After(rq.now.Add(-15*time.Minute)) {
+			return rawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
+		}
+	}
+	if feed == "" && end.After(rq.now.Add(-15*time.Minute)) {
+		end = rq.now.Add(-15 * time.Minute)
+	}
+	if end.Before(start) && rq.q.Get("end") != "" {
+		return alpacaError(http.StatusUnprocessableEntity, 42210000, "end should not be before start")
+	}
+	limit := 1000
+	if v := rq.q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid limit: must be between 1 and 10000")
+		}
+		limit = n
+	}
+	adjusted := false
+	for _, a := range strings.Split(rq.q.Get("adjustment"), ",") {
+		switch strings.TrimSpace(a) {
+		case "", "raw", "dividend", "spin-off":
+		case "split", "all":
+			adjusted = true
+		default:
+			return alpacaError(http.StatusUnprocessableEntity, 42210000, fmt.Sprintf("invalid adjustment %q", a))
+		}
+	}
+	desc := rq.q.Get("sort") == "desc"
+
+	var served []string
+	for _, name := range symbols {
+		if sym := rq.tapeSymbol(name); sym != "" && !slices.Contains(served, sym) {
+			served = append(served, sym)
+		}
+	}
+	sort.Strings(served)
+	var tokSym string
+	var tokAt time.Time
+	hasTok := false
+	if tok := rq.q.Get("page_token"); tok != "" {
+		if tokSym, tokAt, hasTok = decodeAlpacaToken(tok); !hasTok {
+			return alpacaError(http.StatusBadRequest, 40010001, "invalid page token")
+		}
+	}
+	// the bars of this page and one more, by symbol then time, resuming at the token
+	var items []alpacaItem
+	want := limit + 1
+	for _, sym := range served {
+		if hasTok && sym < tokSym {
+			continue
+		}
+		lo, hi := start, end.Add(time.Nanosecond)
+		if hasTok && sym == tokSym {
+			if desc {
+				hi = tokAt.Add(time.Nanosecond)
+			} else {
+				lo = tokAt
+			}
+		}
+		var bars []ohlcv
+		if desc {
+			bars = reversed(s.latest(rq, sym, lo, hi, sessions, adjusted, want-len(items)))
+		} else {
+			bars = s.first(rq, sym, lo, hi, sessions, adjusted, want-len(items))
+		}
+		for _, b := range bars {
+			items = append(items, alpacaItem{sym, b})
+		}
+		if len(items) >= want {
+			break
+		}
+	}
+	page := items
+	var next any
+	if len(page) > limit {
+		n := page[limit]
+		next = encodeAlpacaToken(n.sym, n.bar.start)
+		page = page[:limit]
+	}
+	out := map[string][]alpacaBar{}
+	for _, it := range page {
+		b := it.bar
+		vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
+		out[it.sym] = append(out[it.sym], alpacaBar{
+			T: b.start.UTC().Format(time.RFC3339), O: num(scaledText(b.o)), H: num(scaledText(b.h)),
+			L: num(scaledText(b.l)), C: num(scaledText(b.c)), V: intNum(b.v), N: intNum(b.v/97 + 1),
+			VW: num(scaledText(scaled(vw))),
+		})
+	}
+	if single != "" {
+		var bars any // Alpaca's Go backend sends null, not [], for no bars
+		if bs := out[firstKey(out)]; len(bs) > 0 {
+			bars = bs
+		}
+		name := single
+		if len(served) == 1 {
+			name = served[0]
+		}
+		return jsonReply(http.StatusOK, map[string]any{"bars": bars, "symbol": name, "next_page_token": next})
+	}
+	return jsonReply(http.StatusOK, map[string]any{"bars": out, "next_page_token": next})
+}
+
+func firstKey(m map[string][]alpacaBar) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// alpacaTime reads RFC 3339 or a date (midnight New York; as an end, the whole day).
+func alpacaTime(v string, end bool) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, true
+	}
+	d, ok := nyDate(v)
+	if ok && end {
+		d = nextDay(d).Add(-time.Nanosecond)
+	}
+	return d, ok
+}
+
+// Page tokens are opaque base64 like Alpaca's ("R0V8RHwxNzEy…" is "GE|D|1712…"): symbol, the
+// timeframe letter and the start of the next bar in nanoseconds.
+func encodeAlpacaToken(sym string, at time.Time) string {
+	return base64.StdEncoding.EncodeToString([]byte(sym + "|M|" + strconv.FormatInt(at.UnixNano(), 10)))
+}
+
+func decodeAlpacaToken(tok string) (string, time.Time, bool) {
+	raw, err := base64.StdEncoding.DecodeString(tok)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	parts := strings.Split(string(raw), "|")
+	if len(parts) != 3 {
+		return "", time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil {
+		return "", time.Time{}, false
+	}
+	return parts[0], time.Unix(0, ns).UTC(), true
+}

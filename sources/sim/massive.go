@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Massive (Polygon) aggregates: GET /v2/aggs/ticker/{T}/range/1/minute/{from}/{to} with from and
+// to as a New York date (whole days) or unix milliseconds (inclusive), adjusted=true (default,
+// split-adjusted) | false, sort=asc|desc, limit (default 5000, at most 50000). The key comes as
+// apiKey= or "Authorization: Bearer". A window with more bars than limit carries next_url — the
+// same path with from (or to, descending) moved to the next bar and a cursor holding limit, sort
+// and adjusted, and without the key, which the client adds again. An empty window has no
+// results key; an unknown ticker is an empty window.
+var massiveEmulation = &emulation{
+	name:     "massive",
+	sessions: preRegPost,
+	auth: func(r *http.Request) authState {
+		bearer, _ := headerKey(r, "Authorization", "Bearer")
+		return keyCheck(r.URL.Query().Get("apiKey"), bearer)
+	},
+	denied: func(rq *request, missing bool) reply {
+		msg := "Unknown API Key"
+		if missing {
+			msg = "API Key was not provided"
+		}
+		return jsonReply(http.StatusUnauthorized, map[string]string{"status": "ERROR", "request_id": requestID(rq), "error": msg})
+	},
+	limited: func(rq *request) reply {
+		return jsonReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": requestID(rq),
+			"error": "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue. https://polygon.io/pricing"})
+	},
+	inBody: func(rq *request) reply {
+		return jsonReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": requestID(rq),
+			"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
+	},
+	serve: massiveAggs,
+}
+
+type massiveAgg struct {
+	C  num `json:"c"`
+	H  num `json:"h"`
+	L  num `json:"l"`
+	N  num `json:"n"`
+	O  num `json:"o"`
+	T  num `json:"t"`
+	V  num `json:"v"`
+	VW num `json:"vw"`
+}
+
+func massiveError(rq *request, status int, msg string) reply {
+	return jsonReply(status, map[string]string{"status": "ERROR", "request_id": requestID(rq), "error": msg})
+}
+
+func massiveAggs(s *Server, rq *request) reply {
+	rest, ok := strings.CutPrefix(rq.path, "/v2/aggs/ticker/")
+	parts := strings.Split(rest, "/")
+	if !ok || len(parts) != 6 || parts[1] != "range" {
+		return rawJSON(http.StatusNotFound, []byte(`{"status":"NOT_FOUND","message":"Not Found"}`))
+	}
+	ticker, mult, span, fromText, toText := parts[0], parts[2], parts[3], parts[4], parts[5]
+	if mult != "1" || span != "minute" {
+		return massiveError(rq, http.StatusBadRequest, fmt.Sprintf("the simulator serves 1/minute aggregates, not %s/%s", mult, span))
+	}
+	from, ok1 := massiveTime(fromText, false)
+	to, ok2 := massiveTime(toText, true)
+	if !ok1 || !ok2 {
+		return massiveError(rq, http.StatusBadRequest, "Could not parse the time parameter: 'from' and 'to' must be YYYY-MM-DD or a millisecond timestamp")
+	}
+	params := rq.q
+	if c := rq.q.Get("cursor"); c != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(c)
+		if err != nil {
+			return massiveError(rq, http.StatusBadRequest, "invalid cursor")
+		}
+		if params, err = url.ParseQuery(string(raw)); err != nil {
+			return massiveError(rq, http.StatusBadRequest, "invalid cursor")
+		}
+	}
+	adjusted := params.Get("adjusted") != "false"
+	desc := params.Get("sort") == "desc"
+	limit := 5000
+	if v := params.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return massiveError(rq, http.StatusBadRequest, "limit must be a positive integer")
+		}
+		limit = min(n, 50000)
+	}
+
+	sym := rq.tapeSymbol(strings.ToUpper(ticker))
+	var bars []ohlcv // this page and one more, to know whether there is a next
+	switch {
+	case sym == "":
+	case desc:
+		bars = reversed(s.latest(rq, sym, from, to, preRegPost, adjusted, limit+1))
+	default:
+		bars = s.first(rq, sym, from, to, preRegPost, adjusted, limit+1)
+	}
+	label := strings.ToUpper(ticker)
+	if sym != "" {
+		label = sym
+	}
+	out := map[string]any{"ticker": label, "adjusted": adjusted, "status": "OK", "request_id": requestID(rq)}
+	if len(bars) > limit {
+		next := bars[limit]
+		bars = bars[:limit]
+		ms := strconv.FormatInt(next.start.UnixMilli(), 10)
+		f, t := ms, toText
+		if desc {
+			f, t = fromText, ms
+		}
+		cursor := url.Values{"adjusted": {strconv.FormatBool(adjusted)}, "limit": {strconv.Itoa(limit)}, "sort": {map[bool]string{false: "asc", true: "desc"}[desc]}}
+		scheme := "http"
+		if rq.r.TLS != nil {
+			scheme = "https"
+		}
+		prefix := strings.TrimSuffix(rq.r.URL.Path, rq.path)
+		out["next_url"] = fmt.Sprintf("%s://%s%s/v2/aggs/ticker/%s/range/1/minute/%s/%s?cursor=%s",
+			scheme, rq.r.Host, prefix, ticker, f, t, base64.RawURLEncoding.EncodeToString([]byte(cursor.Encode())))
+	}
+	out["queryCount"], out["resultsCount"], out["count"] = len(bars), len(bars), len(bars)
+	if len(bars) > 0 {
+		results := make([]massiveAgg, len(bars))
+		for i, b := range bars {
+			vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 10_000 * 10_000
+			results[i] = massiveAgg{
+				C: num(scaledText(b.c)), H: num(scaledText(b.h)), L: num(scaledText(b.l)), N: intNum(b.v/97 + 1),
+				O: num(scaledText(b.o)), T: intNum(b.start.UnixMilli()), V: intNum(b.v), VW: num(scaledText(scaled(vw))),
+			}
+		}
+		out["results"] = results
+	}
+	return jsonReply(http.StatusOK, out)
+}
+
+// massiveTime reads a from/to path segment: unix milliseconds (inclusive) or a New York date
+// (from: its midnight; to: the whole day).
+func massiveTime(text string, end bool) (time.Time, bool) {
+	if ms, err := strconv.ParseInt(text, 10, 64); err == nil {
+		t := time.UnixMilli(ms).UTC()
+		if end {
+			t = t.Add(time.Nanosecond) // inclusive
+		}
+		return t, true
+	}
+	d, ok := nyDate(text)
+	if ok && end {
+		d = nextDay(d)
+	}
+	return d, ok
+}

@@ -1,0 +1,687 @@
+// Package sim is a loopback server that speaks the wire format of every quote provider pricerig
+// reads — paths, query parameters, auth, pagination, window and lookback errors, rate limits —
+// over one deterministic tape of NVDA, TSLA and SPY minute bars, so the adapters can be tested
+// (and `pricerig devnet` and the benchmarks can run) against the real formats with only
+// base_url changed. Each provider serves the tape in its own sessions and adjustment convention,
+// so reconciling the simulated providers agrees exactly, as the real ones would.
+//
+// Mount a Server on any listener (httptest.NewServer(sim.New(o))); each provider lives under
+// "/<provider>/…" and BaseURL gives the base_url to configure. Faults, latency, drift and an
+// unrecorded split can be injected per provider while it runs.
+//
+// The package must not import any adapter: the adapters' tests import it.
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+)
+
+// The only credentials the emulations accept. A missing or different one gets the provider's
+// real unauthorized answer.
+const (
+	Key    = "sim-key"
+	Secret = "sim-secret"
+)
+
+// Options configure a Server.
+type Options struct {
+	Seed int64 // tape seed; 0 means 1
+	// Now is the server's clock: the tape has no bars at or after the current minute (a minute
+	// must have closed), and lookbacks and rate-limit minutes are relative to it. Default
+	// time.Now.
+	Now func() time.Time
+	// Latency is added to every response (per-provider SetLatency overrides it).
+	Latency time.Duration
+	// RateLimit is the requests per provider per minute (of Now) served before answering 429
+	// with Retry-After; 0 is unlimited.
+	RateLimit int
+}
+
+// Fault is a failure injected into one provider's answers.
+type Fault int
+
+// The faults.
+const (
+	FaultNone         Fault = iota
+	FaultTimeout            // hang until the client gives up (or the server closes)
+	Fault5xx                // 503 Service Unavailable
+	FaultTruncated          // the normal 200 body cut in half (a valid HTTP response, broken JSON)
+	FaultErrorIn200         // HTTP 200 whose body is the provider's error shape
+	FaultWrongSymbol        // the bars (and label, where the format has one) of another symbol
+	FaultUnauthorized       // answer as if the key were wrong
+)
+
+var faultNames = []string{"none", "timeout", "5xx", "truncated", "error-in-200", "wrong-symbol", "unauthorized"}
+
+func (f Fault) String() string {
+	if f >= 0 && int(f) < len(faultNames) {
+		return faultNames[f]
+	}
+	return "fault(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Server is the simulator: an http.Handler serving every provider under "/<provider>/".
+type Server struct {
+	opts Options
+	tape *Tape
+
+	mu    sync.Mutex
+	state map[string]*providerState
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+type providerState struct {
+	fault      Fault
+	latency    time.Duration
+	latencySet bool
+	driftBps   int
+	extra      []extraSplit
+	rateLimit  int // -1: Options.RateLimit
+	requests   int
+	window     time.Time // the minute the rate count is for
+	inWindow   int
+}
+
+type extraSplit struct {
+	ratio int64
+	on    time.Time
+}
+
+// New builds a simulator.
+func New(o Options) *Server {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{opts: o, tape: NewTape(o.Seed, o.Now), state: map[string]*providerState{}, done: make(chan struct{})}
+	for _, p := range Providers() {
+		s.state[p] = &providerState{rateLimit: -1}
+	}
+	return s
+}
+
+// Providers lists the provider types the simulator speaks, each mounted at "/<name>/".
+func Providers() []string {
+	out := make([]string, len(emulations))
+	for i, e := range emulations {
+		out[i] = e.name
+	}
+	return out
+}
+
+// Sessions lists the sessions a provider's bars include when asked with its fullest parameters
+// (includePrePost=true, extended_hours=true, afterHours=true): what its sources.yaml coverage
+// should say. nil for an unknown provider.
+func Sessions(provider string) []market.Session {
+	if e := emulationOf(provider); e != nil {
+		return slices.Clone(e.sessions)
+	}
+	return nil
+}
+
+// ProviderSymbol is the provider's name for a tape symbol: Equity.US.NVDA/USD for pyth, the
+// ticker itself for the others.
+func ProviderSymbol(provider, symbol string) string {
+	if provider == "pyth" {
+		return "Equity.US." + symbol + "/USD"
+	}
+	return symbol
+}
+
+// BaseURL is the base_url of a provider on a server reachable at root (e.g. an
+// httptest.Server's URL): root + "/" + provider.
+func (s *Server) BaseURL(root, provider string) string {
+	return strings.TrimRight(root, "/") + "/" + provider
+}
+
+// Tape is the tape every provider serves.
+func (s *Server) Tape() *Tape { return s.tape }
+
+// Close releases every request held by latency or FaultTimeout, so the listener can shut down.
+// The Server answers nothing after it.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.done) }) }
+
+func (s *Server) with(provider string, f func(*providerState)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.state[provider]
+	if !ok {
+		panic("sim: unknown provider " + provider)
+	}
+	f(st)
+}
+
+// SetFault injects a fault into every later answer of a provider (FaultNone clears it).
+func (s *Server) SetFault(provider string, f Fault) {
+	s.with(provider, func(st *providerState) { st.fault = f })
+}
+
+// SetLatency delays every answer of a provider by d, in place of Options.Latency.
+func (s *Server) SetLatency(provider string, d time.Duration) {
+	s.with(provider, func(st *providerState) { st.latency, st.latencySet = d, true })
+}
+
+// SetRateLimit sets a provider's requests per minute, in place of Options.RateLimit (0 is
+// unlimited).
+func (s *Server) SetRateLimit(provider string, perMinute int) {
+	s.with(provider, func(st *providerState) { st.rateLimit = perMinute })
+}
+
+// SetDriftBps multiplies every price a provider serves by (1 + bps/10000), rounded to 10^-8:
+// a source drifting away from the others, for audit tests.
+func (s *Server) SetDriftBps(provider string, bps int) {
+	s.with(provider, func(st *providerState) { st.driftBps = bps })
+}
+
+// SetExtraSplit makes a provider pretend a split nobody recorded: its prices of minutes before on
+// are divided by ratio (rounded to 10^-8).
+func (s *Server) SetExtraSplit(provider string, ratio int, on time.Time) {
+	if ratio < 1 {
+		panic("sim: split ratio must be at least 1")
+	}
+	s.with(provider, func(st *providerState) { st.extra = append(st.extra, extraSplit{int64(ratio), on}) })
+}
+
+// Requests is how many requests a provider received (answered or refused) since the last
+// ResetCounts.
+func (s *Server) Requests(provider string) int {
+	n := 0
+	s.with(provider, func(st *providerState) { n = st.requests })
+	return n
+}
+
+// ResetCounts zeroes the request counts and the rate-limit windows.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.state {
+		st.requests, st.inWindow, st.window = 0, 0, time.Time{}
+	}
+}
+
+// request is one call to an emulation.
+type request struct {
+	r        *http.Request
+	path     string // after "/<provider>", starting with "/"
+	q        url.Values
+	now      time.Time
+	provider string
+	wrongSym bool
+	view     view
+	limit    int // the provider's requests per minute (0: unlimited)
+	used     int // requests in this minute, this one included
+}
+
+// reply is an emulation's answer, buffered so faults can rewrite it.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func jsonReply(status int, v any) reply {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return rawJSON(status, b)
+}
+
+func rawJSON(status int, body []byte) reply {
+	return reply{status: status, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, body: body}
+}
+
+func textReply(status int, text string) reply {
+	return reply{status: status, header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, body: []byte(text)}
+}
+
+// authState is what the request's credentials amount to.
+type authState int
+
+const (
+	authOK authState = iota
+	authMissing
+	authWrong
+)
+
+// emulation is one provider.
+type emulation struct {
+	name     string
+	sessions []market.Session
+	auth     func(r *http.Request) authState       // nil: no key needed
+	denied   func(rq *request, missing bool) reply // the unauthorized answer
+	limited  func(rq *request) reply               // the 429 body (Retry-After is added)
+	inBody   func(rq *request) reply               // an error in a 200 body
+	serve    func(s *Server, rq *request) reply    // the normal answer
+	headers  func(rq *request) http.Header         // extra headers on every answer, may be nil
+}
+
+var emulations []*emulation
+
+func emulationOf(name string) *emulation {
+	for _, e := range emulations {
+		if e.name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// ServeHTTP routes "/<provider>/…" to the provider's emulation.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	e := emulationOf(name)
+	if e == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	select {
+	case <-s.done:
+		panic(http.ErrAbortHandler)
+	default:
+	}
+	now := s.opts.Now()
+	var st providerState
+	limit, used, limited := 0, 0, false
+	s.with(name, func(p *providerState) {
+		p.requests++
+		limit = p.rateLimit
+		if limit < 0 {
+			limit = s.opts.RateLimit
+		}
+		if minute := now.Truncate(time.Minute); !minute.Equal(p.window) {
+			p.window, p.inWindow = minute, 0
+		}
+		p.inWindow++
+		used = p.inWindow
+		limited = limit > 0 && p.inWindow > limit
+		st = *p
+		st.extra = slices.Clone(p.extra)
+	})
+	latency := s.opts.Latency
+	if st.latencySet {
+		latency = st.latency
+	}
+	if !s.wait(r.Context(), latency) {
+		panic(http.ErrAbortHandler)
+	}
+	rq := &request{
+		r: r, path: "/" + rest, q: r.URL.Query(), now: now, provider: name,
+		wrongSym: st.fault == FaultWrongSymbol,
+		view:     view{now: now, driftBps: st.driftBps, extra: st.extra},
+		limit:    limit, used: used,
+	}
+	var rep reply
+	switch {
+	case st.fault == FaultTimeout:
+		s.wait(r.Context(), math.MaxInt64)
+		panic(http.ErrAbortHandler)
+	case st.fault == Fault5xx:
+		rep = textReply(http.StatusServiceUnavailable, "503 Service Unavailable")
+	case limited:
+		rep = e.limited(rq)
+		rep.header.Set("Retry-After", strconv.Itoa(retryAfter(now)))
+	case st.fault == FaultUnauthorized && e.denied != nil:
+		rep = e.denied(rq, false)
+	case e.auth != nil && e.auth(r) != authOK:
+		rep = e.denied(rq, e.auth(r) == authMissing)
+	case st.fault == FaultErrorIn200:
+		rep = e.inBody(rq)
+	default:
+		rep = e.serve(s, rq)
+		if st.fault == FaultTruncated && rep.status == http.StatusOK {
+			rep.body = rep.body[:len(rep.body)/2]
+		}
+	}
+	if e.headers != nil {
+		for k, v := range e.headers(rq) {
+			rep.header[k] = v
+		}
+	}
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(rep.body)))
+	w.WriteHeader(rep.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(rep.body)
+	}
+}
+
+// retryAfter is the whole seconds until the next minute of now, at least 1.
+func retryAfter(now time.Time) int {
+	next := now.Truncate(time.Minute).Add(time.Minute)
+	return max(1, int((next.Sub(now)+time.Second-1)/time.Second))
+}
+
+// wait sleeps d unless the request or the server ends first; false if it did not sleep it all.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+// tapeSymbol maps a provider's symbol text to the tape symbol whose data it serves, honouring
+// FaultWrongSymbol (the next symbol's data, and name); "" when unknown.
+func (rq *request) tapeSymbol(text string) string {
+	sym := ""
+	for _, t := range tapeSymbols {
+		if strings.EqualFold(ProviderSymbol(rq.provider, t), strings.TrimSpace(text)) {
+			sym = t
+		}
+	}
+	if sym != "" && rq.wrongSym {
+		sym = tapeSymbols[(symbolIndex(sym)+1)%len(tapeSymbols)]
+	}
+	return sym
+}
+
+// view is how one provider shows the tape in one answer: its clock and injected distortions.
+type view struct {
+	now      time.Time
+	driftBps int
+	extra    []extraSplit
+}
+
+// series lists a provider's bars of symbol starting in [from, to) — only minutes that have closed
+// by now and lie in one of sessions — split-adjusted as of now when adjusted is true, else raw.
+func (s *Server) series(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool) []ohlcv {
+	return s.first(rq, symbol, from, to, sessions, adjusted, 0)
+}
+
+// first is series cut to its first n bars (n ≤ 0: all), walking no further than it must.
+func (s *Server) first(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []ohlcv {
+	var out []ohlcv
+	if span := to.Sub(from) / time.Minute; span > 0 {
+		out = make([]ohlcv, 0, min(span*2/3, 50_000)) // at most 16 of 24 hours have a session
+	}
+	s.walk(rq, symbol, from, to, sessions, adjusted, func(b ohlcv, ok bool) bool {
+		if ok {
+			out = append(out, b)
+		}
+		return n <= 0 || len(out) < n
+	})
+	return out
+}
+
+// latest is series cut to its last n bars (still oldest first), walking back from to a week at a
+// time so a wide window with a small n stays cheap.
+func (s *Server) latest(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []ohlcv {
+	if end := rq.now.Truncate(time.Minute); to.After(end) {
+		to = end
+	}
+	var out []ohlcv
+	for hi := to; hi.After(from) && len(out) < n; {
+		lo := hi.Add(-7 * 24 * time.Hour)
+		if lo.Before(from) {
+			lo = from
+		}
+		chunk := s.series(rq, symbol, lo, hi, sessions, adjusted)
+		out = append(chunk, out...)
+		hi = lo
+		if lo.Before(dayStart(tapeFirst)) {
+			break
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+func reversed(bars []ohlcv) []ohlcv {
+	out := make([]ohlcv, len(bars))
+	for i, b := range bars {
+		out[len(bars)-1-i] = b
+	}
+	return out
+}
+
+// walk calls fn, in time order, until it returns false, for every minute of [from, to) in sessions that has closed by
+// now, with the provider's bar and whether the tape traded in it. It steps through each New York
+// day's session bounds rather than asking the calendar minute by minute.
+func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, fn func(b ohlcv, ok bool) bool) {
+	start := from.Truncate(time.Minute)
+	if start.Before(from) {
+		start = start.Add(time.Minute)
+	}
+	if first := dayStart(tapeFirst); start.Before(first) {
+		start = first
+	}
+	end := rq.now.Truncate(time.Minute) // the current minute has not closed
+	if last := dayStart(tapeLast + 1); end.After(last) {
+		end = last
+	}
+	if to.Before(end) {
+		end = to
+	}
+	if !start.Before(end) {
+		return
+	}
+	// the overnight session of a day opens the evening before, so look one day past end
+	for day, lastDay := nyDayOf(start), nyDayOf(end)+1; day <= lastDay; day++ {
+		c := time.Unix(day*86400, 0).UTC()
+		info := market.Day(c.Year(), c.Month(), c.Day())
+		if !info.Trading {
+			continue
+		}
+		for _, sess := range market.AllSessions { // in the order of the day
+			if !slices.Contains(sessions, sess) {
+				continue
+			}
+			a, b, _ := info.Bounds(sess)
+			if a.Before(start) {
+				a = start
+			}
+			if b.After(end) {
+				b = end
+			}
+			for m := a; m.Before(b); m = m.Add(time.Minute) {
+				bar, traded := s.tape.barIn(symbol, m, sess)
+				if traded {
+					bar = rq.view.apply(symbol, bar, adjusted)
+				} else {
+					bar = ohlcv{start: m, session: sess}
+				}
+				if !fn(bar, traded) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// nyDayOf is the civil day number of the New York date of t.
+func nyDayOf(t time.Time) int64 {
+	ny := t.In(market.NewYork)
+	return civilDay(ny.Year(), ny.Month(), ny.Day())
+}
+
+// apply turns a raw tape bar into what the provider shows.
+func (v view) apply(symbol string, b ohlcv, adjusted bool) ohlcv {
+	div := int64(1)
+	if adjusted {
+		for _, sp := range splitTable[symbol] {
+			if b.start.Before(sp.Effective) && !v.now.Before(sp.Effective) {
+				div *= sp.Ratio
+			}
+		}
+	}
+	for _, x := range v.extra {
+		if b.start.Before(x.on) {
+			div *= x.ratio
+		}
+	}
+	price := func(p numeric.Scaled) numeric.Scaled {
+		q := divRound(int64(p), div)
+		if v.driftBps != 0 {
+			q = divRound(q*int64(10_000+v.driftBps), 10_000)
+		}
+		return numeric.Scaled(q)
+	}
+	b.o, b.h, b.l, b.c = price(b.o), price(b.h), price(b.l), price(b.c)
+	b.v *= div
+	return b
+}
+
+// divRound divides rounding half away from zero (a, b > 0 here).
+func divRound(a, b int64) int64 {
+	if b == 1 {
+		return a
+	}
+	return (2*a + b) / (2 * b)
+}
+
+// scaledText prints a scaled price as the shortest decimal: 103.64, 3380, 0.0123.
+func scaledText(p numeric.Scaled) string { return decimalText(int64(p), numeric.Scale) }
+
+// fixedText prints a scaled price with exactly n decimals (n ≤ 8), rounding half away from zero:
+// Twelve Data's "177.91010", Alpha Vantage's "86.4900".
+func fixedText(p numeric.Scaled, n int) string {
+	unit := int64(1)
+	for i := n; i < numeric.Scale; i++ {
+		unit *= 10
+	}
+	q := divRound(int64(p), unit)
+	pow := int64(1)
+	for i := 0; i < n; i++ {
+		pow *= 10
+	}
+	if n == 0 {
+		return strconv.FormatInt(q, 10)
+	}
+	return fmt.Sprintf("%d.%0*d", q/pow, n, q%pow)
+}
+
+// float32Text prints a price the way Yahoo does: the float32 it stores, widened to float64 and
+// printed in full (103.64 → "103.63999938964844").
+func float32Text(p numeric.Scaled) string {
+	f, err := strconv.ParseFloat(scaledText(p), 32) // rounds the decimal straight to float32
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func scaled(v int64) numeric.Scaled { return numeric.Scaled(v) }
+
+// num is JSON number text written as is.
+type num string
+
+func (n num) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+
+func intNum(v int64) num { return num(strconv.FormatInt(v, 10)) }
+
+// requestID is a hex id in the shape providers print, derived from the request so answers stay
+// deterministic.
+func requestID(rq *request) string {
+	h := mix64(uint64(len(rq.r.URL.RawQuery)) ^ uint64(rq.now.UnixNano()))
+	for _, c := range rq.r.URL.String() {
+		h = mix64(h ^ uint64(c))
+	}
+	return fmt.Sprintf("%016x%016x", h, mix64(h))
+}
+
+// parseUnix reads whole unix seconds.
+func parseUnix(text string) (time.Time, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0).UTC(), true
+}
+
+// nyDate reads YYYY-MM-DD as midnight New York.
+func nyDate(text string) (time.Time, bool) {
+	d, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(text), market.NewYork)
+	return d, err == nil
+}
+
+// nextDay is midnight New York of the day after the New York date of t.
+func nextDay(t time.Time) time.Time {
+	y, m, d := t.In(market.NewYork).Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, market.NewYork)
+}
+
+// headerKey reads a credential from a header that carries "<scheme> <key>" (scheme may be "").
+func headerKey(r *http.Request, header, scheme string) (string, bool) {
+	v := strings.TrimSpace(r.Header.Get(header))
+	if v == "" {
+		return "", false
+	}
+	if scheme != "" {
+		word, rest, ok := strings.Cut(v, " ")
+		if !ok || !strings.EqualFold(word, scheme) {
+			return v, true // present but not in the scheme: a wrong key
+		}
+		v = strings.TrimSpace(rest)
+	}
+	return v, true
+}
+
+// keyCheck turns the credentials found into an authState.
+func keyCheck(values ...string) authState {
+	for _, v := range values {
+		if v == Key {
+			return authOK
+		}
+	}
+	for _, v := range values {
+		if v != "" {
+			return authWrong
+		}
+	}
+	return authMissing
+}
+
+// maxSpan bounds the window of the providers with no documented limit (tiingo, pyth, fmp, udf),
+// which their adapters stay well inside (a week at a time): it keeps one stray request from
+// walking, and printing, a year of minutes.
+const maxSpan = 31 * 24 * time.Hour
+
+const tooWide = "Error: the simulator serves at most 31 days per request"
+
+var (
+	preRegPost = []market.Session{market.Pre, market.Regular, market.Post}
+	regular    = []market.Session{market.Regular}
+	allDay     = []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
+)
+
+func init() {
+	emulations = []*emulation{
+		yahooEmulation, alpacaEmulation, massiveEmulation, twelvedataEmulation, alphavantageEmulation,
+		tiingoEmulation, pythEmulation, finnhubEmulation, fmpEmulation, udfEmulation,
+	}
+}

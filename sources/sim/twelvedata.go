@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+)
+
+// Twelve Data: GET /time_series?symbol=&interval=1min&start_date=&end_date= (both inclusive, read
+// in timezone=, default the exchange's) &timezone=Exchange|UTC|<IANA> &outputsize=1…5000
+// (default 30, or 5000 with dates: the latest that many bars of the window) &order=desc|asc
+// &adjust=splits (default) | all | dividends | none. The key comes as apikey= or "Authorization:
+// apikey <key>". Errors are JSON with status "error" and the real code in the body, most with
+// HTTP 200: an empty window is {"code":400,"message":"No data is available on the specified
+// dates…"}. Datetimes print in the asked time zone, numbers as strings with 5 decimals. Regular
+// session only (pre/post are a Pro-plan option the simulator does not grant).
+var twelvedataEmulation = &emulation{
+	name:     "twelvedata",
+	sessions: regular,
+	auth: func(r *http.Request) authState {
+		h, _ := headerKey(r, "Authorization", "apikey")
+		return keyCheck(r.URL.Query().Get("apikey"), h)
+	},
+	denied: func(*request, bool) reply {
+		return tdError(http.StatusUnauthorized, 401, "apikey parameter is incorrect or not specified. You can get your free API key instantly following this link: https://twelvedata.com/pricing. If you believe that everything is correct, you can contact us at https://twelvedata.com/contact/customer")
+	},
+	limited: func(rq *request) reply {
+		return tdError(http.StatusTooManyRequests, 429, fmt.Sprintf("You have run out of API credits for the current minute. %d API credits were used, with the current limit being %d. Wait for the next minute or consider switching to a higher tier plan at https://twelvedata.com/pricing", rq.used, rq.limit))
+	},
+	inBody: func(*request) reply {
+		return tdError(http.StatusOK, 500, "We are having an internal error. Please try again later.")
+	},
+	serve: twelvedataSeries,
+}
+
+func tdError(status, code int, msg string) reply {
+	return jsonReply(status, map[string]any{"code": code, "message": msg, "status": "error"})
+}
+
+var tdInfo = map[string]struct{ exchange, mic, kind string }{
+	"NVDA": {"NASDAQ", "XNGS", "Common Stock"},
+	"TSLA": {"NASDAQ", "XNGS", "Common Stock"},
+	"SPY":  {"NYSE", "ARCX", "ETF"},
+}
+
+type tdValue struct {
+	Datetime string `json:"datetime"`
+	Open     string `json:"open"`
+	High     string `json:"high"`
+	Low      string `json:"low"`
+	Close    string `json:"close"`
+	Volume   string `json:"volume"`
+}
+
+var tdLayouts = []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly}
+
+func twelvedataSeries(s *Server, rq *request) reply {
+	if rq.path != "/time_series" {
+		return tdError(http.StatusNotFound, 404, "Not Found")
+	}
+	name := strings.TrimSpace(rq.q.Get("symbol"))
+	if name == "" {
+		return tdError(http.StatusOK, 400, "**symbol** parameter is missing or invalid. Please provide a valid symbol according to API documentation: https://twelvedata.com/docs#reference-data")
+	}
+	if iv := rq.q.Get("interval"); iv != "1min" {
+		return tdError(http.StatusOK, 400, fmt.Sprintf("**interval** %q is not supported by the simulator, which serves 1min", iv))
+	}
+	sym := rq.tapeSymbol(strings.ToUpper(name))
+	if sym == "" {
+		return tdError(http.StatusOK, 404, fmt.Sprintf("**symbol** not found: %s. Please specify it correctly according to API Documentation.", name))
+	}
+	loc := market.NewYork
+	switch tz := rq.q.Get("timezone"); tz {
+	case "", "Exchange", "exchange":
+	case "UTC", "utc":
+		loc = time.UTC
+	default:
+		l, err := time.LoadLocation(tz)
+		if err != nil {
+			return tdError(http.StatusOK, 400, fmt.Sprintf("**timezone** %q is invalid", tz))
+		}
+		loc = l
+	}
+	parse := func(key string) (time.Time, bool, reply) {
+		v := strings.TrimSpace(rq.q.Get(key))
+		if v == "" {
+			return time.Time{}, false, reply{}
+		}
+		for _, layout := range tdLayouts {
+			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+				return t, true, reply{}
+			}
+		}
+		return time.Time{}, false, tdError(http.StatusOK, 400, fmt.Sprintf("**%s** %q is not in the format 2006-01-02 or 2006-01-02 15:04:05", key, v))
+	}
+	start, hasStart, bad := parse("start_date")
+	if bad.status != 0 {
+		return bad
+	}
+	end, hasEnd, bad := parse("end_date")
+	if bad.status != 0 {
+		return bad
+	}
+	if !hasEnd {
+		end = rq.now
+	}
+	if d := rq.q.Get("date"); d != "" {
+		now := rq.now.In(loc)
+		day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+		switch d {
+		case "today":
+		case "yesterday":
+			day = day.AddDate(0, 0, -1)
+		default:
+			t, err := time.ParseInLocation(time.DateOnly, d, loc)
+			if err != nil {
+				return tdError(http.StatusOK, 400, fmt.Sprintf("**date** %q is not in the format 2006-01-02", d))
+			}
+			day = t
+		}
+		start, end, hasStart, hasEnd = day, day.AddDate(0, 0, 1).Add(-time.Second), true, true
+	}
+	size := 30
+	if hasStart || hasEnd {
+		size = 5000
+	}
+	if v := rq.q.Get("outputsize"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 5000 {
+			return tdError(http.StatusOK, 400, "**outputsize** parameter must be between 1 and 5000")
+		}
+		size = n
+	}
+	if !hasStart {
+		start = dayStart(tapeFirst)
+	}
+	adjusted := true
+	switch rq.q.Get("adjust") {
+	case "", "splits", "all":
+	case "none", "dividends":
+		adjusted = false
+	default:
+		return tdError(http.StatusOK, 400, "**adjust** must be one of all, splits, dividends, none")
+	}
+	bars := s.latest(rq, sym, start, end.Add(time.Nanosecond), regular, adjusted, size) // the latest size bars
+	if len(bars) == 0 {
+		return tdError(http.StatusOK, 400, "No data is available on the specified dates. Try setting different start/end dates.")
+	}
+	values := make([]tdValue, len(bars))
+	desc := !strings.EqualFold(rq.q.Get("order"), "asc")
+	for i, b := range bars {
+		j := i
+		if desc {
+			j = len(bars) - 1 - i
+		}
+		values[j] = tdValue{
+			Datetime: b.start.In(loc).Format("2006-01-02 15:04:05"),
+			Open:     fixedText(b.o, 5), High: fixedText(b.h, 5), Low: fixedText(b.l, 5), Close: fixedText(b.c, 5),
+			Volume: strconv.FormatInt(b.v, 10),
+		}
+	}
+	info := tdInfo[sym]
+	type tdMeta struct {
+		Symbol           string `json:"symbol"`
+		Interval         string `json:"interval"`
+		Currency         string `json:"currency"`
+		ExchangeTimezone string `json:"exchange_timezone"`
+		Exchange         string `json:"exchange"`
+		MIC              string `json:"mic_code"`
+		Type             string `json:"type"`
+	}
+	return jsonReply(http.StatusOK, struct {
+		Meta   tdMeta    `json:"meta"`
+		Values []tdValue `json:"values"`
+		Status string    `json:"status"`
+	}{tdMeta{sym, "1min", "USD", "America/New_York", info.exchange, info.mic, info.kind}, values, "ok"})
+}
