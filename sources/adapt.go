@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,6 +150,32 @@ func ParseSessionList(text string) ([]market.Session, error) {
 		return nil, errors.New("no sessions listed")
 	}
 	return market.ParseSessions(names)
+}
+
+// CheckBaseURL requires base_url to be an http(s) URL; adapters with a provider default fill it
+// in first, the generic ones have none.
+func CheckBaseURL(s Settings) error {
+	u, err := url.Parse(s.BaseURL)
+	if s.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("source %s: base_url %q must be an http(s) URL", s.Name, s.BaseURL)
+	}
+	return nil
+}
+
+// CheckWindow refuses what no provider can answer: an empty symbol, an inverted window, or one
+// reaching further back than the source's lookback (asking would only spend the rate budget on
+// an answer that is missing bars).
+func CheckWindow(name, symbol string, from, to time.Time, lookback time.Duration, now time.Time) error {
+	if strings.TrimSpace(symbol) == "" {
+		return Errorf(name, ErrUnknownSymbol, "empty symbol")
+	}
+	if to.Before(from) {
+		return Errorf(name, ErrUnsupportedWindow, "window ends (%s) before it starts (%s)", to.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339))
+	}
+	if lookback > 0 && to.After(from) && from.Before(now.Add(-lookback)) {
+		return Errorf(name, ErrUnsupportedWindow, "%s is older than the %s of 1-minute history the source keeps", from.UTC().Format(time.RFC3339), lookback)
+	}
+	return nil
 }
 
 // CheckOptions refuses options a factory does not declare (a typo in sources.yaml should not

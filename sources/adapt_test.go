@@ -240,3 +240,35 @@ func TestResponseErrorAndAdopt(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckBaseURLAndWindow(t *testing.T) {
+	for base, ok := range map[string]bool{"https://api.tiingo.com": true, "http://127.0.0.1:8080/pyth": true, "": false,
+		"api.tiingo.com": false, "ftp://x.example": false, "https://": false} {
+		if err := CheckBaseURL(Settings{Name: "s", BaseURL: base}); (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "base_url")) {
+			t.Errorf("CheckBaseURL(%q) = %v", base, err)
+		}
+	}
+	now := time.Date(2026, 11, 27, 16, 0, 0, 0, time.UTC)
+	at := now.Add(-48 * time.Hour)
+	tests := []struct {
+		symbol   string
+		from, to time.Time
+		lookback time.Duration
+		kind     error
+	}{
+		{"NVDA", at, at.Add(time.Hour), 0, nil},
+		{"NVDA", at, at, 0, nil},
+		{"", at, at.Add(time.Hour), 0, ErrUnknownSymbol},
+		{"  ", at, at.Add(time.Hour), 0, ErrUnknownSymbol},
+		{"NVDA", at, at.Add(-time.Second), 0, ErrUnsupportedWindow},
+		{"NVDA", at, at.Add(time.Hour), 72 * time.Hour, nil},
+		{"NVDA", at, at.Add(time.Hour), 24 * time.Hour, ErrUnsupportedWindow},
+		{"NVDA", at, at, 24 * time.Hour, nil}, // an empty window asks nothing, so it is never too old
+	}
+	for _, tt := range tests {
+		err := CheckWindow("s", tt.symbol, tt.from, tt.to, tt.lookback, now)
+		if (tt.kind == nil) != (err == nil) || (tt.kind != nil && !errors.Is(err, tt.kind)) {
+			t.Errorf("CheckWindow(%q, %v, %v, %v) = %v, want %v", tt.symbol, tt.from, tt.to, tt.lookback, err, tt.kind)
+		}
+	}
+}

@@ -82,7 +82,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if err := sources.CheckOptions(s, sources.Factory{Options: options, Required: required}); err != nil {
 		return nil, err
 	}
-	if err := udf.CheckBaseURL(s); err != nil {
+	if err := sources.CheckBaseURL(s); err != nil {
 		return nil, err
 	}
 	opt := func(k, def string) string {
@@ -182,7 +182,7 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 // whether the provider reads {to} as inclusive, so it sends the window's bounds as they are and
 // keeps only the bars inside; a bar fetched twice at a shared bound is dropped by Tidy.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := udf.CheckRequest(s.client.Name(), symbol, from, to, s.cov.Lookback, s.now()); err != nil {
+	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, s.cov.Lookback, s.now()); err != nil {
 		return nil, err
 	}
 	symbol = strings.TrimSpace(symbol)

@@ -42,7 +42,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL
 	}
-	if err := udf.CheckBaseURL(s); err != nil {
+	if err := sources.CheckBaseURL(s); err != nil {
 		return nil, err
 	}
 	path := DefaultHistoryPath

@@ -13,7 +13,6 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
-	"github.com/pricerig/pricerig/sources/udf"
 )
 
 // DefaultBaseURL is Tiingo's API host.
@@ -47,7 +46,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL
 	}
-	if err := udf.CheckBaseURL(s); err != nil {
+	if err := sources.CheckBaseURL(s); err != nil {
 		return nil, err
 	}
 	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
@@ -68,7 +67,7 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars asks for the dates covering [from, to), seven at a time, and keeps the bars in the window.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := udf.CheckRequest(s.client.Name(), symbol, from, to, 0, time.Time{}); err != nil {
+	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, 0, time.Time{}); err != nil {
 		return nil, err
 	}
 	path := "/iex/" + url.PathEscape(strings.TrimSpace(symbol)) + "/prices"

@@ -60,7 +60,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if err := sources.CheckOptions(s, sources.Factory{Options: options}); err != nil {
 		return nil, err
 	}
-	if err := CheckBaseURL(s); err != nil {
+	if err := sources.CheckBaseURL(s); err != nil {
 		return nil, err
 	}
 	opt := func(k, def string) string {
@@ -86,15 +86,6 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		Resolution:  opt("resolution", "1"),
 		Coverage:    cov,
 	}, d.Now), nil
-}
-
-// CheckBaseURL requires an http(s) base_url, which a generic source has no default for.
-func CheckBaseURL(s sources.Settings) error {
-	u, err := url.Parse(s.BaseURL)
-	if s.BaseURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("source %s: base_url %q must be an http(s) URL", s.Name, s.BaseURL)
-	}
-	return nil
 }
 
 // AuthHeader is the header that carries the key of a generic source: none without a key,
@@ -168,7 +159,7 @@ func (s *Source) Coverage() sources.Coverage { return s.cfg.Coverage }
 // from and to are both inclusive seconds, so each window [a, b) is asked as from=a, to=b-1s: the
 // bar starting at b belongs to the next window and is never fetched twice.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := CheckRequest(s.client.Name(), symbol, from, to, s.cfg.Coverage.Lookback, s.now()); err != nil {
+	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, s.cfg.Coverage.Lookback, s.now()); err != nil {
 		return nil, err
 	}
 	var all []sources.Bar
@@ -199,22 +190,6 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
 	}
 	return sources.Tidy(all, from, to), nil
-}
-
-// CheckRequest refuses what no provider can answer: an empty symbol, an inverted window, or one
-// reaching further back than the source's lookback (asking would only spend the rate budget on
-// an answer that is missing bars).
-func CheckRequest(name, symbol string, from, to time.Time, lookback time.Duration, now time.Time) error {
-	if strings.TrimSpace(symbol) == "" {
-		return sources.Errorf(name, sources.ErrUnknownSymbol, "empty symbol")
-	}
-	if to.Before(from) {
-		return sources.Errorf(name, sources.ErrUnsupportedWindow, "window ends (%s) before it starts (%s)", to.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339))
-	}
-	if lookback > 0 && to.After(from) && from.Before(now.Add(-lookback)) {
-		return sources.Errorf(name, sources.ErrUnsupportedWindow, "%s is older than the %s of 1-minute history the source keeps", from.UTC().Format(time.RFC3339), lookback)
-	}
-	return nil
 }
 
 // history is a UDF body. Every array element stays raw JSON text so prices never pass through a
