@@ -1,0 +1,212 @@
+package feeds
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Rules are the reconcile: block of sources.yaml.
+type Rules struct {
+	MinSources int           // survivors needed for an answer
+	OutlierBps uint32        // a price farther than this from the first median is dropped
+	MaxCarry   time.Duration // how old a carried bar may be, counted from the minute asked
+	Sessions   []market.Session
+	// Window is how far before the minute (or before the last in-session minute, for a minute
+	// outside the sessions) the first request of each source reaches. When it holds no bar,
+	// one more request reaches back to MaxCarry.
+	Window time.Duration
+	// Deadline bounds the whole fetch; a source that has not answered by then is pending.
+	Deadline time.Duration
+	// EarlyQuorum is how many agreeing answers end the fetch before the slow sources answer:
+	// 0 means a majority of the sources asked, WaitForAll means never stop early. It is never
+	// less than MinSources.
+	EarlyQuorum int
+}
+
+// WaitForAll as Rules.EarlyQuorum (early_quorum: all) waits for every source or the deadline.
+const WaitForAll = -1
+
+// DefaultRules are the rules a spec gets for the keys it leaves out.
+func DefaultRules() Rules {
+	return Rules{
+		MinSources: 2,
+		OutlierBps: 25,
+		MaxCarry:   96 * time.Hour,
+		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
+		Window:     30 * time.Minute,
+		Deadline:   20 * time.Second,
+	}
+}
+
+// Status is how one source fared for one minute.
+type Status string
+
+// The statuses of a Quote.
+const (
+	StatusOK         Status = "ok"          // the close of the bar that starts at the minute
+	StatusCarried    Status = "carried"     // the close of an earlier bar, within max_carry
+	StatusOutlier    Status = "outlier"     // a price, dropped for being beyond outlier_bps
+	StatusNoData     Status = "no_data"     // no bar within max_carry
+	StatusNoKey      Status = "no_key"      // the source's key variable is unset
+	StatusNotCovered Status = "not_covered" // not in the feed, or it cannot see the minute's session or date
+	StatusError      Status = "error"       // the request failed; Err says how
+	StatusPending    Status = "pending"     // no answer yet when the reconciler stopped waiting
+)
+
+// Priced reports whether a status carries a price.
+func (s Status) Priced() bool {
+	return s == StatusOK || s == StatusCarried || s == StatusOutlier
+}
+
+// Quote is one source's answer for one minute, with its provenance.
+type Quote struct {
+	Source  string         // the source's name in sources.yaml
+	Symbol  string         // the provider's symbol
+	Status  Status         //
+	Price   numeric.Scaled // raw, in the shares of the minute; 0 unless Status.Priced()
+	BarTime time.Time      // start of the bar Price is the close of
+	Carried bool           // BarTime is before the minute asked (kept when Status turns outlier)
+	Err     string         // why there is no price, when there is none
+	Latency time.Duration  // time spent fetching (all requests)
+	// Requests counts the Bars calls made (0 when the source was not asked).
+	Requests int
+	// DistanceCentiBps is |Price − reference| / reference in hundredths of a basis point, where
+	// the reference is the answer (or the first median when there is no answer); -1 without a
+	// price.
+	DistanceCentiBps int64
+}
+
+// DistanceBps is the distance as text with two decimals ("12.34"), "" without a price.
+func (q Quote) DistanceBps() string {
+	if q.DistanceCentiBps < 0 {
+		return ""
+	}
+	return FormatCentiBps(q.DistanceCentiBps)
+}
+
+// FormatCentiBps prints hundredths of a basis point as basis points with two decimals, as
+// numeric.DistanceBps does: 1234 → "12.34".
+func FormatCentiBps(c int64) string {
+	s := strconv.FormatInt(c, 10)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	return s[:len(s)-2] + "." + s[len(s)-2:]
+}
+
+// Result is the reconciled price of one symbol at one minute, with every source's quote.
+type Result struct {
+	Symbol string
+	Minute time.Time
+	// Effective is the minute the sources are read at: Minute itself, or for a minute outside
+	// the sessions the last in-session minute before it. Session is its session.
+	Effective time.Time
+	Session   market.Session
+	Agreed    bool           // an answer was reached: at least min_sources survived
+	Price     numeric.Scaled // the answer when Agreed
+	Median    numeric.Scaled // lower median of every priced quote, before outliers were dropped
+	Survivors int            // priced quotes within outlier_bps of Median
+	Reason    string         // why there is no answer, when there is none
+	Early     bool           // the fetch stopped on an early quorum, before every source answered
+	Quotes    []Quote        // one per source of the spec, in spec order
+}
+
+// PriceAt applies the price-at-minute rule to one source's bars: the bar that starts at minute,
+// else the latest bar before it no older than maxCarry (minute − start ≤ maxCarry). Bars after the
+// minute are ignored; order does not matter. carried is false for the bar at the minute itself.
+func PriceAt(bars []sources.Bar, minute time.Time, maxCarry time.Duration) (bar sources.Bar, carried, ok bool) {
+	oldest := minute.Add(-maxCarry)
+	for _, b := range bars {
+		if b.Start.After(minute) || b.Start.Before(oldest) || b.Close <= 0 {
+			continue
+		}
+		if !ok || b.Start.After(bar.Start) {
+			bar, ok = b, true
+		}
+	}
+	return bar, ok && !bar.Start.Equal(minute), ok
+}
+
+// Reconcile turns quotes into an answer: the lower median of the priced quotes; quotes farther
+// than OutlierBps from it become outliers; the answer is the lower median of the rest, if at least
+// MinSources remain. It is pure: the same quotes and rules give the same result, so backfill and
+// audit can run it on stored bars. Only MinSources and OutlierBps of the rules are used. A quote
+// already marked outlier is judged afresh (its Carried field tells ok from carried).
+func Reconcile(quotes []Quote, rules Rules) Result {
+	res := Result{Quotes: slices.Clone(quotes)}
+	var priced []int
+	for i := range res.Quotes {
+		q := &res.Quotes[i]
+		q.DistanceCentiBps = -1
+		if q.Status.Priced() && q.Price > 0 {
+			q.Status = StatusOK
+			if q.Carried {
+				q.Status = StatusCarried
+			}
+			priced = append(priced, i)
+		}
+	}
+	min := rules.MinSources
+	if min < 1 {
+		min = 1
+	}
+	if len(priced) == 0 {
+		res.Reason = "no source gave a price"
+		return res
+	}
+	first := lowerMedian(res.Quotes, priced)
+	res.Median = first
+	var kept []int
+	for _, i := range priced {
+		q := &res.Quotes[i]
+		if numeric.WithinTolerance(q.Price.Big(), first.Big(), rules.OutlierBps) {
+			kept = append(kept, i)
+		} else {
+			q.Status = StatusOutlier
+		}
+	}
+	res.Survivors = len(kept)
+	ref := first
+	if len(kept) >= min {
+		res.Price = lowerMedian(res.Quotes, kept)
+		res.Agreed = true
+		ref = res.Price
+	} else {
+		res.Reason = tooFew(len(priced), len(kept), min)
+	}
+	for _, i := range priced {
+		q := &res.Quotes[i]
+		q.DistanceCentiBps = numeric.DistanceCentiBps(q.Price, ref)
+	}
+	return res
+}
+
+func lowerMedian(quotes []Quote, idx []int) numeric.Scaled {
+	prices := make([]numeric.Scaled, len(idx))
+	for k, i := range idx {
+		prices[k] = quotes[i].Price
+	}
+	slices.Sort(prices)
+	return prices[(len(prices)-1)/2]
+}
+
+func tooFew(priced, kept, min int) string {
+	if priced == kept {
+		return plural(priced, "source") + " gave a price; min_sources is " + itoa(min)
+	}
+	return plural(priced, "source") + " gave a price but only " + itoa(kept) + " agreed within outlier_bps; min_sources is " + itoa(min)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return itoa(n) + " " + word + "s"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

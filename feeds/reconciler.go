@@ -1,0 +1,479 @@
+package feeds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Errors of Price. A Result comes back with ErrNoAnswer and ErrTooOld too, for its provenance.
+var (
+	ErrUnknownSymbol = errors.New("unknown symbol")
+	ErrUnaligned     = errors.New("minute is not aligned to 60 s")
+	ErrNotClosed     = errors.New("minute has not closed yet")
+	ErrTooOld        = errors.New("minute is older than every source's 1-minute history")
+	ErrNoAnswer      = errors.New("no answer")
+)
+
+// Deps are what a Reconciler gets from its host. Now is the clock every decision reads (is the
+// minute closed, how far back each source reaches, which splits have happened).
+type Deps struct {
+	sources.Deps
+	// After starts the deadline timer; nil means a real timer. Tests fire the deadline by hand.
+	After func(time.Duration) <-chan time.Time
+}
+
+// Member is one source of the spec as the reconciler holds it.
+type Member struct {
+	Name    string
+	Source  sources.Source // nil when skipped
+	Missing string         // why it is skipped: its key variable is unset
+}
+
+// Config is what a Reconciler reconciles with: the spec's rules, feeds and splits, and its
+// sources built.
+type Config struct {
+	Rules   Rules
+	Feeds   []Feed
+	Splits  Splits
+	Members []Member // in spec order; every Result has one Quote per member
+}
+
+// Reconciler prices a symbol at a minute from every source of its feed at once.
+type Reconciler struct {
+	cfg  Config
+	deps Deps
+}
+
+// NewReconciler builds a reconciler over sources already built (tests, or hosts that build
+// their own).
+func NewReconciler(cfg Config, d Deps) *Reconciler {
+	d.Deps = d.Deps.WithDefaults()
+	return &Reconciler{cfg: cfg, deps: d}
+}
+
+// New builds the sources of a loaded spec and a reconciler over them.
+func New(spec *Spec, d Deps) (*Reconciler, error) {
+	members, err := BuildSources(spec, d.Deps)
+	if err != nil {
+		return nil, err
+	}
+	return NewReconciler(Config{Rules: spec.Rules, Feeds: spec.Feeds, Splits: spec.Splits, Members: members}, d), nil
+}
+
+// BuildSources builds every usable source of a spec with its type's factory; skipped sources come
+// back with Source nil and Missing set.
+func BuildSources(spec *Spec, d sources.Deps) ([]Member, error) {
+	out := make([]Member, 0, len(spec.Sources))
+	for _, s := range spec.Sources {
+		m := Member{Name: s.Name, Missing: s.Missing}
+		if s.Usable() {
+			f, ok := sources.Lookup(s.Type)
+			if !ok {
+				return nil, fmt.Errorf("source %s: unknown type %q", s.Name, s.Type)
+			}
+			src, err := f.New(s.Settings, d)
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
+			m.Source = src
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Rules returns the reconcile rules.
+func (r *Reconciler) Rules() Rules { return r.cfg.Rules }
+
+// Feed returns the feed of a symbol.
+func (r *Reconciler) Feed(symbol string) (Feed, bool) {
+	for _, f := range r.cfg.Feeds {
+		if f.Symbol == symbol {
+			return f, true
+		}
+	}
+	return Feed{}, false
+}
+
+// Source returns a built source by name; nil when unknown or skipped.
+func (r *Reconciler) Source(name string) sources.Source {
+	for _, m := range r.cfg.Members {
+		if m.Name == name {
+			return m.Source
+		}
+	}
+	return nil
+}
+
+// Members lists the sources in spec order.
+func (r *Reconciler) Members() []Member { return slices.Clone(r.cfg.Members) }
+
+// PriceOption changes one Price call.
+type PriceOption func(*priceOptions)
+
+type priceOptions struct{ earlyQuorum int }
+
+// WaitAll makes Price wait for every source (or the deadline): it never stops early, neither on
+// an early quorum nor when no answer is possible any more. The rig's self-check wants every
+// source's price for the expected median.
+func WaitAll() PriceOption { return func(o *priceOptions) { o.earlyQuorum = WaitForAll } }
+
+// EarlyQuorum overrides Rules.EarlyQuorum for one call.
+func EarlyQuorum(n int) PriceOption { return func(o *priceOptions) { o.earlyQuorum = n } }
+
+// Aligned reports whether t is a whole UTC minute.
+func Aligned(t time.Time) bool { return t.Equal(t.Truncate(time.Minute)) }
+
+// task is one source to ask.
+type task struct {
+	idx      int
+	src      sources.Source
+	symbol   string
+	from, to time.Time // first request
+	floor    time.Time // the second request, if the first holds no bar, covers [floor, from)
+	adjusted bool      // the source returns split-adjusted prices
+	splits   []Split   // the feed's splits, to undo the adjustment
+}
+
+// Price reconciles the price of symbol at minute.
+//
+// Which sources are asked: those of the symbol's feed that have their keys, whose coverage
+// includes the session of the effective minute (the minute itself, or for a minute outside the
+// configured sessions the last in-session minute before it, within max_carry), whose 1-minute
+// history reaches back that far and whose publication delay has passed. The others get a
+// not_covered or no_key quote.
+//
+// Each asked source gets one request for [effective − window, effective + 1m) (clipped to its
+// lookback) and, only when that holds no bar at or before the minute, a second one reaching back
+// to max_carry (clipped to its lookback and its MaxWindow). A Saturday minute thus costs one
+// request per source, reaching back to Friday's last in-session minute.
+//
+// When to stop: every source answered; or the deadline passed (the rest are pending); or, early,
+// the priced answers number at least the early quorum — max(min_sources, early_quorum, or a
+// majority of the asked sources when early_quorum is 0) but never more than the asked sources —
+// and every one of them lies within outlier_bps of their lower median (the rest are pending); or
+// no answer can be reached any more (priced + still running < min_sources).
+//
+// The error is ErrUnaligned, ErrUnknownSymbol or ErrNotClosed for a minute that cannot be asked
+// (with an empty Result), and ErrTooOld or ErrNoAnswer (wrapped, with the reason) alongside a
+// full Result when the sources gave no answer.
+func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time, opts ...PriceOption) (Result, error) {
+	o := priceOptions{earlyQuorum: r.cfg.Rules.EarlyQuorum}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	rules := r.cfg.Rules
+	minute = minute.UTC()
+	if !Aligned(minute) {
+		return Result{}, fmt.Errorf("%w: %s", ErrUnaligned, minute.Format(time.RFC3339Nano))
+	}
+	feed, ok := r.Feed(symbol)
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q (the spec has %s)", ErrUnknownSymbol, symbol, strings.Join(r.symbols(), ", "))
+	}
+	now := r.deps.Now().UTC()
+	if closes := minute.Add(time.Minute); closes.After(now) {
+		return Result{}, fmt.Errorf("%w: the minute %s closes at %s, and it is %s", ErrNotClosed,
+			minute.Format(time.RFC3339), closes.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+
+	res := Result{Symbol: symbol, Minute: minute}
+	quotes := make([]Quote, len(r.cfg.Members))
+	for i, m := range r.cfg.Members {
+		quotes[i] = Quote{Source: m.Name, DistanceCentiBps: -1}
+		quotes[i].Symbol, _ = feed.ProviderSymbol(m.Name)
+	}
+	effective := minute
+	if !market.InSessions(minute, rules.Sessions) {
+		prev, ok := market.PrevSessionMinute(minute, rules.Sessions, rules.MaxCarry)
+		if !ok {
+			for i := range quotes {
+				quotes[i].Status = StatusNotCovered
+				quotes[i].Err = "no minute of the configured sessions within max_carry"
+			}
+			res.Quotes = quotes
+			res.Reason = fmt.Sprintf("the minute is outside the sessions (%s) and none ran in the %s before it", sessionList(rules.Sessions), rules.MaxCarry)
+			return res, fmt.Errorf("%w: %s", ErrNoAnswer, res.Reason)
+		}
+		effective = prev
+	}
+	session, _ := market.SessionAt(effective)
+	res.Effective, res.Session = effective, session
+
+	tasks, candidates, tooOld := r.plan(feed, quotes, minute, effective, session, now)
+	if len(tasks) == 0 && candidates > 0 && tooOld == candidates {
+		res.Quotes = quotes
+		res.Reason = "the minute is older than the 1-minute history of every source"
+		return res, fmt.Errorf("%w: %s", ErrTooOld, minute.Format(time.RFC3339))
+	}
+
+	early := r.gather(ctx, tasks, quotes, minute, now, o.earlyQuorum)
+	final := Reconcile(quotes, rules)
+	final.Symbol, final.Minute, final.Effective, final.Session, final.Early = symbol, minute, effective, session, early
+	for _, q := range final.Quotes {
+		r.deps.Logger.Debug("quote", slog.String("symbol", symbol), slog.Time("minute", minute),
+			slog.String("source", q.Source), slog.String("status", string(q.Status)),
+			slog.String("price", q.Price.String()), slog.String("err", q.Err), slog.Duration("latency", q.Latency))
+	}
+	if !final.Agreed {
+		if len(tasks) == 0 {
+			final.Reason = "no source of the feed can answer this minute"
+		}
+		return final, fmt.Errorf("%w: %s", ErrNoAnswer, final.Reason)
+	}
+	return final, nil
+}
+
+func (r *Reconciler) symbols() []string {
+	out := make([]string, len(r.cfg.Feeds))
+	for i, f := range r.cfg.Feeds {
+		out[i] = f.Symbol
+	}
+	return out
+}
+
+// plan decides which sources to ask and fills in the quotes of the others. candidates counts
+// the sources of the feed with keys that cover the session; tooOld those of them whose history
+// does not reach the minute.
+func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time, session market.Session, now time.Time) (tasks []task, candidates, tooOld int) {
+	rules := r.cfg.Rules
+	for i, m := range r.cfg.Members {
+		q := &quotes[i]
+		if q.Symbol == "" {
+			q.Status, q.Err = StatusNotCovered, "not in the "+feed.Symbol+" feed"
+			continue
+		}
+		if m.Source == nil {
+			q.Status, q.Err = StatusNoKey, m.Missing
+			if q.Err == "" {
+				q.Err = "the source is not configured"
+			}
+			continue
+		}
+		cov := m.Source.Coverage()
+		if !cov.Covers(session) {
+			q.Status, q.Err = StatusNotCovered, fmt.Sprintf("covers %s, not the %s session", sessionList(cov.Sessions), session)
+			continue
+		}
+		candidates++
+		var lb time.Time
+		if cov.Lookback > 0 {
+			lb = ceilMinute(now.Add(-cov.Lookback))
+			if effective.Before(lb) {
+				tooOld++
+				q.Status, q.Err = StatusNotCovered, fmt.Sprintf("its 1-minute history reaches back %s, to %s", cov.Lookback, lb.Format(time.RFC3339))
+				continue
+			}
+		}
+		if ready := effective.Add(time.Minute + cov.Delay); ready.After(now) {
+			q.Status, q.Err = StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is ready at %s", cov.Delay, ready.Format(time.RFC3339))
+			continue
+		}
+		t := task{
+			idx: i, src: m.Source, symbol: q.Symbol,
+			from: effective.Add(-rules.Window), to: effective.Add(time.Minute),
+			floor:    minute.Add(-rules.MaxCarry),
+			adjusted: cov.Adjustment == sources.SplitAdjusted || cov.Adjustment == sources.SplitDividendAdjusted,
+			splits:   r.cfg.Splits[feed.Symbol],
+		}
+		if t.from.Before(lb) {
+			t.from = lb
+		}
+		if t.floor.Before(lb) {
+			t.floor = lb
+		}
+		if cov.MaxWindow > 0 && t.floor.Before(t.from.Add(-cov.MaxWindow)) {
+			t.floor = t.from.Add(-cov.MaxWindow)
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, candidates, tooOld
+}
+
+// gather runs the tasks concurrently and writes their quotes; it reports whether it stopped on an
+// early quorum.
+func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, minute, now time.Time, earlyQuorum int) (early bool) {
+	if len(tasks) == 0 {
+		return false
+	}
+	rules := r.cfg.Rules
+	if err := context.Cause(ctx); err != nil {
+		for _, t := range tasks {
+			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, "stopped: "+err.Error()
+		}
+		return false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		idx int
+		q   Quote
+	}
+	answers := make(chan answer, len(tasks)) // buffered: a late answer never blocks its goroutine
+	for _, t := range tasks {
+		q := quotes[t.idx] // a copy: the goroutine never touches quotes, which gather owns
+		go func() { answers <- answer{t.idx, r.fetch(ctx, t, q, minute, now)} }()
+	}
+	var deadline <-chan time.Time
+	if r.deps.After != nil {
+		deadline = r.deps.After(rules.Deadline)
+	} else {
+		timer := time.NewTimer(rules.Deadline)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	quorum := effectiveQuorum(earlyQuorum, rules.MinSources, len(tasks))
+	done := make(map[int]bool, len(tasks))
+	why := ""
+	for len(done) < len(tasks) && why == "" {
+		select {
+		case a := <-answers:
+			quotes[a.idx] = a.q
+			done[a.idx] = true
+			if earlyQuorum != WaitForAll {
+				why = stopEarly(quotes, tasks, done, quorum, rules)
+				early = why != ""
+			}
+		case <-deadline:
+			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
+		case <-ctx.Done():
+			why = "stopped: " + context.Cause(ctx).Error()
+		}
+	}
+	for _, t := range tasks {
+		if !done[t.idx] {
+			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, why
+		}
+	}
+	return early
+}
+
+// effectiveQuorum is the number of agreeing priced answers that ends the fetch early.
+func effectiveQuorum(early, minSources, asked int) int {
+	q := early
+	switch {
+	case early == WaitForAll:
+		return asked
+	case early <= 0:
+		q = asked/2 + 1
+	}
+	q = max(q, minSources)
+	return min(q, asked)
+}
+
+// stopEarly says why the fetch can stop before every source answered, or "".
+func stopEarly(quotes []Quote, tasks []task, done map[int]bool, quorum int, rules Rules) string {
+	if len(done) == len(tasks) {
+		return ""
+	}
+	var priced []Quote
+	for idx := range done {
+		if quotes[idx].Status.Priced() {
+			priced = append(priced, quotes[idx])
+		}
+	}
+	running := len(tasks) - len(done)
+	if len(priced)+running < max(rules.MinSources, 1) {
+		return fmt.Sprintf("stopped: only %s can still give a price; min_sources is %d", plural(len(priced)+running, "source"), rules.MinSources)
+	}
+	if len(priced) < quorum {
+		return ""
+	}
+	if rec := Reconcile(priced, rules); rec.Survivors == len(priced) {
+		return fmt.Sprintf("stopped: %d sources agreed first", len(priced))
+	}
+	return ""
+}
+
+// fetch asks one source and applies the price-at-minute rule to what it returns.
+func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, now time.Time) Quote {
+	rules := r.cfg.Rules
+	start := time.Now() // latency is a measurement for reports, not a decision: the real clock
+	bar, found, failed := r.ask(ctx, t, &q, t.from, t.to, minute, now)
+	if failed {
+		q.Latency = time.Since(start)
+		return q
+	}
+	if !found && t.floor.Before(t.from) {
+		bar, found, failed = r.ask(ctx, t, &q, t.floor, t.from, minute, now)
+		if failed {
+			q.Latency = time.Since(start)
+			return q
+		}
+	}
+	q.Latency = time.Since(start)
+	if !found {
+		q.Status = StatusNoData
+		q.Err = fmt.Sprintf("no bar in the %s before %s", rules.MaxCarry, minute.Format(time.RFC3339))
+		return q
+	}
+	q.Status, q.Price, q.BarTime, q.Carried = StatusOK, bar.Close, bar.Start, !bar.Start.Equal(minute)
+	if q.Carried {
+		q.Status = StatusCarried
+	}
+	return q
+}
+
+// ask makes one request and looks for the price at the minute in its bars. failed means q now
+// holds the failure.
+func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, minute, now time.Time) (bar sources.Bar, found, failed bool) {
+	q.Requests++
+	bars, err := t.src.Bars(ctx, t.symbol, from, to)
+	if err != nil {
+		if errors.Is(err, sources.ErrNoData) {
+			return sources.Bar{}, false, false // an empty window, as some providers report it
+		}
+		q.Status, q.Err = classify(err), err.Error()
+		return sources.Bar{}, false, true
+	}
+	if t.adjusted {
+		bars, err = Unadjust(bars, t.splits, now)
+		if err != nil {
+			q.Status, q.Err = StatusError, err.Error()
+			return sources.Bar{}, false, true
+		}
+	}
+	rules := r.cfg.Rules
+	in := bars[:0:0]
+	for _, b := range bars {
+		if !b.Start.Before(from) && b.Start.Before(to) && market.InSessions(b.Start, rules.Sessions) {
+			in = append(in, b)
+		}
+	}
+	bar, _, found = PriceAt(in, minute, rules.MaxCarry)
+	return bar, found, false
+}
+
+func classify(err error) Status {
+	switch {
+	case errors.Is(err, sources.ErrNoData):
+		return StatusNoData
+	case errors.Is(err, sources.ErrNoKey):
+		return StatusNoKey
+	}
+	return StatusError
+}
+
+func ceilMinute(t time.Time) time.Time {
+	m := t.Truncate(time.Minute)
+	if m.Before(t) {
+		m = m.Add(time.Minute)
+	}
+	return m
+}
+
+func sessionList(ss []market.Session) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
