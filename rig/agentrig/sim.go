@@ -1,0 +1,143 @@
+package agentrig
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+)
+
+// Sim is go-ethereum's simulated chain (chain id 1337) with funded accounts and the reference
+// contract deployed, for tests and devnet. Blocks are sealed on demand: Send seals one per
+// transaction.
+type Sim struct {
+	Backend  *simulated.Backend
+	Client   simulated.Client
+	ChainID  *big.Int
+	Keys     []*ecdsa.PrivateKey // funded accounts; Keys[0] deployed the contract (its treasury)
+	Address  common.Address      // the contract
+	ABI      *AgentRig
+	Contract *bind.BoundContract
+}
+
+// SimConfig sets up a Sim. Zero values mean: 10 accounts, the seed's 4-minute windows, 1000 ETH
+// per account.
+type SimConfig struct {
+	Accounts     int
+	CommitWindow time.Duration
+	RevealWindow time.Duration
+	Balance      *big.Int
+}
+
+// SimKey is the i-th simulated account's key. The keys are derived from a fixed text so that
+// addresses are the same on every run; they are public and worthless.
+func SimKey(i int) *ecdsa.PrivateKey {
+	key, err := crypto.ToECDSA(crypto.Keccak256([]byte(fmt.Sprintf("pricerig simulated account %d", i))))
+	if err != nil {
+		panic(err) // a keccak output is a valid key but for a 2^-128 chance
+	}
+	return key
+}
+
+// NewSim starts a simulated chain and deploys the contract from Keys[0].
+func NewSim(cfg SimConfig) (*Sim, error) {
+	if cfg.Accounts <= 0 {
+		cfg.Accounts = 10
+	}
+	if cfg.Balance == nil {
+		cfg.Balance = new(big.Int).Mul(big.NewInt(1000), big.NewInt(1e18))
+	}
+	alloc := types.GenesisAlloc{}
+	keys := make([]*ecdsa.PrivateKey, cfg.Accounts)
+	for i := range keys {
+		keys[i] = SimKey(i)
+		alloc[crypto.PubkeyToAddress(keys[i].PublicKey)] = types.Account{Balance: new(big.Int).Set(cfg.Balance)}
+	}
+	backend := simulated.NewBackend(alloc)
+	s := &Sim{Backend: backend, Client: backend.Client(), Keys: keys, ABI: NewAgentRig()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	chainID, err := s.Client.ChainID(ctx)
+	if err != nil {
+		backend.Close()
+		return nil, err
+	}
+	s.ChainID = chainID
+	addr, tx, err := Deploy(s.Opts(0, nil), s.Client, cfg.CommitWindow, cfg.RevealWindow)
+	if err != nil {
+		backend.Close()
+		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+	}
+	backend.Commit()
+	if _, err := bind.WaitDeployed(ctx, s.Client, tx.Hash()); err != nil {
+		backend.Close()
+		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+	}
+	s.Address = addr
+	s.Contract = s.ABI.Instance(s.Client, addr)
+	return s, nil
+}
+
+// Close stops the chain.
+func (s *Sim) Close() error { return s.Backend.Close() }
+
+// Addr is the address of account i.
+func (s *Sim) Addr(i int) common.Address { return crypto.PubkeyToAddress(s.Keys[i].PublicKey) }
+
+// Opts are transact options for account i sending value (nil for none).
+func (s *Sim) Opts(i int, value *big.Int) *bind.TransactOpts {
+	opts := bind.NewKeyedTransactor(s.Keys[i], s.ChainID)
+	opts.Value = value
+	return opts
+}
+
+// ErrFailed is returned by Send for a transaction that was mined but failed.
+var ErrFailed = errors.New("transaction failed")
+
+// Send sends calldata to the contract from account i with value, seals a block and returns the
+// receipt. A refusal the contract explains comes back as a *RevertError (see DecodeRevert).
+func (s *Sim) Send(i int, value *big.Int, calldata []byte) (*types.Receipt, error) {
+	tx, err := bind.Transact(s.Contract, s.Opts(i, value), calldata)
+	if err != nil {
+		if re, ok := DecodeRevert(err); ok {
+			return nil, re
+		}
+		return nil, err
+	}
+	s.Backend.Commit()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rcpt, err := bind.WaitMined(ctx, s.Client, tx.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if rcpt.Status != types.ReceiptStatusSuccessful {
+		return rcpt, fmt.Errorf("%w: %s", ErrFailed, tx.Hash().Hex())
+	}
+	return rcpt, nil
+}
+
+// Mine seals n empty blocks.
+func (s *Sim) Mine(n int) {
+	for range n {
+		s.Backend.Commit()
+	}
+}
+
+// AdvanceTime seals a block d later than the current head, moving the chain's clock.
+func (s *Sim) AdvanceTime(d time.Duration) error { return s.Backend.AdjustTime(d) }
+
+// Head is the latest block's header.
+func (s *Sim) Head() (*types.Header, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return s.Client.HeaderByNumber(ctx, nil)
+}
