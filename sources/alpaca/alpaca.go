@@ -244,6 +244,21 @@ type page struct {
 	Symbol        *string         `json:"symbol"`
 	NextPageToken *string         `json:"next_page_token"`
 	Message       string          `json:"message"`
+	Code          int64           `json:"code"`
+}
+
+// codeKind reads Alpaca's 8-digit error codes, whose first three digits are the HTTP status
+// they stand for (42210000 is a 422, 50010000 a 500), for errors that arrive in a 200.
+func codeKind(code int64) error {
+	switch status := code / 100000; {
+	case status == 401 || status == 403:
+		return sources.ErrUnauthorized
+	case status == 429:
+		return sources.ErrRateLimited
+	case status >= 500 && status < 600:
+		return sources.ErrUnavailable
+	}
+	return sources.ErrBadResponse
 }
 
 // wireBar keeps the numbers as JSON text so the price is read exactly.
@@ -259,7 +274,7 @@ func decodePage(body []byte) (page, error) {
 		return p, sources.Errorf("", sources.ErrBadResponse, "bars body: %v", err)
 	}
 	if p.Bars == nil && p.NextPageToken == nil && p.Message != "" {
-		return p, sources.Errorf("", sources.ErrBadResponse, "%s", p.Message)
+		return p, sources.Errorf("", codeKind(p.Code), "%s", p.Message)
 	}
 	return p, nil
 }

@@ -2,6 +2,7 @@ package twelvedata_test
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -99,5 +100,68 @@ func TestSimRoundTripExchangeTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameBars(t, "NVDA "+w.from.Format(time.RFC3339), got, tapeBars(srv.Tape(), "NVDA", w.from, w.to, src.Coverage().Sessions))
+	}
+}
+
+// TestSimFaults injects each of the simulator's faults and checks the kind of error the adapter
+// reports; an error in a 200 body is code 500 here.
+func TestSimFaults(t *testing.T) {
+	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	// a short timeout for the hanging server only: a month of bars takes a while under -race
+	newSource := func(timeout time.Duration) sources.Source {
+		src, err := twelvedata.New(sources.Settings{Name: "twelvedata", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
+			Retries: -1, Timeout: timeout}, sources.Deps{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	patient, hasty := newSource(time.Minute), newSource(200*time.Millisecond)
+	w := windows[0]
+	for _, tc := range []struct {
+		fault sim.Fault
+		kind  error
+	}{
+		{sim.Fault5xx, sources.ErrUnavailable},
+		{sim.FaultTruncated, sources.ErrBadResponse},
+		{sim.FaultErrorIn200, sources.ErrUnavailable},
+		{sim.FaultWrongSymbol, sources.ErrBadResponse},
+		{sim.FaultUnauthorized, sources.ErrUnauthorized},
+		{sim.FaultTimeout, sources.ErrUnavailable},
+	} {
+		srv.SetFault("twelvedata", tc.fault)
+		src := patient
+		if tc.fault == sim.FaultTimeout {
+			src = hasty
+		}
+		if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); !errors.Is(err, tc.kind) {
+			t.Errorf("%s: error %v, want kind %v", tc.fault, err, tc.kind)
+		}
+	}
+}
+
+// TestSimRateLimit lets the simulator serve one request a minute: the second is a 429 the
+// adapter reports as rate limited, with the provider's retry-after.
+func TestSimRateLimit(t *testing.T) {
+	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }, RateLimit: 1})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	src, err := twelvedata.New(sources.Settings{Name: "twelvedata", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
+		Retries: -1}, sources.Deps{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := windows[0]
+	if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); err != nil {
+		t.Fatalf("first request under the limit: %v", err)
+	}
+	_, err = src.Bars(context.Background(), "TSLA", w.from, w.to)
+	var e *sources.Error
+	if !errors.As(err, &e) || !errors.Is(err, sources.ErrRateLimited) || e.RetryAfter <= 0 {
+		t.Errorf("over the limit: %v, want rate limited with a retry-after", err)
 	}
 }

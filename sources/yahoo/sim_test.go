@@ -2,6 +2,7 @@ package yahoo_test
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -10,6 +11,14 @@ import (
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/sources/yahoo"
+)
+
+// now is a Friday, 17:30 New York; windows[0] is that day's first regular hour.
+var (
+	now     = time.Date(2026, 9, 18, 21, 30, 0, 0, time.UTC)
+	windows = []struct{ from, to time.Time }{
+		{time.Date(2026, 9, 18, 13, 30, 0, 0, time.UTC), time.Date(2026, 9, 18, 14, 30, 0, 0, time.UTC)},
+	}
 )
 
 // fast keeps the client's rate limiter from pacing the test in real time.
@@ -33,7 +42,6 @@ func tapeBars(tape *sim.Tape, symbol string, from, to time.Time, sessions []mark
 // Yahoo is split-adjusted; the windows lie in the last 29 days, where the tape has no split, so
 // adjusted and raw are the same numbers.
 func TestSimRoundTrip(t *testing.T) {
-	now := time.Date(2026, 9, 18, 21, 30, 0, 0, time.UTC) // a Friday, 17:30 New York
 	srv := sim.New(sim.Options{Seed: 11, Now: func() time.Time { return now }})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -73,5 +81,68 @@ func TestSimRoundTrip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSimFaults injects each of the simulator's faults and checks the kind of error the adapter
+// reports; an error in a 200 body is chart.error "Will be right back" here.
+func TestSimFaults(t *testing.T) {
+	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	// a short timeout for the hanging server only: a month of bars takes a while under -race
+	newSource := func(timeout time.Duration) sources.Source {
+		src, err := yahoo.New(sources.Settings{Name: "yahoo", BaseURL: srv.BaseURL(ts.URL, "yahoo"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
+			Retries: -1, Timeout: timeout}, sources.Deps{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	patient, hasty := newSource(time.Minute), newSource(200*time.Millisecond)
+	w := windows[0]
+	for _, tc := range []struct {
+		fault sim.Fault
+		kind  error
+	}{
+		{sim.Fault5xx, sources.ErrUnavailable},
+		{sim.FaultTruncated, sources.ErrBadResponse},
+		{sim.FaultErrorIn200, sources.ErrUnavailable},
+		{sim.FaultWrongSymbol, sources.ErrBadResponse},
+		{sim.FaultUnauthorized, sources.ErrUnauthorized},
+		{sim.FaultTimeout, sources.ErrUnavailable},
+	} {
+		srv.SetFault("yahoo", tc.fault)
+		src := patient
+		if tc.fault == sim.FaultTimeout {
+			src = hasty
+		}
+		if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); !errors.Is(err, tc.kind) {
+			t.Errorf("%s: error %v, want kind %v", tc.fault, err, tc.kind)
+		}
+	}
+}
+
+// TestSimRateLimit lets the simulator serve one request a minute: the second is a 429 the
+// adapter reports as rate limited, with the provider's retry-after.
+func TestSimRateLimit(t *testing.T) {
+	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }, RateLimit: 1})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	defer srv.Close()
+	src, err := yahoo.New(sources.Settings{Name: "yahoo", BaseURL: srv.BaseURL(ts.URL, "yahoo"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
+		Retries: -1}, sources.Deps{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := windows[0]
+	if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); err != nil {
+		t.Fatalf("first request under the limit: %v", err)
+	}
+	_, err = src.Bars(context.Background(), "TSLA", w.from, w.to)
+	var e *sources.Error
+	if !errors.As(err, &e) || !errors.Is(err, sources.ErrRateLimited) || e.RetryAfter <= 0 {
+		t.Errorf("over the limit: %v, want rate limited with a retry-after", err)
 	}
 }

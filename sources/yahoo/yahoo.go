@@ -207,6 +207,8 @@ func parse(body []byte, symbol string) ([]sources.Bar, error) {
 			kind = sources.ErrUnknownSymbol
 		case "Unprocessable Entity":
 			kind = sources.ErrUnsupportedWindow
+		case "Internal Server Error", "Service Unavailable":
+			kind = sources.ErrUnavailable // Yahoo's outage page in a 200: "Will be right back"
 		}
 		return nil, sources.Errorf("", kind, "%s: %s", e.Code, e.Description)
 	}

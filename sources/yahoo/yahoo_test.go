@@ -117,6 +117,7 @@ func TestParseMalformed(t *testing.T) {
 		{"two results", `{"chart":{"result":[{"meta":{"symbol":"NVDA"}},{"meta":{"symbol":"NVDA"}}]}}`, sources.ErrBadResponse, nil},
 		{"404 body in a 200", string(readSample(t, "yahoo-chart-error-404-not-found.json")), sources.ErrUnknownSymbol, nil},
 		{"422 body in a 200", string(readSample(t, "yahoo-chart-error-422-1m-out-of-window.elided.json")), sources.ErrUnsupportedWindow, nil},
+		{"outage in a 200", `{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`, sources.ErrUnavailable, nil},
 		{"other chart error", `{"chart":{"result":null,"error":{"code":"Bad Request","description":"Invalid input"}}}`, sources.ErrBadResponse, nil},
 		{"wrong symbol", body("TSLA", ts(2), "1.5,2.5", "10,20"), sources.ErrBadResponse, nil},
 		{"symbol case differs", body("nvda", ts(2), "1.5,2.5", "10,20"), nil, []numeric.Scaled{150000000, 250000000}},
