@@ -1,0 +1,578 @@
+package devnet
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/sim"
+)
+
+// The seed's launch jobs, published by the house as builder.
+var launchJobs = []struct {
+	name   string
+	kind   numeric.Kind
+	quorum uint8
+	price  *big.Int // wei
+	slash  *big.Int
+	tolBps uint32
+	spec   string
+}{
+	{"Prove a hook", numeric.Exact, 3, gwei(20_000), gwei(10_000), 0, "data:text/plain,prove-a-hook"},
+	{"Verify a price", numeric.Numeric, 3, gwei(10_000), gwei(10_000), 50, ""}, // spec: the sources.yaml's spec_uri
+	{"Label data", numeric.Exact, 3, gwei(10_000), gwei(10_000), 0, "data:text/plain,label-data"},
+}
+
+// PriceJobID is job 2, "Verify a price".
+const PriceJobID = 2
+
+func gwei(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.GWei)) }
+
+// Options set up a devnet.
+type Options struct {
+	// Spec is the sources.yaml the rigs answer to; its sources are pointed at the simulator.
+	Spec []byte
+	// Symbols to order a task for each; default NVDA, TSLA, SPY.
+	Symbols []string
+	// Minute priced by every task; zero means the last closed minute inside the spec's sessions.
+	Minute time.Time
+	// Layout says how many rigs each rig process runs: default [1 1 1], three processes of one
+	// rig. The last process is relayed unless NoRelayer.
+	Layout    []int
+	NoRelayer bool
+	// WrapPricer lets tests put a broken or counting pricer in front of process i's reconciler.
+	WrapPricer func(process int, p rig.Pricer) rig.Pricer
+	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.
+	RPCURL func(process int, url string) string
+	// Dir holds the rigs' journals; "" means a temporary folder removed by Close.
+	Dir string
+	// CommitWindow and RevealWindow of the contract; zero means the seed's 4 minutes.
+	CommitWindow, RevealWindow time.Duration
+	Logger                     *slog.Logger
+	// Events receives each step of each task's life as it happens (may be nil).
+	Events func(Event)
+	Now    func() time.Time
+}
+
+// Event is one step of a task's life, for printing.
+type Event struct {
+	TaskID uint64
+	Symbol string
+	Minute time.Time
+	Phase  string // ordered, drawn, committed, revealed, settled, refunded
+	Detail string
+}
+
+// Devnet is a running offline AgentRig: chain, contract, simulator, rigs.
+type Devnet struct {
+	Chain    *Chain
+	Contract common.Address
+	SimURL   string
+	Sim      *sim.Server
+	// Funded is a spare funded key (hex) for attaching a separate `pricerig rig` or orderer.
+	Funded  *ecdsa.PrivateKey
+	Spec    *feeds.Spec
+	Runners []*rig.Runner
+	Dir     string
+
+	opts     Options
+	client   *ethclient.Client
+	orderer  *rig.Sender
+	abi      *agentrig.AgentRig
+	simSrv   *http.Server
+	cancel   context.CancelFunc
+	runCtx   context.Context
+	wg       sync.WaitGroup
+	tmpDir   bool
+	configs  []rig.Config
+	stops    []func()
+	journals []*rig.Journal // nil while a process is killed
+}
+
+// DevKey is the i-th devnet account; public, worthless, the same on every run.
+func DevKey(i int) *ecdsa.PrivateKey { return agentrig.SimKey(i) }
+
+// Accounts: 0 deploys and builds, 1 orders, 2.. operate rigs, then one relayer and one spare.
+func operatorKey(i int) *ecdsa.PrivateKey { return DevKey(2 + i) }
+
+// Start brings the whole devnet up and attaches the rig runners. Stop it with Close.
+func Start(ctx context.Context, o Options) (*Devnet, error) {
+	if len(o.Layout) == 0 {
+		o.Layout = []int{1, 1, 1}
+	}
+	rigCount := 0
+	for _, n := range o.Layout {
+		rigCount += n
+	}
+	if len(o.Symbols) == 0 {
+		o.Symbols = []string{"NVDA", "TSLA", "SPY"}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	d := &Devnet{opts: o, abi: agentrig.NewAgentRig(), Dir: o.Dir}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Close()
+		}
+	}()
+	if d.Dir == "" {
+		dir, err := os.MkdirTemp("", "pricerig-devnet-")
+		if err != nil {
+			return nil, err
+		}
+		d.Dir, d.tmpDir = dir, true
+	}
+
+	// Accounts: deployer, orderer, operators, relayer, spare.
+	relayerIdx, spareIdx := 2+rigCount, 3+rigCount
+	alloc := types.GenesisAlloc{}
+	for i := 0; i <= spareIdx; i++ {
+		alloc[crypto.PubkeyToAddress(DevKey(i).PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))}
+	}
+	d.Funded = DevKey(spareIdx)
+	chain, err := StartChain(alloc, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	d.Chain = chain
+	if d.client, err = chain.Dial(ctx); err != nil {
+		return nil, err
+	}
+	chainID := big.NewInt(ChainID)
+
+	// The reference contract and the seed's three launch jobs.
+	deployer := bind.NewKeyedTransactor(DevKey(0), chainID)
+	deployer.Context = ctx
+	addr, tx, err := agentrig.Deploy(deployer, d.client, o.CommitWindow, o.RevealWindow)
+	if err != nil {
+		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+	}
+	if err := waitMined(ctx, d.client, tx.Hash()); err != nil {
+		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+	}
+	d.Contract = addr
+
+	// The simulator, and the spec pointed at it.
+	if err := d.startSim(); err != nil {
+		return nil, err
+	}
+	spec, err := feeds.Load(o.Spec, feeds.LoadOptions{File: "sources.yaml (embedded)", Getenv: func(string) string { return "" },
+		Sim: &feeds.SimTarget{Root: d.SimURL, Key: sim.Key, Secret: sim.Secret}})
+	if err != nil {
+		return nil, err
+	}
+	// The simulator does not throttle: devnet holds no source to a provider's real rate.
+	for i := range spec.Sources {
+		spec.Sources[i].Settings.Rate = sources.Rate{N: 1000, Per: time.Second}
+	}
+	d.Spec = spec
+
+	builder := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	for _, j := range launchJobs {
+		specURI := j.spec
+		if j.kind == numeric.Numeric {
+			specURI = spec.SpecURI
+		}
+		if _, err := builder.Send(ctx, addr, d.abi.PackPublishJob(uint8(j.kind), j.quorum, j.price, j.slash, j.tolBps, specURI), nil); err != nil {
+			return nil, fmt.Errorf("publishing %q: %w", j.name, err)
+		}
+	}
+	stake := new(big.Int).Mul(big.NewInt(10), gwei(10_000)) // ten slashes
+	for i := 0; i < rigCount; i++ {
+		k := operatorKey(i)
+		owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet operator"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+		if _, err := owner.Send(ctx, addr, d.abi.PackRegisterRig(PriceJobID, owner.Address()), stake); err != nil {
+			return nil, fmt.Errorf("registering rig %d: %w", i+1, err)
+		}
+	}
+	d.orderer = rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+
+	// The rig runners, each a separate "process" with its own RPC connection, journal and
+	// reconciler.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	d.cancel, d.runCtx = cancel, runCtx
+	head, err := d.client.BlockNumber(ctx)
+	if err != nil {
+		return nil, err
+	}
+	window := o.CommitWindow
+	if window == 0 {
+		window = agentrig.DefaultWindow
+	}
+	next := 0
+	for i, n := range o.Layout {
+		cfg := rig.Config{
+			Contract: addr, JobID: PriceJobID, FromBlock: head,
+			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Now: o.Now,
+			CommitMargin: min(60*time.Second, window/4),
+			Logger:       o.Logger.With("rig_process", i+1), Sender: rig.SenderConfig{Poll: 20 * time.Millisecond},
+		}
+		for ; n > 0; n-- {
+			k := operatorKey(next)
+			next++
+			cfg.Operators = append(cfg.Operators, rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: fmt.Sprintf("devnet operator %d", next)})
+		}
+		if i == len(o.Layout)-1 && !o.NoRelayer {
+			k := DevKey(relayerIdx)
+			cfg.Relayer = &rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
+		}
+		d.configs = append(d.configs, cfg)
+		d.Runners = append(d.Runners, nil)
+		d.stops = append(d.stops, nil)
+		d.journals = append(d.journals, nil)
+		if err := d.attach(ctx, runCtx, i); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return d, nil
+}
+
+// waitMined polls for a receipt more often than bind.WaitMined's one second: devnet blocks come
+// within milliseconds.
+func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if r, err := client.TransactionReceipt(ctx, hash); err == nil {
+			if r.Status != types.ReceiptStatusSuccessful {
+				return fmt.Errorf("transaction %s reverted", hash.Hex())
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func (d *Devnet) startSim() error {
+	d.Sim = sim.New(sim.Options{Seed: 1, Now: d.opts.Now})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	d.simSrv = &http.Server{Handler: d.Sim, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = d.simSrv.Serve(l) }()
+	d.SimURL = "http://" + l.Addr().String()
+	return nil
+}
+
+// attach starts rig process i: its own JSON-RPC client, journal and reconciler.
+func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
+	cfg := d.configs[i]
+	url := d.Chain.URL
+	if d.opts.RPCURL != nil {
+		url = d.opts.RPCURL(i, url)
+	}
+	client, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return err
+	}
+	journal, err := rig.OpenJournal(d.JournalPath(i))
+	if err != nil {
+		client.Close()
+		return err
+	}
+	d.journals[i] = journal
+	reconciler, err := feeds.New(d.Spec, feeds.Deps{Deps: sources.Deps{Now: d.opts.Now, Logger: cfg.Logger}})
+	if err != nil {
+		return err
+	}
+	var pricer rig.Pricer = reconciler
+	if d.opts.WrapPricer != nil {
+		pricer = d.opts.WrapPricer(i, pricer)
+	}
+	r, err := rig.NewRunner(ctx, client, journal, pricer, cfg)
+	if err != nil {
+		client.Close()
+		return fmt.Errorf("rig process %d: %w", i+1, err)
+	}
+	procCtx, stop := context.WithCancel(runCtx)
+	done := make(chan struct{})
+	d.Runners[i] = r
+	d.stops[i] = func() {
+		stop()
+		<-done
+		client.Close()
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer close(done)
+		_ = r.Run(procCtx)
+	}()
+	return nil
+}
+
+// JournalPath is where rig process i keeps its journal.
+func (d *Devnet) JournalPath(i int) string {
+	return filepath.Join(d.Dir, fmt.Sprintf("rig%d.db", i+1))
+}
+
+// Kill stops rig process i at once, as kill -9 would: its loop and every transaction it was
+// waiting on are abandoned, its journal is closed; what it wrote stays on disk.
+func (d *Devnet) Kill(i int) error {
+	d.stops[i]()
+	d.stops[i] = func() {}
+	err := d.journals[i].Close()
+	d.journals[i] = nil
+	return err
+}
+
+// Restart starts rig process i again from its journal.
+func (d *Devnet) Restart(ctx context.Context, i int) error {
+	return d.attach(ctx, d.runCtx, i)
+}
+
+// Order places one job-2 task per symbol at the minute, in one orderMany transaction, and
+// returns the task ids.
+func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
+	hashes := make([][32]byte, len(symbols))
+	uris := make([]string, len(symbols))
+	for i, s := range symbols {
+		uri, hash, err := rig.EncodeInput(s, minute)
+		if err != nil {
+			return nil, err
+		}
+		uris[i], hashes[i] = uri, hash
+	}
+	price := new(big.Int).Mul(launchJobs[PriceJobID-1].price, big.NewInt(int64(len(symbols))))
+	rec, err := d.orderer.Send(ctx, d.Contract, d.abi.PackOrderMany(PriceJobID, hashes, uris), price)
+	if err != nil {
+		return nil, fmt.Errorf("ordering: %w (%s)", err, rig.RevertReason(err))
+	}
+	var ids []uint64
+	for _, l := range rec.Logs {
+		if ev, err := d.abi.UnpackTaskOrderedEvent(l); err == nil {
+			ids = append(ids, ev.TaskId.Uint64())
+			d.emit(Event{TaskID: ev.TaskId.Uint64(), Phase: "ordered", Detail: ev.InputURI})
+		}
+	}
+	if len(ids) != len(symbols) {
+		return nil, fmt.Errorf("ordered %d tasks, saw %d TaskOrdered events", len(symbols), len(ids))
+	}
+	return ids, nil
+}
+
+func (d *Devnet) emit(e Event) {
+	if d.opts.Events != nil {
+		d.opts.Events(e)
+	}
+}
+
+// DefaultMinute is the minute devnet prices: the last closed minute inside the spec's sessions.
+func DefaultMinute(now time.Time, sessions []market.Session) time.Time {
+	end := now.Truncate(time.Minute).Add(-time.Minute) // the last minute that has closed
+	if market.InSessions(end, sessions) {
+		return end
+	}
+	if m, ok := market.PrevSessionMinute(end, sessions, 7*24*time.Hour); ok {
+		return m
+	}
+	return end
+}
+
+// TaskReport is how one task ended.
+type TaskReport struct {
+	TaskID  uint64
+	Phase   agentrig.Phase
+	Agreed  bool
+	Answer  string // the stored answer as a price
+	Agree   int
+	Reveals int
+	Rigs    []RigReport
+}
+
+// RigReport is one rig's part in a task, from its journal.
+type RigReport struct {
+	RigID       uint64
+	Price       string
+	State       rig.State
+	DistanceBps string // to the stored median
+	Inside      bool
+}
+
+// Wait follows the tasks until each is settled or refunded, emitting each step of their life,
+// and reports how they ended.
+func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
+	contract := rig.NewContract(d.client, d.Contract)
+	last := map[uint64]string{}
+	done := map[uint64]TaskReport{}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for len(done) < len(ids) {
+		for _, id := range ids {
+			if _, ok := done[id]; ok {
+				continue
+			}
+			info, err := contract.Task(ctx, new(big.Int).SetUint64(id))
+			if err != nil {
+				return nil, err
+			}
+			step, detail := describe(info)
+			if step != last[id] {
+				last[id] = step
+				d.emit(Event{TaskID: id, Phase: step, Detail: detail})
+			}
+			switch agentrig.Phase(info.Phase) {
+			case agentrig.PhaseSettled, agentrig.PhaseRefunded:
+				rep, err := d.report(ctx, contract, id, info)
+				if err != nil {
+					return nil, err
+				}
+				done[id] = rep
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for tasks: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+	out := make([]TaskReport, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, done[id])
+	}
+	return out, nil
+}
+
+func describe(info agentrig.AgentRigTaskInfo) (string, string) {
+	count := func(mask uint8) int {
+		n := 0
+		for ; mask != 0; mask &= mask - 1 {
+			n++
+		}
+		return n
+	}
+	rigs := fmt.Sprint(info.RigIds)
+	switch agentrig.Phase(info.Phase) {
+	case agentrig.PhaseDraw:
+		return "ordered", ""
+	case agentrig.PhaseCommit:
+		if info.CommittedMask == 0 {
+			return "drawn", "rigs " + rigs
+		}
+		return fmt.Sprintf("committed %d/%d", count(info.CommittedMask), len(info.RigIds)), ""
+	case agentrig.PhaseReveal:
+		if info.RevealedMask == 0 {
+			return "committed", fmt.Sprintf("%d/%d rigs", count(info.CommittedMask), len(info.RigIds))
+		}
+		return fmt.Sprintf("revealed %d/%d", count(info.RevealedMask), len(info.RigIds)), ""
+	case agentrig.PhaseSettle:
+		return "revealed", fmt.Sprintf("%d/%d rigs", count(info.RevealedMask), len(info.RigIds))
+	case agentrig.PhaseSettled:
+		return "settled", ""
+	case agentrig.PhaseRefunded:
+		return "refunded", ""
+	}
+	return fmt.Sprintf("phase %d", info.Phase), ""
+}
+
+func (d *Devnet) report(ctx context.Context, contract *rig.Contract, id uint64, info agentrig.AgentRigTaskInfo) (TaskReport, error) {
+	rep := TaskReport{TaskID: id, Phase: agentrig.Phase(info.Phase)}
+	ans, err := contract.AnswerOf(ctx, new(big.Int).SetUint64(id))
+	if err != nil {
+		return rep, err
+	}
+	rep.Agreed, rep.Agree, rep.Reveals = ans.Agreed, int(ans.Agree), int(ans.Reveals)
+	rep.Answer = numeric.FormatScaled(numeric.AnswerInt(ans.Answer))
+	// Each rig's own journal says what it answered and how far that was from the median. A
+	// runner records its settlement one step after the chain settles: wait for it briefly.
+	for _, rigID := range info.RigIds {
+		rr := RigReport{RigID: rigID}
+		for attempt := 0; attempt < 100; attempt++ {
+			if e, ok := d.journalEntry(ctx, id, rigID); ok {
+				rr.Price, rr.State, rr.Inside = e.Price.String(), e.State, e.Inside
+				rr.DistanceBps = feeds.FormatCentiBps(e.RealizedCentiBps)
+				if e.State.Final() {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		rep.Rigs = append(rep.Rigs, rr)
+	}
+	sort.Slice(rep.Rigs, func(i, j int) bool { return rep.Rigs[i].RigID < rep.Rigs[j].RigID })
+	return rep, nil
+}
+
+func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (rig.Entry, bool) {
+	for _, j := range d.journals {
+		if j == nil {
+			continue
+		}
+		if e, ok, err := j.Get(ctx, taskID, rigID); err == nil && ok {
+			return e, true
+		}
+	}
+	return rig.Entry{}, false
+}
+
+// Close stops the runners, the simulator and the chain, and removes a temporary folder.
+func (d *Devnet) Close() error {
+	if d.cancel != nil {
+		d.cancel()
+	}
+	d.wg.Wait()
+	var errs []error
+	for _, j := range d.journals {
+		if j != nil {
+			errs = append(errs, j.Close())
+		}
+	}
+	if d.simSrv != nil {
+		d.Sim.Close() // releases requests held by injected latency
+		errs = append(errs, d.simSrv.Close())
+	}
+	if d.client != nil {
+		d.client.Close()
+	}
+	if d.Chain != nil {
+		errs = append(errs, d.Chain.Close())
+	}
+	if d.tmpDir {
+		errs = append(errs, os.RemoveAll(d.Dir))
+	}
+	return errors.Join(errs...)
+}
+
+// Summary is a one-line description of a report, for logs.
+func (t TaskReport) Summary() string {
+	var parts []string
+	for _, r := range t.Rigs {
+		parts = append(parts, fmt.Sprintf("rig %d %s (%s bps)", r.RigID, r.Price, r.DistanceBps))
+	}
+	return fmt.Sprintf("task %d agreed=%v answer=%s %s", t.TaskID, t.Agreed, t.Answer, strings.Join(parts, ", "))
+}

@@ -1,0 +1,346 @@
+package devnet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// pricerFunc adapts a function to rig.Pricer.
+type pricerFunc func(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
+
+func (f pricerFunc) Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error) {
+	return f(ctx, symbol, minute, opts...)
+}
+
+func testMinute() time.Time {
+	return DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
+}
+
+func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	if o.Spec == nil {
+		o.Spec = []byte(testSpec)
+	}
+	d, err := Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, ctx
+}
+
+// waitFor polls cond until it holds or the context ends.
+func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (d *Devnet) entryOf(ctx context.Context, process int, taskID uint64) (rig.Entry, bool) {
+	j := d.journals[process]
+	if j == nil {
+		return rig.Entry{}, false
+	}
+	for _, id := range d.Runners[process].RigIDs() {
+		if e, ok, err := j.Get(ctx, taskID, id); err == nil && ok {
+			return e, true
+		}
+	}
+	return rig.Entry{}, false
+}
+
+func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
+	// The other two rigs price only once the victim is dead, so the reveal window cannot open
+	// (it opens when every drawn rig committed) before the kill.
+	gate := make(chan struct{})
+	d, ctx := startDevnet(t, Options{NoRelayer: true, WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
+		if i == 0 {
+			return p
+		}
+		return pricerFunc(func(ctx context.Context, s string, m time.Time, o ...feeds.PriceOption) (feeds.Result, error) {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return feeds.Result{}, ctx.Err()
+			}
+			return p.Price(ctx, s, m, o...)
+		})
+	}})
+	ids, err := d.Order(ctx, []string{"NVDA"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := ids[0]
+	var before rig.Entry
+	waitFor(ctx, t, "the victim's commit", func() bool {
+		e, ok := d.entryOf(ctx, 0, task)
+		before = e
+		return ok && e.State == rig.StateCommitted
+	})
+	victimRig := before.RigID
+	if err := d.Kill(0); err != nil {
+		t.Fatal(err)
+	}
+	contract := rig.NewContract(d.client, d.Contract)
+	info, err := contract.Task(ctx, new(big.Int).SetUint64(task))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if agentrig.Phase(info.Phase) != agentrig.PhaseCommit || info.RevealedMask != 0 {
+		t.Fatalf("killed after the reveal: phase %d revealed %b", info.Phase, info.RevealedMask)
+	}
+	close(gate)
+	if err := d.Restart(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := reports[0]
+	if !rep.Agreed || rep.Reveals != 3 || rep.Agree != 3 {
+		t.Fatalf("task after restart: %+v", rep)
+	}
+	after, ok := d.entryOf(ctx, 0, task)
+	if !ok || after.RigID != victimRig || after.State != rig.StateSettled || !after.Inside {
+		t.Fatalf("victim after restart: %+v", after)
+	}
+	if after.Salt != before.Salt || after.Answer != before.Answer || after.Commitment != before.Commitment {
+		t.Fatal("the restarted rig changed its salt or answer")
+	}
+}
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestSelfCheckCatchesARigLedAstrayByABrokenSource(t *testing.T) {
+	var logs syncBuffer
+	// Rig process 1 reconciles a price 40 bps above the median of its sources, as a broken
+	// source that pulled its answer would: inside the tolerance, past the alert at half of it.
+	d, ctx := startDevnet(t, Options{
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
+			if i != 0 {
+				return p
+			}
+			return pricerFunc(func(ctx context.Context, s string, m time.Time, o ...feeds.PriceOption) (feeds.Result, error) {
+				res, err := p.Price(ctx, s, m, o...)
+				res.Price += res.Price * 40 / 10_000
+				return res, err
+			})
+		}})
+	ids, err := d.Order(ctx, []string{"TSLA"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reports[0].Agreed {
+		t.Fatalf("task did not agree: %+v", reports[0])
+	}
+	e, ok := d.entryOf(ctx, 0, ids[0])
+	if !ok || e.SelfCentiBps < 3990 || e.SelfCentiBps > 4010 {
+		t.Fatalf("self-check distance %d centi-bps, want about 4000: %+v", e.SelfCentiBps, e)
+	}
+	if e.RealizedCentiBps < 3990 || e.RealizedCentiBps > 4010 || !e.Inside {
+		t.Fatalf("realized distance %d centi-bps inside=%v", e.RealizedCentiBps, e.Inside)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "self-check") || !strings.Contains(out, "rig_process=1") {
+		t.Fatalf("no self-check alert for rig process 1 in:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "self-check") && !strings.Contains(line, "rig_process=1") {
+			t.Fatalf("self-check alert from an honest rig: %s", line)
+		}
+	}
+}
+
+func TestRigRidesOutAnRPCOutage(t *testing.T) {
+	var down atomic.Bool
+	var proxies []*httptest.Server
+	t.Cleanup(func() {
+		for _, p := range proxies {
+			p.Close()
+		}
+	})
+	d, ctx := startDevnet(t, Options{RPCURL: func(i int, target string) string {
+		if i != 1 {
+			return target
+		}
+		u, _ := url.Parse(target)
+		rp := httputil.NewSingleHostReverseProxy(u)
+		p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if down.Load() {
+				http.Error(w, "upstream down", http.StatusBadGateway)
+				return
+			}
+			rp.ServeHTTP(w, r)
+		}))
+		proxies = append(proxies, p)
+		return p.URL
+	}})
+	down.Store(true)
+	ids, err := d.Order(ctx, []string{"SPY"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other two rigs commit while rig process 2 cannot reach its node.
+	waitFor(ctx, t, "the other rigs' commits", func() bool {
+		a, ok1 := d.entryOf(ctx, 0, ids[0])
+		b, ok2 := d.entryOf(ctx, 2, ids[0])
+		return ok1 && ok2 && a.State == rig.StateCommitted && b.State == rig.StateCommitted
+	})
+	if _, ok := d.entryOf(ctx, 1, ids[0]); ok {
+		t.Fatal("the cut-off rig journaled a task it could not have seen")
+	}
+	down.Store(false)
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reports[0].Agreed || reports[0].Reveals != 3 {
+		t.Fatalf("after the outage: %+v", reports[0])
+	}
+}
+
+// adjustTime moves chain time forward, retrying while blocks with transactions are pending.
+func adjustTime(ctx context.Context, t *testing.T, d *Devnet, by time.Duration) {
+	t.Helper()
+	for {
+		err := d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(by) })
+		if err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("adjust time: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
+	d, ctx := startDevnet(t, Options{WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
+		if i != 0 {
+			return p
+		}
+		return pricerFunc(func(context.Context, string, time.Time, ...feeds.PriceOption) (feeds.Result, error) {
+			return feeds.Result{}, errors.New("every source down")
+		})
+	}})
+	ids, err := d.Order(ctx, []string{"NVDA"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, "the honest rigs' commits", func() bool {
+		a, ok1 := d.entryOf(ctx, 1, ids[0])
+		b, ok2 := d.entryOf(ctx, 2, ids[0])
+		return ok1 && ok2 && a.State == rig.StateCommitted && b.State == rig.StateCommitted
+	})
+	adjustTime(ctx, t, d, agentrig.DefaultWindow+time.Second) // the commit window closes
+	waitFor(ctx, t, "the honest rigs' reveals", func() bool {
+		a, _ := d.entryOf(ctx, 1, ids[0])
+		b, _ := d.entryOf(ctx, 2, ids[0])
+		return a.State == rig.StateRevealed && b.State == rig.StateRevealed
+	})
+	adjustTime(ctx, t, d, agentrig.DefaultWindow+time.Second) // the reveal window closes
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := reports[0]
+	if !rep.Agreed || rep.Reveals != 2 || rep.Agree != 2 {
+		t.Fatalf("task: %+v", rep)
+	}
+	e, ok := d.entryOf(ctx, 0, ids[0])
+	if !ok || e.State != rig.StateMissed || e.Reason == "" {
+		t.Fatalf("the rig that could not price: %+v", e)
+	}
+}
+
+func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	d, ctx := startDevnet(t, Options{Layout: []int{3}, WrapPricer: func(_ int, p rig.Pricer) rig.Pricer {
+		return pricerFunc(func(ctx context.Context, s string, m time.Time, o ...feeds.PriceOption) (feeds.Result, error) {
+			mu.Lock()
+			calls[s]++
+			mu.Unlock()
+			return p.Price(ctx, s, m, o...)
+		})
+	}})
+	ids, err := d.Order(ctx, []string{"NVDA", "SPY"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reports {
+		if !rep.Agreed || rep.Reveals != 3 {
+			t.Fatalf("task: %+v", rep)
+		}
+		for _, r := range rep.Rigs {
+			if r.State != rig.StateSettled {
+				t.Fatalf("rig %d: %+v", r.RigID, r)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["NVDA"] != 1 || calls["SPY"] != 1 {
+		t.Fatalf("price fetches per task: %v, want one each for three rigs", calls)
+	}
+	if _, err := numeric.ParsePrice(reports[0].Answer); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,49 @@
+package rig
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the runner's Prometheus series. A nil *Metrics records nothing.
+type Metrics struct {
+	Seen, Committed, Revealed, Agreed, Slashed, Skipped prometheus.Counter
+	SelfDistance, RealizedDistance                      prometheus.Histogram
+	CommitMargin                                        prometheus.Histogram
+	SourceErrors                                        *prometheus.CounterVec
+}
+
+// NewMetrics registers the runner's series with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig", Name: name, Help: help})
+	}
+	bpsBuckets := []float64{0.5, 1, 2, 5, 10, 15, 20, 25, 30, 40, 50, 100}
+	m := &Metrics{
+		Seen:      counter("tasks_seen_total", "Job tasks this process's rigs were drawn for."),
+		Committed: counter("tasks_committed_total", "Commits mined."),
+		Revealed:  counter("tasks_revealed_total", "Reveals mined."),
+		Agreed:    counter("tasks_agreed_total", "Settled tasks where our answer was inside the agreement."),
+		Slashed:   counter("tasks_slashed_total", "Settled tasks where our answer was outside the agreement or a window was missed."),
+		Skipped:   counter("tasks_skipped_total", "Tasks that could not be answered honestly."),
+		SelfDistance: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "self_check_distance_bps", Help: "Distance of our answer to the expected median before committing, in bps.", Buckets: bpsBuckets}),
+		RealizedDistance: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "realized_distance_bps", Help: "Distance of our answer to the stored median after settlement, in bps.", Buckets: bpsBuckets}),
+		CommitMargin: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "commit_margin_seconds", Help: "Time left in the commit window when our commit was mined.", Buckets: []float64{5, 15, 30, 60, 120, 180, 240}}),
+		SourceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "source_errors_total", Help: "Sources that gave no price for a task, by source and status."}, []string{"source", "status"}),
+	}
+	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors)
+	return m
+}
+
+func (m *Metrics) inc(c func(*Metrics) prometheus.Counter) {
+	if m != nil {
+		c(m).Inc()
+	}
+}
+
+func (m *Metrics) observe(h func(*Metrics) prometheus.Histogram, v float64) {
+	if m != nil {
+		h(m).Observe(v)
+	}
+}
