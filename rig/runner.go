@@ -333,7 +333,7 @@ func (r *Runner) onLog(ctx context.Context, l *types.Log) {
 		for _, id := range ev.RigIds {
 			if _, ours := r.rigs[id]; ours {
 				deadline := time.Unix(int64(ev.CommitDeadline), 0)
-				if err := r.journal.Drawn(ctx, ev.TaskId.Uint64(), id, deadline); err != nil {
+				if err := r.journal.Drawn(context.WithoutCancel(ctx), ev.TaskId.Uint64(), id, deadline); err != nil {
 					r.log.Error("journal write failed", "task", ev.TaskId, "rig", id, "error", err)
 				}
 				r.task(ev.TaskId.Uint64())
@@ -486,8 +486,10 @@ func (r *Runner) finish(t *taskState) {
 	r.mu.Unlock()
 }
 
+// advance records progress. The write is not cancelled with the runner: what the chain already
+// shows must reach the journal even while the process is shutting down.
 func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) {
-	if err := r.journal.Advance(ctx, taskID, rigID, to, update); err != nil {
+	if err := r.journal.Advance(context.WithoutCancel(ctx), taskID, rigID, to, update); err != nil {
 		r.log.Error("journal write failed", "task", taskID, "rig", rigID, "state", to, "error", err)
 	}
 }

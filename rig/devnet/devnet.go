@@ -377,7 +377,6 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 	for _, l := range rec.Logs {
 		if ev, err := d.abi.UnpackTaskOrderedEvent(l); err == nil {
 			ids = append(ids, ev.TaskId.Uint64())
-			d.emit(Event{TaskID: ev.TaskId.Uint64(), Phase: "ordered", Detail: ev.InputURI})
 		}
 	}
 	if len(ids) != len(symbols) {
@@ -394,12 +393,12 @@ func (d *Devnet) emit(e Event) {
 
 // DefaultMinute is the minute devnet prices: the last closed minute inside the spec's sessions.
 func DefaultMinute(now time.Time, sessions []market.Session) time.Time {
-	end := now.Truncate(time.Minute).Add(-time.Minute) // the last minute that has closed
+	end := now.UTC().Truncate(time.Minute).Add(-time.Minute) // the last minute that has closed
 	if market.InSessions(end, sessions) {
 		return end
 	}
 	if m, ok := market.PrevSessionMinute(end, sessions, 7*24*time.Hour); ok {
-		return m
+		return m.UTC()
 	}
 	return end
 }
