@@ -75,19 +75,31 @@ func BuildSources(spec *Spec, d sources.Deps) ([]Member, error) {
 	for _, s := range spec.Sources {
 		m := Member{Name: s.Name, Missing: s.Missing}
 		if s.Usable() {
-			f, ok := sources.Lookup(s.Type)
-			if !ok {
-				return nil, fmt.Errorf("source %s: unknown type %q", s.Name, s.Type)
-			}
-			src, err := f.New(s.Settings, d)
+			src, err := BuildSource(s, d)
 			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+				return nil, err
 			}
 			m.Source = src
 		}
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// BuildSource builds one source of a spec with its type's factory.
+func BuildSource(s SourceSpec, d sources.Deps) (sources.Source, error) {
+	if !s.Usable() {
+		return nil, fmt.Errorf("source %s is skipped: %s", s.Name, s.Missing)
+	}
+	f, ok := sources.Lookup(s.Type)
+	if !ok {
+		return nil, fmt.Errorf("source %s: unknown type %q", s.Name, s.Type)
+	}
+	src, err := f.New(s.Settings, d)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", s.Name, err)
+	}
+	return src, nil
 }
 
 // Rules returns the reconcile rules.
@@ -203,7 +215,7 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 			res.Reason = fmt.Sprintf("the minute is outside the sessions (%s) and none ran in the %s before it", sessionList(rules.Sessions), rules.MaxCarry)
 			return res, fmt.Errorf("%w: %s", ErrNoAnswer, res.Reason)
 		}
-		effective = prev
+		effective = prev.UTC()
 	}
 	session, _ := market.SessionAt(effective)
 	res.Effective, res.Session = effective, session

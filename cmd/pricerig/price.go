@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+func init() { register(newPriceCmd) }
+
+// priceNow is the clock of the commands that price; tests set it to the simulator's.
+var priceNow = time.Now
+
+// priceOutput is the JSON `pricerig price --json` prints.
+type priceOutput struct {
+	Symbol    string        `json:"symbol"`
+	Minute    string        `json:"minute"`
+	Price     string        `json:"price,omitempty"`
+	Scaled    string        `json:"scaled,omitempty"`
+	Answer    string        `json:"answer,omitempty"`
+	Sources   []quoteOutput `json:"sources"`
+	Agreed    bool          `json:"agreed"`
+	Reason    string        `json:"reason,omitempty"`
+	Effective string        `json:"effective_minute,omitempty"` // when the minute is outside the sessions
+	Session   string        `json:"session,omitempty"`
+	Median    string        `json:"median,omitempty"` // before the outlier cut
+}
+
+type quoteOutput struct {
+	Name        string  `json:"name"`
+	Symbol      string  `json:"symbol,omitempty"`
+	Price       *string `json:"price"`
+	BarTime     *string `json:"bar_time"`
+	Status      string  `json:"status"`
+	DistanceBps *string `json:"distance_bps"`
+	Error       string  `json:"error,omitempty"`
+	LatencyMs   int64   `json:"latency_ms"`
+}
+
+func newPriceCmd(a *app) *cobra.Command {
+	var sf specFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "price [--config FILE] [--sim URL] [--json] SYMBOL MINUTE",
+		Short: "Reconcile the price of a symbol at a UTC minute from every source",
+		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
+the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
+outside the sessions, like a Saturday, prices at the last in-session print); the lower median of
+the sources; outliers beyond outlier_bps dropped; the lower median of the rest, if at least
+min_sources remain. The answer is price × 10^8.
+
+MINUTE is RFC 3339 UTC (2026-11-27T15:30Z or 2026-11-27T15:30:00Z) or unix seconds, aligned to
+the minute. The table shows every source's price, bar time, status and distance to the answer.
+
+Exit 0 with an answer; 1 with a one-line reason when there is none (too few sources agree, the
+minute has not closed, or it is older than every source's history); 2 for bad input (unknown
+symbol, malformed or unaligned minute, a bad spec).`,
+		Example: `  pricerig price NVDA 2026-11-27T15:30Z
+  pricerig price --json TSLA 1795793400
+  pricerig price --sim http://127.0.0.1:8787 --json SPY 2026-11-27T15:30:00Z`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			symbol := strings.ToUpper(strings.TrimSpace(args[0]))
+			minute, err := feeds.ParseMinute(args[1])
+			if err != nil {
+				return badInput("minute: %v", err)
+			}
+			spec, err := sf.load()
+			if err != nil {
+				return err
+			}
+			if _, ok := spec.Feed(symbol); !ok {
+				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
+			}
+			a.warn(spec)
+			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow}})
+			if err != nil {
+				return failed("%v", err)
+			}
+			res, err := r.Price(cmd.Context(), symbol, minute)
+			switch {
+			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned):
+				return badInput("%v", err)
+			case errors.Is(err, feeds.ErrNotClosed):
+				return failed("%v", err)
+			}
+			if asJSON {
+				if jerr := json.NewEncoder(a.stdout).Encode(priceOutputOf(res)); jerr != nil {
+					return jerr
+				}
+			} else {
+				printPrice(a.stdout, res)
+			}
+			if err != nil {
+				return failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), reasonOf(res, err))
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return cmd
+}
+
+func reasonOf(res feeds.Result, err error) string {
+	if res.Reason != "" {
+		return res.Reason
+	}
+	return err.Error()
+}
+
+func priceOutputOf(res feeds.Result) priceOutput {
+	out := priceOutput{
+		Symbol:  res.Symbol,
+		Minute:  res.Minute.Format(time.RFC3339),
+		Agreed:  res.Agreed,
+		Reason:  res.Reason,
+		Session: string(res.Session),
+		Sources: []quoteOutput{},
+	}
+	if res.Agreed {
+		out.Price = res.Price.String()
+		out.Scaled = fmt.Sprint(int64(res.Price))
+		out.Answer = numeric.AnswerHex(res.Price.Answer())
+	}
+	if res.Median > 0 {
+		out.Median = res.Median.String()
+	}
+	if !res.Effective.IsZero() && !res.Effective.Equal(res.Minute) {
+		out.Effective = res.Effective.Format(time.RFC3339)
+	}
+	for _, q := range res.Quotes {
+		qo := quoteOutput{Name: q.Source, Symbol: q.Symbol, Status: string(q.Status), Error: q.Err, LatencyMs: q.Latency.Milliseconds()}
+		if q.Status.Priced() {
+			p, t := q.Price.String(), q.BarTime.UTC().Format(time.RFC3339)
+			qo.Price, qo.BarTime = &p, &t
+			qo.Error = ""
+		}
+		if d := q.DistanceBps(); d != "" {
+			qo.DistanceBps = &d
+		}
+		out.Sources = append(out.Sources, qo)
+	}
+	return out
+}
+
+func printPrice(w io.Writer, res feeds.Result) {
+	fmt.Fprintf(w, "%s at %s", res.Symbol, res.Minute.Format(time.RFC3339))
+	switch {
+	case !res.Effective.IsZero() && !res.Effective.Equal(res.Minute):
+		fmt.Fprintf(w, ": outside the sessions, priced at the last in-session minute %s (%s)\n", res.Effective.Format(time.RFC3339), res.Session)
+	case res.Session != "":
+		fmt.Fprintf(w, " (%s session)\n", res.Session)
+	default:
+		fmt.Fprintln(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tSTATUS\tPRICE\tBAR TIME\tDISTANCE\tLATENCY\tNOTE")
+	for _, q := range res.Quotes {
+		price, bar, dist, note := "-", "-", "-", q.Err
+		if q.Status.Priced() {
+			price, bar, note = q.Price.String(), q.BarTime.UTC().Format(time.RFC3339), ""
+		}
+		if d := q.DistanceBps(); d != "" {
+			dist = d + " bps"
+		}
+		latency := "-"
+		if q.Requests > 0 {
+			latency = q.Latency.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", q.Source, q.Status, price, bar, dist, latency, priceNote(note))
+	}
+	tw.Flush()
+	if !res.Agreed {
+		fmt.Fprintf(w, "\nno answer: %s\n", res.Reason)
+		return
+	}
+	priced := 0
+	for _, q := range res.Quotes {
+		if q.Status.Priced() {
+			priced++
+		}
+	}
+	fmt.Fprintf(w, "\nanswer: %s  (scaled %d; %d of %d priced sources agree", res.Price, int64(res.Price), res.Survivors, priced)
+	if res.Early {
+		fmt.Fprint(w, "; stopped on an early quorum")
+	}
+	fmt.Fprintf(w, ")\nbytes32: %s\n", numeric.AnswerHex(res.Price.Answer()))
+}
+
+func priceNote(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return s
+}
