@@ -206,11 +206,8 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 			return nil, fmt.Errorf("publishing %q: %w", j.name, err)
 		}
 	}
-	stake := new(big.Int).Mul(big.NewInt(10), gwei(10_000)) // ten slashes
 	for i := 0; i < rigCount; i++ {
-		k := operatorKey(i)
-		owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet operator"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
-		if _, err := owner.Send(ctx, addr, d.abi.PackRegisterRig(PriceJobID, owner.Address()), stake); err != nil {
+		if err := d.RegisterRig(ctx, operatorKey(i)); err != nil {
 			return nil, fmt.Errorf("registering rig %d: %w", i+1, err)
 		}
 	}
@@ -255,6 +252,16 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	ok = true
 	return d, nil
+}
+
+// RegisterRig registers a job-2 rig operated (and owned) by key, staked with ten slashes. Tests
+// use it to attach a rig process of their own, like a separate `pricerig rig`.
+func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
+	owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
+		big.NewInt(ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+	stake := new(big.Int).Mul(big.NewInt(10), launchJobs[PriceJobID-1].slash)
+	_, err := owner.Send(ctx, d.Contract, d.abi.PackRegisterRig(PriceJobID, owner.Address()), stake)
+	return err
 }
 
 // waitMined polls for a receipt more often than bind.WaitMined's one second: devnet blocks come

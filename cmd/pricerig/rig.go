@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/sources"
+)
+
+func init() { register(newRigCmd) }
+
+type rigFlags struct {
+	spec           specFlags
+	rpc            string
+	contract       string
+	keystore       string
+	passwordFile   string
+	passwordEnv    string
+	keyEnvs        []string
+	relayerKeyEnv  string
+	journal        string
+	fromBlock      uint64
+	metrics        string
+	allowSpecDrift bool
+	job            uint32
+	commitMargin   time.Duration
+	selfCheckShare int
+	logJSON        bool
+	verbose        bool
+}
+
+func newRigCmd(a *app) *cobra.Command {
+	var f rigFlags
+	cmd := &cobra.Command{
+		Use:   "rig --rpc URL --contract 0x… (--keystore DIR | --key-env VAR) [flags]",
+		Short: "Answer AgentRig job-2 tasks as one or more rigs",
+		Long: `Run rigs on AgentRig's job 2 ("Verify a price"). For every task a rig is drawn for, pricerig
+decodes and verifies the input, reconciles the price from the spec's sources, checks its distance
+to the expected median, writes the answer and a fresh salt to the journal (synced to disk), and
+only then commits; it reveals as soon as the reveal window opens, draws tasks nobody has drawn,
+settles tasks nobody has settled, and records how far its answer was from the stored median.
+
+Operator keys come from a go-ethereum keystore directory (one rig per key; the password from
+--password-file or --password-env) or, for development, from hex keys in environment variables
+(--key-env, repeatable). With --relayer-key-env the operators sign EIP-712 commits and reveals
+and the relayer sends them all in one transaction; operators then need no gas.
+
+The rig refuses to start when the job's specURI is not the spec_uri of sources.yaml: a rig on
+another spec disagrees with its peers (--allow-spec-drift overrides). A restart resumes from
+the journal: never a second commit with a different salt, never a lost reveal.`,
+		Example: `  pricerig rig --rpc https://rpc.chain.robinhood.com --contract 0x… --keystore ~/.pricerig/keys --password-file ~/.pricerig/pw
+  PRICERIG_DEV_KEY=… pricerig rig --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRig(cmd.Context(), a, f)
+		},
+	}
+	f.spec.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a Robinhood Chain node (required)")
+	fl.StringVar(&f.contract, "contract", "", "address of the AgentRig contract (required)")
+	fl.StringVar(&f.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
+	fl.StringVar(&f.passwordFile, "password-file", "", "file holding the keystore password")
+	fl.StringVar(&f.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
+	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
+	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
+	fl.StringVar(&f.journal, "journal", "rig.db", "the journal (SQLite) of answers, salts and task states")
+	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
+	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on this address, like 127.0.0.1:9464")
+	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
+	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
+	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
+	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
+	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log debug detail (every request)")
+	return cmd
+}
+
+func runRig(ctx context.Context, a *app, f rigFlags) error {
+	if f.rpc == "" || f.contract == "" {
+		return badInput("--rpc and --contract are required")
+	}
+	if !common.IsHexAddress(f.contract) {
+		return badInput("--contract %q is not an address", f.contract)
+	}
+	if (f.keystore == "") == (len(f.keyEnvs) == 0) {
+		return badInput("give operator keys with either --keystore DIR or --key-env VAR")
+	}
+	keys, err := loadOperatorKeys(f)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	var relayer *rig.Key
+	if f.relayerKeyEnv != "" {
+		k, err := rig.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
+		if err != nil {
+			return badInput("%v", err)
+		}
+		relayer = &k
+	}
+	spec, err := f.spec.load()
+	if err != nil {
+		return err
+	}
+	a.warn(spec)
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	var handler slog.Handler = slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})
+	if f.logJSON {
+		handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: level})
+	}
+	logger := slog.New(handler)
+
+	client, err := ethclient.DialContext(ctx, f.rpc)
+	if err != nil {
+		return failed("rpc %s: %v", f.rpc, err)
+	}
+	defer client.Close()
+	journal, err := rig.OpenJournal(f.journal)
+	if err != nil {
+		return failed("%v", err)
+	}
+	defer journal.Close()
+	reconciler, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Logger: logger}})
+	if err != nil {
+		return failed("%v", err)
+	}
+	from := f.fromBlock
+	if from == 0 {
+		if head, err := client.BlockNumber(ctx); err == nil && head > 256 {
+			from = head - 256
+		}
+	}
+	var metrics *rig.Metrics
+	if f.metrics != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		metrics = rig.NewMetrics(reg)
+		stop, err := serveMetrics(f.metrics, reg, logger)
+		if err != nil {
+			return failed("metrics: %v", err)
+		}
+		defer stop()
+	}
+	runner, err := rig.NewRunner(ctx, client, journal, reconciler, rig.Config{
+		Contract: common.HexToAddress(f.contract), JobID: f.job, Operators: keys, Relayer: relayer,
+		FromBlock: from, CommitMargin: f.commitMargin, SelfCheckShare: f.selfCheckShare,
+		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.InputRules{Symbols: spec.Symbols()},
+		Logger: logger, Metrics: metrics,
+	})
+	if err != nil {
+		if errors.Is(err, rig.ErrSpecDrift) {
+			return badInput("%v", err)
+		}
+		return failed("%v", err)
+	}
+	return runner.Run(ctx)
+}
+
+func loadOperatorKeys(f rigFlags) ([]rig.Key, error) {
+	if f.keystore != "" {
+		password, err := rig.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return rig.LoadKeystore(f.keystore, password)
+	}
+	var keys []rig.Key
+	seen := map[common.Address]bool{}
+	for _, name := range f.keyEnvs {
+		k, err := rig.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		if seen[k.Address] {
+			return nil, fmt.Errorf("%s holds the same key as another --key-env", name)
+		}
+		seen[k.Address] = true
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// serveMetrics serves /metrics on addr until the returned stop is called.
+func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger) (func(), error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	logger.Info("serving metrics", "url", "http://"+l.Addr().String()+"/metrics")
+	return func() { _ = srv.Close() }, nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/devnet"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A separate `pricerig rig` attaches over JSON-RPC to a devnet whose other two rigs run in
+// process, answers its task and exits cleanly on cancel.
+func TestRigCommandAnswersOnADevnet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec, err := os.ReadFile("../../sources.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	key := d.Funded
+	if err := d.RegisterRig(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PRICERIG_TEST_OPERATOR", hex.EncodeToString(crypto.FromECDSA(key)))
+	journal := filepath.Join(t.TempDir(), "rig.db")
+	rigCtx, stopRig := context.WithCancel(ctx)
+	var out, errOut lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
+			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", "../../sources.yaml",
+			"--journal", journal, "--from-block", "1"}, strings.NewReader(""), &out, &errOut)
+	}()
+	ids, err := d.Order(ctx, []string{"TSLA"}, devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reports[0].Agreed || reports[0].Reveals != 3 {
+		t.Fatalf("task %+v\nrig log:\n%s", reports[0], errOut.String())
+	}
+	stopRig()
+	if code := <-done; code != 0 {
+		t.Fatalf("rig exited %d:\n%s", code, errOut.String())
+	}
+	j, err := rig.OpenJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	entries, err := j.Since(ctx, time.Time{})
+	if err != nil || len(entries) != 1 || entries[0].State != rig.StateSettled || !entries[0].Inside {
+		t.Fatalf("journal of the CLI rig: %+v %v", entries, err)
+	}
+	if strings.Contains(errOut.String(), hex.EncodeToString(crypto.FromECDSA(key))) {
+		t.Fatal("the rig logged its private key")
+	}
+}
+
+func TestRigCommandRefusesASpecDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	spec, err := os.ReadFile("../../sources.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	drifted := filepath.Join(t.TempDir(), "sources.yaml")
+	text := strings.Replace(string(spec), "spec_uri: ", "spec_uri: https://example.invalid/other-spec#", 1)
+	if err := os.WriteFile(drifted, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PRICERIG_TEST_OPERATOR", hex.EncodeToString(crypto.FromECDSA(d.Funded)))
+	if err := d.RegisterRig(ctx, d.Funded); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
+		"--sim", d.SimURL, "--config", drifted, "--journal", filepath.Join(t.TempDir(), "rig.db"))
+	if code != exitBadInput || !strings.Contains(stderr, "spec drift") || !strings.Contains(stderr, "--allow-spec-drift") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestRigCommandBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"rig"},
+		{"rig", "--rpc", "http://127.0.0.1:1", "--contract", "nope", "--key-env", "X"},
+		{"rig", "--rpc", "http://127.0.0.1:1", "--contract", "0x0000000000000000000000000000000000000001"},
+		{"rig", "--rpc", "http://127.0.0.1:1", "--contract", "0x0000000000000000000000000000000000000001", "--key-env", "PRICERIG_UNSET_VARIABLE"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != exitBadInput {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}
