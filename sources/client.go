@@ -154,11 +154,22 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 	}
 	c.callers.Add(1)
 	defer c.callers.Add(-1)
-	v, err, _ := c.flight.Do(target, func() (any, error) { return c.fetch(ctx, target) })
+	v, err, shared := c.flight.Do(target, func() (any, error) { return c.fetch(ctx, target) })
+	if err != nil && shared && ctx.Err() == nil && cancelled(err) {
+		// The request we joined was cancelled by the caller that sent it (a reconciler that
+		// stopped on an early quorum), not by us: send our own.
+		v, err = c.fetch(ctx, target)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return v.(*Response), nil
+}
+
+// cancelled reports whether err is transportError's word for a cancelled context.
+func cancelled(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == ErrUnavailable && e.Status == 0 && e.Msg == cancelledMsg
 }
 
 func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
@@ -254,6 +265,8 @@ func (c *Client) backoff(attempt int, atLeast time.Duration) time.Duration {
 	return min(d, maxBackoff)
 }
 
+const cancelledMsg = "cancelled"
+
 func (c *Client) transportError(err error) *Error {
 	kind := ErrUnavailable
 	msg := "request failed"
@@ -262,7 +275,7 @@ func (c *Client) transportError(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		msg = "timed out"
 	case errors.Is(err, context.Canceled):
-		msg = "cancelled"
+		msg = cancelledMsg
 	}
 	return &Error{Source: c.name, Kind: kind, Msg: msg, Err: errors.New(c.Redact(err.Error()))}
 }
