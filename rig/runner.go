@@ -98,15 +98,15 @@ type rigHandle struct {
 
 // taskState is what the runner knows of one task of its job.
 type taskState struct {
-	id        uint64
-	uri       string
-	hash      common.Hash
-	input     Input
-	inputErr  error
-	haveInput bool
-	drewAt    uint64 // the anchor block we last called draw for
-	seen      bool   // counted in the "seen" metric
-	done      bool
+	id          uint64
+	uri         string
+	hash        common.Hash
+	input       Input
+	inputErr    error
+	haveInput   bool
+	drawRetryAt uint64 // the head from which draw may be called again
+	seen        bool   // counted in the "seen" metric
+	done        bool
 }
 
 // Runner answers a job's tasks for a set of rigs: it follows the contract, prices each task it
@@ -283,12 +283,11 @@ func (r *Runner) scan(ctx context.Context, head uint64) error {
 	}
 	from := r.cfg.FromBlock
 	if cursor > 0 {
-		from = cursor + 1
-		if from > r.cfg.ReorgDepth {
-			from -= r.cfg.ReorgDepth
-		} else {
-			from = 0
-		}
+		// Look again at the last ReorgDepth blocks: events of a reorganised chain are seen, and
+		// handling an event twice is harmless. A chain that went back below the cursor (a
+		// reorg) is looked at from its new tip.
+		from = min(cursor+1, head+1)
+		from -= min(from, r.cfg.ReorgDepth)
 		from = max(from, r.cfg.FromBlock)
 	}
 	if from > head {
@@ -424,9 +423,12 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 	}
 	switch agentrig.Phase(info.Phase) {
 	case agentrig.PhaseDraw:
-		if head.Number.Uint64() > info.OrderBlock && t.drewAt != info.OrderBlock {
-			t.drewAt = info.OrderBlock
-			r.spawn(ctx, fmt.Sprintf("draw/%d/%d", t.id, info.OrderBlock), func(ctx context.Context) {
+		// Draw once the chain is past the order block; again after a re-anchor, or when a draw
+		// that was mined vanished in a reorg (still undrawn a few blocks later).
+		now := head.Number.Uint64()
+		if now > info.OrderBlock && now >= t.drawRetryAt {
+			t.drawRetryAt = now + 3
+			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "draw", t.id, r.contract.ABI().PackDraw(taskID))
 			})
 		}

@@ -185,6 +185,13 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 			s.nonce = nil // unknown: ask the node next time
 			return nil, err
 		}
+		if n, nerr := s.chain.PendingNonceAt(ctx, s.key.Address); nerr == nil && n < nonce {
+			// A reorg dropped earlier transactions of ours: this one waits behind a nonce gap
+			// that will never fill. Send it again at the chain's nonce.
+			s.cfg.Logger.Warn("nonce gap, resending at the chain's nonce", "from", s.key.Address, "nonce", nonce, "chain_nonce", n)
+			nonce = n
+			continue
+		}
 		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.key.Address, "nonce", nonce, "tx", tx.Hash())
 		tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/pricerig/pricerig/feeds"
@@ -342,5 +344,65 @@ func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 	}
 	if _, err := numeric.ParsePrice(reports[0].Answer); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
+	d, ctx := startDevnet(t, Options{})
+	ids, err := d.Order(ctx, []string{"NVDA"}, testMinute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskID := new(big.Int).SetUint64(ids[0])
+	contract := rig.NewContract(d.client, d.Contract)
+	waitFor(ctx, t, "three commits on chain", func() bool {
+		info, err := contract.Task(ctx, taskID)
+		return err == nil && info.CommittedMask == 0b111
+	})
+	salts := map[int][32]byte{}
+	for i := range d.Runners {
+		e, ok := d.entryOf(ctx, i, ids[0])
+		if !ok {
+			t.Fatalf("process %d has no journal entry", i)
+		}
+		salts[i] = e.Salt
+	}
+	drawn := d.abi.GetABI().Events["TaskDrawn"].ID
+	logs, err := d.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: big.NewInt(0), Addresses: []common.Address{d.Contract},
+		Topics: [][]common.Hash{{drawn}, {common.BigToHash(taskID)}}})
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("TaskDrawn logs %v %v", logs, err)
+	}
+	parent, err := d.client.HeaderByNumber(ctx, new(big.Int).SetUint64(logs[0].BlockNumber-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		err := d.Chain.Do(func(b *simulated.Backend) error { return b.Fork(parent.Hash()) })
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("fork: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// The reorg took the draw and every commit back out of the chain.
+	if info, err := contract.Task(ctx, taskID); err != nil || agentrig.Phase(info.Phase) != agentrig.PhaseDraw {
+		t.Fatalf("after the fork: phase %d, %v", info.Phase, err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reports[0].Agreed || reports[0].Reveals != 3 {
+		t.Fatalf("after the reorg: %+v", reports[0])
+	}
+	for i := range d.Runners {
+		e, _ := d.entryOf(ctx, i, ids[0])
+		if e.Salt != salts[i] || e.State != rig.StateSettled {
+			t.Fatalf("process %d after the reorg: %+v", i, e)
+		}
 	}
 }
