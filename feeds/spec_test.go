@@ -2,10 +2,12 @@ package feeds
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -361,4 +363,90 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("rules %+v", spec.Rules)
 		}
 	})
+}
+
+// TestShippedSpec checks the repository's sources.yaml: every source type, the three feeds in
+// each provider's own symbols, the rules and the split table of the issue.
+func TestShippedSpec(t *testing.T) {
+	spec, err := Load(pricerig.DefaultSpec, LoadOptions{Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := []string{"yahoo", "alpaca", "massive", "twelvedata", "alphavantage", "tiingo", "pyth", "finnhub", "fmp"}
+	if len(spec.Sources) != len(types) {
+		t.Fatalf("%d sources", len(spec.Sources))
+	}
+	for i, typ := range types {
+		s := spec.Sources[i]
+		if s.Type != typ || !strings.HasPrefix(s.BaseURL, "https://") {
+			t.Errorf("source %d: %s %s", i, s.Type, s.BaseURL)
+		}
+		if typ != "yahoo" && (s.KeyEnv == "" || s.Usable()) {
+			t.Errorf("%s: keyed sources read their key from the environment (key_env %q)", s.Name, s.KeyEnv)
+		}
+	}
+	if len(spec.Warnings) != len(types)-1 {
+		t.Errorf("%d warnings, want one per keyed source", len(spec.Warnings))
+	}
+	for _, symbol := range []string{"NVDA", "TSLA", "SPY"} {
+		f, ok := spec.Feed(symbol)
+		if !ok || len(f.Sources) != len(types) {
+			t.Fatalf("feed %s: %+v", symbol, f)
+		}
+		for _, fs := range f.Sources {
+			want := symbol
+			if fs.Source == "pyth" {
+				want = "Equity.US." + symbol + "/USD"
+			}
+			if fs.Symbol != want {
+				t.Errorf("%s/%s: %q, want %q", symbol, fs.Source, fs.Symbol, want)
+			}
+		}
+	}
+	r := spec.Rules
+	if spec.Job != DefaultJob() || r.MinSources != 2 || r.OutlierBps != 25 || r.MaxCarry != 96*time.Hour ||
+		len(r.Sessions) != 3 || r.Sessions[0] != market.Pre || r.Deadline <= 0 || spec.SpecURI == "" {
+		t.Errorf("job %+v rules %+v spec_uri %q", spec.Job, r, spec.SpecURI)
+	}
+	got := map[string]string{}
+	for sym, list := range spec.Splits {
+		for _, s := range list {
+			got[sym+" "+s.Date.Format(time.DateOnly)] = fmt.Sprint(s.Ratio)
+		}
+	}
+	want := map[string]string{"NVDA 2024-06-10": "10", "NVDA 2021-07-20": "4", "TSLA 2022-08-25": "3", "TSLA 2020-08-31": "5"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("splits %v, want %v", got, want)
+	}
+}
+
+// TestShippedSpecExamples uncomments the udf and json examples of sources.yaml: they must load as
+// written, so a user who copies them starts from something that works.
+func TestShippedSpecExamples(t *testing.T) {
+	var out []string
+	inExample := false
+	for _, line := range strings.Split(string(pricerig.DefaultSpec), "\n") {
+		switch {
+		case strings.HasPrefix(line, "  # myudf:"), strings.HasPrefix(line, "  # myjson:"):
+			inExample = true
+		case !strings.HasPrefix(line, "  #"):
+			inExample = false
+		}
+		if inExample {
+			line = "  " + strings.TrimPrefix(line, "  # ")
+		}
+		out = append(out, line)
+	}
+	spec, err := Load([]byte(strings.Join(out, "\n")), LoadOptions{Getenv: env(map[string]string{"MYUDF_TOKEN": "t", "MYJSON_KEY": "k"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	udf, ok1 := spec.Source("myudf")
+	js, ok2 := spec.Source("myjson")
+	if !ok1 || !ok2 || udf.Type != "udf" || js.Type != "json" || !udf.Usable() || !js.Usable() {
+		t.Fatalf("examples: %+v %+v", udf, js)
+	}
+	if len(udf.Coverage.Sessions) != 3 || udf.Coverage.MaxWindow != 7*24*time.Hour || js.Coverage.Sessions[0] != market.Regular {
+		t.Errorf("coverage udf %+v json %+v", udf.Coverage, js.Coverage)
+	}
 }
