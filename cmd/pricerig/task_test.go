@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pricerig/pricerig/rig"
+)
+
+func TestTaskCommand(t *testing.T) {
+	good := `data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z"}`
+	goodHash := rig.InputHash(good).Hex()
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		ok        bool
+		symbol    string
+		minute    string
+		inputHash string
+		errHas    string
+	}{
+		{"canonical", []string{"--input-uri", good}, 0, true, "NVDA", "2026-11-27T15:30:00Z", goodHash, ""},
+		{"hash checked", []string{"--input-uri", good, "--input-hash", goodHash}, 0, true, "NVDA", "2026-11-27T15:30:00Z", goodHash, ""},
+		{"unix seconds", []string{"--input-uri", `data:application/json,{"symbol":"SPY","minute":1795793400}`}, 0, true, "SPY", "2026-11-27T15:30:00Z", "", ""},
+		{"hash mismatch", []string{"--input-uri", good, "--input-hash", "0x" + strings.Repeat("11", 32)}, 2, false, "", "", goodHash, "input hash does not match"},
+		{"not a data URI", []string{"--input-uri", "https://example.com/x.json"}, 2, false, "", "", rig.InputHash("https://example.com/x.json").Hex(), "not a data: URI"},
+		{"unknown symbol", []string{"--input-uri", `data:application/json,{"symbol":"AAPL","minute":0}`}, 2, false, "", "", "", "unknown symbol"},
+		{"own symbols", []string{"--input-uri", `data:application/json,{"symbol":"AAPL","minute":0}`, "--symbols", "AAPL,MSFT"}, 0, true, "AAPL", "1970-01-01T00:00:00Z", "", ""},
+		{"unaligned", []string{"--input-uri", `data:application/json,{"symbol":"TSLA","minute":61}`}, 2, false, "", "", "", "not aligned"},
+		{"extra field", []string{"--input-uri", `data:application/json,{"symbol":"TSLA","minute":60,"x":1}`}, 2, false, "", "", "", "unexpected field"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(t, append([]string{"task"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
+			}
+			var got taskOutput
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("stdout %q: %v", out, err)
+			}
+			if got.OK != tc.ok || got.Symbol != tc.symbol || got.Minute != tc.minute || !strings.Contains(got.Error, tc.errHas) {
+				t.Fatalf("got %+v", got)
+			}
+			if tc.inputHash != "" && got.InputHash != tc.inputHash {
+				t.Fatalf("input_hash %s, want %s", got.InputHash, tc.inputHash)
+			}
+			if !tc.ok && !strings.Contains(stderr, tc.errHas) {
+				t.Fatalf("stderr %q lacks %q", stderr, tc.errHas)
+			}
+		})
+	}
+}
+
+func TestTaskCommandBadFlags(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no uri":        {"task"},
+		"short hash":    {"task", "--input-uri", "data:application/json,{}", "--input-hash", "0x1234"},
+		"hash not hex":  {"task", "--input-uri", "data:application/json,{}", "--input-hash", "0x" + strings.Repeat("zz", 32)},
+		"stray operand": {"task", "--input-uri", "data:application/json,{}", "extra"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, args...)
+			if code != exitBadInput || stderr == "" {
+				t.Fatalf("exit %d stderr %q", code, stderr)
+			}
+		})
+	}
+}
