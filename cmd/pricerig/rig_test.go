@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +65,7 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
 			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", "../../sources.yaml",
-			"--journal", journal, "--from-block", "1"}, strings.NewReader(""), &out, &errOut)
+			"--journal", journal, "--from-block", "1", "--metrics", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut)
 	}()
 	ids, err := d.Order(ctx, []string{"TSLA"}, devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions))
 	if err != nil {
@@ -75,6 +77,19 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	}
 	if !reports[0].Agreed || reports[0].Reveals != 3 {
 		t.Fatalf("task %+v\nrig log:\n%s", reports[0], errOut.String())
+	}
+	// The rig records a settlement on its next look at the chain: give it a moment.
+	metrics := scrapeMetrics(t, errOut.String())
+	for i := 0; i < 200 && !strings.Contains(metrics, "pricerig_rig_tasks_agreed_total 1\n"); i++ {
+		time.Sleep(25 * time.Millisecond)
+		metrics = scrapeMetrics(t, errOut.String())
+	}
+	for _, want := range []string{"pricerig_rig_tasks_seen_total 1", "pricerig_rig_tasks_committed_total 1",
+		"pricerig_rig_tasks_revealed_total 1", "pricerig_rig_tasks_agreed_total 1", "pricerig_rig_tasks_slashed_total 0",
+		"pricerig_rig_realized_distance_bps_count 1", "pricerig_rig_commit_margin_seconds_count 1"} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
 	}
 	stopRig()
 	if code := <-done; code != 0 {
@@ -137,4 +152,24 @@ func TestRigCommandBadArguments(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
+}
+
+// scrapeMetrics finds the metrics URL the rig logged and reads it.
+func scrapeMetrics(t *testing.T, log string) string {
+	t.Helper()
+	i := strings.Index(log, "url=http://")
+	if i < 0 {
+		t.Fatalf("no metrics URL in the log:\n%s", log)
+	}
+	url := strings.Fields(log[i+len("url="):])[0]
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
