@@ -1,0 +1,817 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// ErrBadInput marks the errors of a backfill that cannot start: an empty or reversed range, an
+// unknown symbol or source. Nothing was fetched or written.
+var ErrBadInput = errors.New("bad input")
+
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// Options describe one backfill.
+type Options struct {
+	Spec *feeds.Spec
+	// Symbols are the feed symbols to fill; nil means every feed of the spec.
+	Symbols []string
+	// Sources are the sources to ask, by name; nil means every source of the spec.
+	Sources []string
+	// Sessions are the sessions whose minutes are reconciled (and whose bars count); nil means
+	// the spec's reconcile sessions.
+	Sessions []market.Session
+	// From and To bound the range [From, To); both must be whole minutes.
+	From, To time.Time
+	// Clock is what the backfill reads and waits on; nil means the wall clock. The sources get
+	// its Now too.
+	Clock Clock
+	// Deps are handed to the sources (Logger, Transport); Now is replaced by Clock.Now.
+	Deps sources.Deps
+	// Logger receives warnings about the run; nil means Deps.Logger.
+	Logger *slog.Logger
+	// OnWindow, if set, is called after each window is committed to the store.
+	OnWindow func(WindowDone)
+}
+
+// WindowDone describes a window just committed.
+type WindowDone struct {
+	Source   string
+	Symbols  []string
+	Span     Span
+	Bars     int
+	Requests int
+	LeadIn   bool
+}
+
+// multiFetcher is a source that fetches several symbols in one request, like Alpaca's
+// multi-symbol bars: the backfill batches the symbols of a window into one call.
+type multiFetcher interface {
+	BarsMulti(ctx context.Context, symbols []string, from, to time.Time) (map[string][]sources.Bar, error)
+}
+
+// Lookback margin: a source whose history reaches back a fixed span from now (Yahoo's 29 days)
+// is not asked for the hour at the very edge, which the clock will have passed by the time a long
+// run gets to it.
+const lookbackMargin = time.Hour
+
+// member is one source of the spec as the backfill holds it.
+type member struct {
+	name, typ string
+	ord       int
+	selected  bool   // named by Options.Sources (or all)
+	missing   string // why it is unusable: its key is unset
+	src       sources.Source
+	multi     multiFetcher
+	cov       sources.Coverage
+	rate      sources.Rate
+	pol       policy
+	pacer     *pacer
+	sessions  []market.Session // its sessions ∩ the requested ones
+	liveLB    time.Time        // the oldest minute its history holds now (zero: no limit)
+	planLB    time.Time        // the oldest minute the backfill asks for
+	ready     time.Time        // minutes before this are published
+	adjusted  bool
+
+	// progress
+	planned, done, failed atomic.Int64
+	bars                  atomic.Int64
+	finished              atomic.Bool
+
+	mu       sync.Mutex
+	started  time.Time               // when its first window began
+	gaps     []Gap                   // parts of the range it cannot or did not give
+	failures map[string][]failedSpan // by symbol, the windows that failed this run
+	unknown  map[string]string       // symbols the source said it does not know, and its words
+	leadIns  int
+	windows  int
+	minReq   int
+	stats    minuteStats
+	fatal    string // set when the source failed as a whole (unauthorized)
+}
+
+type failedSpan struct {
+	Span
+	reason string
+}
+
+// job is one window to fetch.
+type job struct {
+	span    Span
+	symbols []string // feed symbols; more than one is a batch
+	leadIn  bool
+}
+
+// Backfill fills a store from the sources of a spec.
+type Backfill struct {
+	store   *Store
+	opts    Options
+	clock   Clock
+	log     *slog.Logger
+	now     time.Time // the instant the plan is made for
+	rules   feeds.Rules
+	symbols []string
+	feeds   map[string]feeds.Feed
+	members []*member // spec order
+	jobs    map[*member][]job
+
+	phase          atomic.Value // string
+	minutes, total atomic.Int64
+}
+
+// New validates the options, builds the sources and plans the windows still missing from the
+// store. An error wrapping ErrBadInput means the options are at fault.
+func New(store *Store, o Options) (*Backfill, error) {
+	if o.Spec == nil {
+		return nil, badInput("no spec")
+	}
+	if o.Clock == nil {
+		o.Clock = RealClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = o.Deps.Logger
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &Backfill{store: store, opts: o, clock: o.Clock, log: o.Logger, now: o.Clock.Now().UTC(), feeds: map[string]feeds.Feed{}, jobs: map[*member][]job{}}
+	b.phase.Store("plan")
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+	if err := b.plan(context.Background()); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Backfill) validate() error {
+	o := &b.opts
+	from, to := o.From.UTC(), o.To.UTC()
+	switch {
+	case from.IsZero() || to.IsZero():
+		return badInput("both ends of the range are needed")
+	case !feeds.Aligned(from) || !feeds.Aligned(to):
+		return badInput("the range must start and end on whole minutes (got %s … %s)", from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))
+	case to.Equal(from):
+		return badInput("empty range: it starts and ends at %s", from.Format(time.RFC3339))
+	case to.Before(from):
+		return badInput("reversed range: it ends at %s, before it starts at %s", to.Format(time.RFC3339), from.Format(time.RFC3339))
+	}
+	o.From, o.To = from, to
+	spec := o.Spec
+	b.rules = spec.Rules
+	if len(o.Sessions) > 0 {
+		b.rules.Sessions = slices.Clone(o.Sessions)
+	}
+	if !from.Before(b.now.Truncate(time.Minute)) {
+		return badInput("the range starts at %s, and no minute of it has closed yet (it is %s)", from.Format(time.RFC3339), b.now.Format(time.RFC3339))
+	}
+	if !hasSessionMinute(from, to, b.rules.Sessions) {
+		return badInput("the range %s … %s holds no minute of the %s sessions", from.Format(time.RFC3339), to.Format(time.RFC3339), sessionNames(b.rules.Sessions))
+	}
+	b.symbols = o.Symbols
+	if len(b.symbols) == 0 {
+		b.symbols = spec.Symbols()
+	}
+	seen := map[string]bool{}
+	for _, s := range b.symbols {
+		f, ok := spec.Feed(s)
+		if !ok {
+			return badInput("unknown symbol %q (the spec has %s)", s, strings.Join(spec.Symbols(), ", "))
+		}
+		if seen[s] {
+			return badInput("symbol %s is listed twice", s)
+		}
+		seen[s] = true
+		b.feeds[s] = f
+	}
+	for _, name := range o.Sources {
+		if _, ok := spec.Source(name); !ok {
+			names := make([]string, len(spec.Sources))
+			for i, s := range spec.Sources {
+				names[i] = s.Name
+			}
+			return badInput("unknown source %q (the spec has %s)", name, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// build makes a member of every spec source and builds the selected, usable ones behind a pacer.
+func (b *Backfill) build() error {
+	o := b.opts
+	usable := 0
+	for i, ss := range o.Spec.Sources {
+		m := &member{name: ss.Name, typ: ss.Type, ord: i, missing: ss.Missing, failures: map[string][]failedSpan{}, unknown: map[string]string{}}
+		m.selected = len(o.Sources) == 0 || slices.Contains(o.Sources, ss.Name)
+		b.members = append(b.members, m)
+		if !m.selected || !ss.Usable() {
+			continue
+		}
+		m.rate = ss.Rate
+		m.pacer = newPacer(o.Deps.Transport, b.clock, ss.Rate)
+		one := ss
+		one.Settings.Rate = unpaced // the pacer holds the source to ss.Rate
+		deps := o.Deps
+		deps.Now = b.clock.Now
+		deps.Transport = m.pacer
+		built, err := feeds.BuildSources(&feeds.Spec{Sources: []feeds.SourceSpec{one}}, deps)
+		if err != nil {
+			return err
+		}
+		m.src = built[0].Source
+		m.multi, _ = m.src.(multiFetcher)
+		m.cov = m.src.Coverage()
+		m.cov.Rate = ss.Rate
+		m.pol = policyFor(ss.Type, m.cov)
+		m.sessions = intersectSessions(m.cov.Sessions, b.rules.Sessions)
+		m.adjusted = m.cov.Adjustment == sources.SplitAdjusted || m.cov.Adjustment == sources.SplitDividendAdjusted
+		if m.cov.Lookback > 0 {
+			m.liveLB = ceilMinute(b.now.Add(-m.cov.Lookback))
+			m.planLB = ceilMinute(b.now.Add(-m.cov.Lookback + lookbackMargin))
+		}
+		m.ready = b.now.Add(-m.cov.Delay).Truncate(time.Minute)
+		usable++
+	}
+	if usable == 0 {
+		var why []string
+		for _, m := range b.members {
+			if m.selected && m.missing != "" {
+				why = append(why, m.name+": "+m.missing)
+			}
+		}
+		if len(why) == 0 {
+			return badInput("no source to ask")
+		}
+		return badInput("no usable source (%s)", strings.Join(why, "; "))
+	}
+	return nil
+}
+
+// need is the part of the range a member is asked for for one symbol, and the parts it cannot
+// give (recorded as gaps).
+func (b *Backfill) need(m *member, symbol string) (Span, bool) {
+	from, to := b.opts.From, minTime(b.opts.To, b.now.Truncate(time.Minute))
+	if len(m.sessions) == 0 {
+		m.addGap(Gap{Symbol: symbol, From: from, To: to, Reason: fmt.Sprintf("covers %s, none of the requested sessions", sessionNames(m.cov.Sessions))})
+		return Span{}, false
+	}
+	if !m.planLB.IsZero() && from.Before(m.planLB) {
+		if g, ok := trimToSessions(from, minTime(m.planLB, to), m.sessions); ok {
+			m.addGap(Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("before its 1-minute history (it reaches back %s, to %s)", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))})
+		}
+		from = m.planLB
+	}
+	if m.ready.Before(to) {
+		if g, ok := trimToSessions(maxTime(from, m.ready), to, m.sessions); ok {
+			m.addGap(Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("not published yet (it serves a minute %s after it closes)", m.cov.Delay)})
+		}
+		to = m.ready
+	}
+	if !from.Before(to) {
+		return Span{}, false
+	}
+	return trimToSessions(from, to, m.sessions)
+}
+
+// plan lists, for every member, the windows of the range it has not fetched yet.
+func (b *Backfill) plan(ctx context.Context) error {
+	for _, m := range b.members {
+		if !m.selected {
+			continue
+		}
+		if m.src == nil {
+			for _, sym := range b.symbols {
+				if _, in := b.feeds[sym].ProviderSymbol(m.name); in {
+					m.addGap(Gap{Symbol: sym, From: b.opts.From, To: b.opts.To, Reason: "skipped: " + m.missing})
+				}
+			}
+			continue
+		}
+		// the batch a source that fetches several symbols at once will most likely make
+		batch := 1
+		if m.multi != nil {
+			batch = 0
+			for _, sym := range b.symbols {
+				if _, in := b.feeds[sym].ProviderSymbol(m.name); in {
+					batch++
+				}
+			}
+		}
+		missing, asked := map[string][]Span{}, map[string][]Span{}
+		for _, sym := range b.symbols {
+			if _, in := b.feeds[sym].ProviderSymbol(m.name); !in {
+				continue
+			}
+			want, ok := b.need(m, sym)
+			if !ok {
+				continue
+			}
+			raw, err := b.store.Coverage(ctx, m.name, sym)
+			if err != nil {
+				return err
+			}
+			cov := merge(raw, m.sessions)
+			gaps := cov.missing(want, m.sessions)
+			if len(gaps) == 0 {
+				continue
+			}
+			asked[sym] = gaps
+			// The first minutes of the range may need a bar from before it to carry. When the
+			// windows have room to reach back that far for free (a calendar month, or the slack
+			// ceil(span / max) leaves), take it now rather than a lead-in request later.
+			reach := Span{b.reachStart(m, want.From, m.planLB), want.To}
+			if wide := cov.missing(reach, m.sessions); len(wide) > 0 && b.count(m, wide, batch) == b.count(m, gaps, batch) {
+				gaps = wide
+			}
+			missing[sym] = gaps
+		}
+		b.addJobs(m, missing, asked, false)
+	}
+	return nil
+}
+
+// addJobs cuts the missing spans of each symbol into windows, batching symbols whose missing
+// spans are the same when the source can fetch several at once. asked are the spans the range
+// itself needs, before any free reach back for the carry: the minimum requests are theirs.
+func (b *Backfill) addJobs(m *member, missing, asked map[string][]Span, leadIn bool) {
+	var groups [][]string
+	for _, sym := range b.symbols { // in the order asked, so batches are stable
+		gaps, ok := missing[sym]
+		if !ok {
+			continue
+		}
+		joined := false
+		if m.multi != nil {
+			for i, g := range groups {
+				if slices.Equal(missing[g[0]], gaps) && slices.Equal(asked[g[0]], asked[sym]) {
+					groups[i] = append(groups[i], sym)
+					joined = true
+					break
+				}
+			}
+		}
+		if !joined {
+			groups = append(groups, []string{sym})
+		}
+	}
+	added := 0
+	for _, g := range groups {
+		for _, gap := range missing[g[0]] {
+			for _, w := range m.pol.windows(gap, len(g), m.sessions) {
+				b.jobs[m] = append(b.jobs[m], job{span: w, symbols: g, leadIn: leadIn})
+				added++
+			}
+		}
+		m.mu.Lock()
+		m.minReq += b.minimum(m, asked[g[0]], len(g))
+		m.mu.Unlock()
+	}
+	m.planned.Add(int64(added))
+}
+
+// count is how many windows a member's gaps cut into for a batch of n symbols.
+func (b *Backfill) count(m *member, gaps []Span, n int) int {
+	total := 0
+	for _, g := range gaps {
+		total += len(m.pol.windows(g, n, m.sessions))
+	}
+	return total
+}
+
+// minimum is the fewest requests the gaps allow for a batch of n symbols.
+func (b *Backfill) minimum(m *member, gaps []Span, n int) int {
+	total := 0
+	for _, g := range gaps {
+		total += m.pol.minRequests(g, n, m.sessions)
+	}
+	return total
+}
+
+// Run fetches the planned windows, then the lead-ins the range's first minutes need to carry a
+// price, then reconciles every minute of the range into the store. Cancelling ctx stops it at a
+// transaction boundary: the summary says Interrupted, and a re-run continues where it stopped.
+func (b *Backfill) Run(ctx context.Context) (*Summary, error) {
+	started := b.clock.Now()
+	args, _ := json.Marshal(map[string]any{
+		"from": b.opts.From, "to": b.opts.To, "symbols": b.symbols, "sources": b.opts.Sources,
+		"sessions": b.rules.Sessions,
+	})
+	// the store's own writes outlive a cancel: a window fetched is a window kept
+	bg := context.WithoutCancel(ctx)
+	runID, err := b.store.beginRun(bg, started, string(args))
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	sum := &Summary{From: b.opts.From, To: b.opts.To, Symbols: b.symbols, Sessions: sessionStrings(b.rules.Sessions)}
+	finish := func(err error) (*Summary, error) {
+		b.phase.Store("done")
+		b.fill(sum)
+		sum.Interrupted = ctx.Err() != nil
+		sum.Elapsed = b.clock.Now().Sub(started)
+		text, _ := json.Marshal(sum)
+		if e := b.store.endRun(bg, runID, b.clock.Now(), string(text)); e != nil && err == nil {
+			err = fmt.Errorf("store: %w", e)
+		}
+		return sum, err
+	}
+
+	b.phase.Store("fetch")
+	if err := b.fetchAll(ctx); err != nil {
+		return finish(err)
+	}
+	if ctx.Err() != nil {
+		return finish(nil)
+	}
+	b.phase.Store("lead-in")
+	if err := b.planLeadIns(bg); err != nil {
+		return finish(err)
+	}
+	if err := b.fetchAll(ctx); err != nil {
+		return finish(err)
+	}
+	if ctx.Err() != nil {
+		return finish(nil)
+	}
+	b.phase.Store("reconcile")
+	err = b.reconcile(ctx, sum)
+	if ctx.Err() != nil {
+		return finish(nil)
+	}
+	return finish(err)
+}
+
+// fetchAll runs every member's jobs, one goroutine per source (its requests are sequential: the
+// rate is per source, and it keeps the request count of each window exact), and one writer.
+func (b *Backfill) fetchAll(ctx context.Context) error {
+	results := make(chan fetchedWindow, 2) // a little slack; the writer is the backpressure
+	var writeErr error
+	written := make(chan struct{})
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(written)
+		for w := range results {
+			if writeErr != nil {
+				continue
+			}
+			n, err := b.store.putWindow(context.WithoutCancel(ctx), w)
+			if err != nil {
+				writeErr = fmt.Errorf("store: %w", err)
+				cancel() // no point fetching what cannot be written
+				continue
+			}
+			m := b.member(w.source)
+			m.done.Add(1)
+			m.bars.Add(int64(n))
+			m.mu.Lock()
+			m.windows++
+			if w.leadIn {
+				m.leadIns++
+			}
+			m.mu.Unlock()
+			if b.opts.OnWindow != nil {
+				b.opts.OnWindow(WindowDone{Source: w.source, Symbols: w.symbols, Span: w.span, Bars: n, Requests: w.requests, LeadIn: w.leadIn})
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, m := range b.members {
+		jobs := b.jobs[m]
+		if len(jobs) == 0 {
+			continue
+		}
+		delete(b.jobs, m)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.work(stop, m, jobs, results)
+		}()
+	}
+	wg.Wait()
+	close(results)
+	<-written
+	return writeErr
+}
+
+func (b *Backfill) member(name string) *member {
+	for _, m := range b.members {
+		if m.name == name {
+			return m
+		}
+	}
+	panic("history: unknown member " + name)
+}
+
+// Retry limits of one window. The HTTP client has already retried short waits and 5xx; these
+// cover a provider that asks for longer than the client waits.
+const (
+	maxRateRetries    = 8
+	maxRateWait       = 15 * time.Minute // a longer "retry after" (a daily quota) ends the window: re-run later
+	defaultRateWait   = time.Minute      // when a 429 does not say how long
+	maxUnavailRetries = 2
+)
+
+// work fetches one member's jobs in order and hands each to the writer.
+func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- fetchedWindow) {
+	m.mu.Lock()
+	if m.started.IsZero() {
+		m.started = b.clock.Now()
+	}
+	m.mu.Unlock()
+	defer m.finished.Store(true)
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			return
+		}
+		if m.fatal != "" {
+			b.fail(m, j, m.fatal)
+			continue
+		}
+		if reason, bad := m.badSymbol(j.symbols); bad {
+			b.fail(m, j, reason)
+			continue
+		}
+		w, err := b.fetch(ctx, m, j)
+		if err != nil {
+			if ctx.Err() != nil {
+				return // interrupted: the window is not recorded, a re-run fetches it
+			}
+			reason := err.Error()
+			switch {
+			case errors.Is(err, sources.ErrUnauthorized) || errors.Is(err, sources.ErrNoKey):
+				m.fatal = reason
+				for _, rest := range jobs[i:] {
+					b.fail(m, rest, reason)
+				}
+				return
+			case errors.Is(err, sources.ErrUnknownSymbol) && len(j.symbols) == 1:
+				m.mu.Lock()
+				m.unknown[j.symbols[0]] = reason
+				m.mu.Unlock()
+			}
+			b.fail(m, j, reason)
+			continue
+		}
+		select {
+		case out <- w:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// badSymbol reports whether a symbol of the batch was found unknown to the source earlier.
+func (m *member) badSymbol(symbols []string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range symbols {
+		if why, ok := m.unknown[s]; ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+func (b *Backfill) fail(m *member, j job, reason string) {
+	m.failed.Add(1)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range j.symbols {
+		m.failures[s] = append(m.failures[s], failedSpan{j.span, reason})
+		m.gaps = append(m.gaps, Gap{Symbol: s, From: j.span.From, To: j.span.To, Reason: "failed: " + reason})
+	}
+	b.log.Warn("backfill window failed", "source", m.name, "symbols", strings.Join(j.symbols, ","),
+		"from", j.span.From.Format(time.RFC3339), "to", j.span.To.Format(time.RFC3339), "error", reason)
+}
+
+// fetch asks the source for one window, waiting out rate limits, and returns its bars raw.
+func (b *Backfill) fetch(ctx context.Context, m *member, j job) (fetchedWindow, error) {
+	before, _, _, _ := m.pacer.state()
+	w := fetchedWindow{source: m.name, span: j.span, symbols: j.symbols, leadIn: j.leadIn}
+	rateTries, unavailTries := 0, 0
+	for {
+		bars, err := b.call(ctx, m, j)
+		if err == nil {
+			w.bars = bars
+			break
+		}
+		if ctx.Err() != nil {
+			return w, ctx.Err()
+		}
+		var se *sources.Error
+		errors.As(err, &se)
+		switch {
+		case errors.Is(err, sources.ErrNoData):
+			w.bars = map[string][]sources.Bar{}
+		case errors.Is(err, sources.ErrRateLimited) && rateTries < maxRateRetries:
+			rateTries++
+			wait := defaultRateWait
+			if se != nil && se.RetryAfter > 0 {
+				wait = se.RetryAfter
+			}
+			if wait > maxRateWait {
+				return w, fmt.Errorf("%w (the provider asks to wait %s: re-run later)", err, wait)
+			}
+			// The pacer holds every later request of the source until then; the wait shows in the
+			// progress estimate.
+			m.pacer.hold(b.clock.Now().Add(wait))
+			b.log.Info("backfill rate limited", "source", m.name, "wait", wait.String())
+			continue
+		case errors.Is(err, sources.ErrUnavailable) && unavailTries < maxUnavailRetries:
+			unavailTries++
+			if err := b.clock.Sleep(ctx, time.Duration(unavailTries)*5*time.Second); err != nil {
+				return w, err
+			}
+			continue
+		default:
+			return w, err
+		}
+		break
+	}
+	after, _, _, _ := m.pacer.state()
+	w.requests = after - before
+	for _, sym := range j.symbols {
+		bars, err := b.clean(m, sym, j.span, w.bars[sym])
+		if err != nil {
+			return w, err
+		}
+		w.bars[sym] = bars
+	}
+	return w, nil
+}
+
+// call makes the source call of one job: one symbol, or a batch.
+func (b *Backfill) call(ctx context.Context, m *member, j job) (map[string][]sources.Bar, error) {
+	out := map[string][]sources.Bar{}
+	if len(j.symbols) == 1 || m.multi == nil {
+		for _, sym := range j.symbols {
+			prov, _ := b.feeds[sym].ProviderSymbol(m.name)
+			bars, err := m.src.Bars(ctx, prov, j.span.From, j.span.To)
+			if err != nil {
+				return nil, err
+			}
+			out[sym] = bars
+		}
+		return out, nil
+	}
+	provs := make([]string, len(j.symbols))
+	for i, sym := range j.symbols {
+		provs[i], _ = b.feeds[sym].ProviderSymbol(m.name)
+	}
+	got, err := m.multi.BarsMulti(ctx, provs, j.span.From, j.span.To)
+	if err != nil {
+		return nil, err
+	}
+	for i, sym := range j.symbols {
+		out[sym] = got[provs[i]]
+	}
+	return out, nil
+}
+
+// clean brings a window's bars to what the store holds: inside the window, positive closes, raw
+// (a split-adjusted source's prices multiplied back by the splits after each bar, as the live
+// reconciler does).
+func (b *Backfill) clean(m *member, symbol string, span Span, bars []sources.Bar) ([]sources.Bar, error) {
+	if m.adjusted {
+		var err error
+		if bars, err = feeds.Unadjust(bars, b.opts.Spec.Splits[symbol], b.now); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", m.name, symbol, err)
+		}
+	}
+	out := make([]sources.Bar, 0, len(bars))
+	dropped := 0
+	for _, bar := range bars {
+		bar.Start = bar.Start.UTC()
+		switch {
+		case bar.Start.Before(span.From) || !bar.Start.Before(span.To):
+			dropped++
+		case bar.Close <= 0 || bar.Volume < 0 || !feeds.Aligned(bar.Start):
+			dropped++
+		default:
+			out = append(out, bar)
+		}
+	}
+	if dropped > 0 {
+		b.log.Warn("backfill dropped bars outside the window or without a price", "source", m.name, "symbol", symbol, "dropped", dropped)
+	}
+	return out, nil
+}
+
+// reachStart is the oldest bar the live reconciler would carry into minute t from a member:
+// max_carry back, but never before the source's history, nor further than its second request
+// reaches (MaxWindow before the first one's start).
+func (b *Backfill) reachStart(m *member, t, floor time.Time) time.Time {
+	r := t.Add(-b.rules.MaxCarry)
+	first := t.Add(-b.rules.Window)
+	if !floor.IsZero() {
+		r = maxTime(r, floor)
+		first = maxTime(first, floor)
+	}
+	if m.cov.MaxWindow > 0 {
+		r = maxTime(r, first.Add(-m.cov.MaxWindow))
+	}
+	return r
+}
+
+// planLeadIns finds the members whose first minute of the range has no bar and whose carry
+// reaches before the fetched range, and plans the windows that reach back far enough.
+func (b *Backfill) planLeadIns(ctx context.Context) error {
+	for _, m := range b.members {
+		if m.src == nil || m.fatal != "" {
+			continue
+		}
+		missing := map[string][]Span{}
+		for _, sym := range b.symbols {
+			if _, in := b.feeds[sym].ProviderSymbol(m.name); !in {
+				continue
+			}
+			want, ok := b.needQuiet(m, sym)
+			if !ok {
+				continue
+			}
+			first := want.From
+			covRaw, err := b.store.Coverage(ctx, m.name, sym)
+			if err != nil {
+				return err
+			}
+			cov := merge(covRaw, m.sessions)
+			if _, ok := cov.find(first); !ok {
+				continue // the first window failed: nothing to carry into
+			}
+			has, err := b.store.hasBar(ctx, sym, m.name, first)
+			if err != nil {
+				return err
+			}
+			if has {
+				continue
+			}
+			lead := Span{b.reachStart(m, first, m.planLB), first}
+			if gaps := cov.missing(lead, m.sessions); len(gaps) > 0 {
+				missing[sym] = gaps
+			}
+		}
+		if len(missing) > 0 {
+			b.addJobs(m, missing, missing, true)
+		}
+	}
+	return nil
+}
+
+// needQuiet is need without recording gaps (they were recorded when planning).
+func (b *Backfill) needQuiet(m *member, symbol string) (Span, bool) {
+	m.mu.Lock()
+	saved := len(m.gaps)
+	m.mu.Unlock()
+	span, ok := b.need(m, symbol)
+	m.mu.Lock()
+	m.gaps = m.gaps[:saved]
+	m.mu.Unlock()
+	return span, ok
+}
+
+func (m *member) addGap(g Gap) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gaps = append(m.gaps, g)
+}
+
+func sessionNames(ss []market.Session) string { return strings.Join(sessionStrings(ss), ", ") }
+
+func sessionStrings(ss []market.Session) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// days prints a lookback as whole days when it is one (29 days), else as a duration.
+func days(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		n := int(d / (24 * time.Hour))
+		if n == 1 {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", n)
+	}
+	return d.String()
+}

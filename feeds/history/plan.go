@@ -1,0 +1,216 @@
+package history
+
+import (
+	"slices"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// How a source's provider wants its history asked for. The adapters split any [from, to) they
+// are given into their own requests; the planner hands them windows that each cost exactly one
+// request (one page), so the requests made are the fewest the provider allows.
+type policyKind int
+
+const (
+	// fixedWindows: any window up to MaxWindow is one request (sources.Windows in the adapter).
+	fixedWindows policyKind = iota
+	// calendarMonths: one request per New York calendar month (Alpha Vantage's month=).
+	calendarMonths
+	// nyDates: the provider takes whole dates, N per request, and the adapter asks for every date
+	// the window touches in either New York or UTC (sources.DateRanges), so a window must end
+	// by New York midnight of its (N−1)th day to stay within N dates.
+	nyDates
+)
+
+// policy is how the planner cuts one source's spans into windows.
+type policy struct {
+	kind policyKind
+	max  time.Duration // fixedWindows: the widest window
+	days int           // nyDates: dates per request
+	// page is how many bars one response holds (0: unknown or never reached). A batched window
+	// is kept within one page, counting every minute of the sessions as a bar: the most the
+	// window can hold, so it never needs a second page.
+	page int
+}
+
+// unlimitedWindow caps the window of a source that declares no MaxWindow (a generic udf or json
+// endpoint): a month of minutes is as much as any provider we know returns in one body.
+const unlimitedWindow = 30 * 24 * time.Hour
+
+// pageSizes are the page sizes of the paginated providers, from the coverage table of
+// sources/README.md that the adapters and the simulator both follow.
+var pageSizes = map[string]int{"alpaca": 10000, "massive": 50000, "twelvedata": 5000}
+
+// policyFor picks the policy of a source type.
+func policyFor(typ string, cov sources.Coverage) policy {
+	switch typ {
+	case "alphavantage":
+		return policy{kind: calendarMonths}
+	case "tiingo", "fmp":
+		return policy{kind: nyDates, days: 7}
+	}
+	p := policy{kind: fixedWindows, max: cov.MaxWindow, page: pageSizes[typ]}
+	if p.max <= 0 {
+		p.max = unlimitedWindow
+	}
+	return p
+}
+
+// windows cuts a span into the windows of a policy, for n symbols batched together. Every
+// window starts at a minute of the sessions, so none is spent on a closed stretch.
+func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
+	var out []Span
+	a := span.From
+	for a.Before(span.To) {
+		first, ok := trimToSessions(a, span.To, sessions)
+		if !ok {
+			break
+		}
+		if !p.batched(n) {
+			// keep every window where the plain cut puts it, so their count is the formula's:
+			// ceil(span / max), the months or the date runs of the span
+			first.From = a
+		}
+		a = first.From
+		end := p.end(a, span.To, n, sessions)
+		out = append(out, Span{a, end})
+		a = end
+	}
+	return out
+}
+
+// end is where the window that starts at a ends.
+func (p policy) end(a, limit time.Time, n int, sessions []market.Session) time.Time {
+	switch p.kind {
+	case calendarMonths:
+		ny := a.In(market.NewYork)
+		next := time.Date(ny.Year(), ny.Month()+1, 1, 0, 0, 0, 0, market.NewYork).UTC()
+		return minTime(next, limit)
+	case nyDates:
+		days := max(p.days, 2)
+		return minTime(nyMidnight(nyDate(a).AddDate(0, 0, days-1)), limit)
+	}
+	end := minTime(a.Add(p.max), limit)
+	if !p.batched(n) {
+		return end
+	}
+	// Batched: grow a day at a time while every minute of the sessions, for every symbol,
+	// still fits one page. A single day that does not fit is taken whole (it pages).
+	best := time.Time{}
+	for d := nyDate(a).AddDate(0, 0, 1); ; d = d.AddDate(0, 0, 1) {
+		e := minTime(nyMidnight(d), end)
+		if sessionMinutes(a, e, sessions)*n > p.page {
+			break
+		}
+		best = e
+		if !e.Before(end) {
+			break
+		}
+	}
+	if best.IsZero() {
+		return minTime(nyMidnight(nyDate(a).AddDate(0, 0, 1)), end)
+	}
+	return best
+}
+
+// batched reports whether windows of n symbols are cut to fit one page.
+func (p policy) batched(n int) bool { return p.kind == fixedWindows && p.page > 0 && n > 1 }
+
+// minRequests is the fewest requests that cover a span under a policy, counted independently
+// of the window list: ceil(span / max) for fixed windows, the months or date runs it touches,
+// and for a batch the fewest one-page windows (the greedy cut is optimal for a limit that only
+// grows with the window, so it is counted by the same cut).
+func (p policy) minRequests(span Span, n int, sessions []market.Session) int {
+	if span.Empty() {
+		return 0
+	}
+	switch {
+	case p.kind == calendarMonths:
+		a, b := span.From.In(market.NewYork), span.To.Add(-time.Nanosecond).In(market.NewYork)
+		return (b.Year()-a.Year())*12 + int(b.Month()-a.Month()) + 1
+	case p.kind == nyDates:
+		days := int(nyDate(span.To.Add(-time.Nanosecond)).Sub(nyDate(span.From))/(24*time.Hour)) + 1
+		per := max(p.days, 2) - 1
+		return (days + per - 1) / per
+	case p.batched(n):
+		return len(p.windows(span, n, sessions))
+	}
+	return int((span.Duration() + p.max - 1) / p.max)
+}
+
+// spans is a sorted list of disjoint spans: what has been fetched of one source and symbol.
+type spans []Span
+
+// merge sorts and joins spans that touch, or that are separated only by time holding no
+// minute of sessions (nothing could have been missed there).
+func merge(in []Span, sessions []market.Session) spans {
+	s := slices.Clone(in)
+	slices.SortFunc(s, func(a, b Span) int { return a.From.Compare(b.From) })
+	var out spans
+	for _, x := range s {
+		if x.Empty() {
+			continue
+		}
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if !x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions) {
+				if x.To.After(last.To) {
+					last.To = x.To
+				}
+				continue
+			}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// missing lists the parts of want that the spans do not cover and that hold a minute of
+// sessions. A part keeps its exact bounds (it is not trimmed to the sessions): the windows cut
+// from it then fall where they fell in the run that was interrupted, so a re-run fetches the
+// same windows an uninterrupted run would have.
+func (c spans) missing(want Span, sessions []market.Session) []Span {
+	var out []Span
+	a := want.From
+	for _, x := range c {
+		if !x.To.After(a) {
+			continue
+		}
+		if !x.From.Before(want.To) {
+			break
+		}
+		if x.From.After(a) {
+			out = append(out, Span{a, x.From})
+		}
+		a = maxTime(a, x.To)
+	}
+	if a.Before(want.To) {
+		out = append(out, Span{a, want.To})
+	}
+	kept := out[:0]
+	for _, g := range out {
+		if hasSessionMinute(g.From, g.To, sessions) {
+			kept = append(kept, g)
+		}
+	}
+	return kept
+}
+
+// find returns the span holding t.
+func (c spans) find(t time.Time) (Span, bool) {
+	i, _ := slices.BinarySearchFunc(c, t, func(s Span, t time.Time) int {
+		switch {
+		case !s.To.After(t):
+			return -1
+		case s.From.After(t):
+			return 1
+		}
+		return 0
+	})
+	if i < len(c) && !c[i].From.After(t) && c[i].To.After(t) {
+		return c[i], true
+	}
+	return Span{}, false
+}

@@ -1,0 +1,305 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// RulesText names the rules an answer is reconciled under: the reconcile rules that matter to
+// an answer, the sessions, and the spec's sources with those left out of the run marked. Two
+// answers with the same text were reconciled the same way; `price --db` compares it with its own
+// spec's before trusting a stored answer.
+func RulesText(spec *feeds.Spec, sessions []market.Session, selected []string) string {
+	r := spec.Rules
+	if len(sessions) == 0 {
+		sessions = r.Sessions
+	}
+	names := make([]string, 0, len(spec.Sources))
+	for _, s := range spec.Sources {
+		n := s.Name
+		if len(selected) > 0 && !slices.Contains(selected, s.Name) {
+			n = "-" + n
+		}
+		names = append(names, n)
+	}
+	return fmt.Sprintf("min_sources=%d outlier_bps=%d max_carry=%s window=%s sessions=%s sources=%s",
+		r.MinSources, r.OutlierBps, r.MaxCarry, r.Window, strings.Join(sessionStrings(sessions), ","), strings.Join(names, ","))
+}
+
+// minuteStats counts how one source fared over the reconciled minutes.
+type minuteStats struct {
+	OK         int `json:"ok"`          // its bar at the minute
+	Carried    int `json:"carried"`     // an earlier bar within max_carry
+	NoData     int `json:"no_data"`     // no bar within max_carry
+	Outlier    int `json:"outlier"`     // a price beyond outlier_bps
+	NotCovered int `json:"not_covered"` // the session, its history or its delay rules it out
+	Unknown    int `json:"unknown"`     // not fetched, failed, or carry reaches into unfetched time
+}
+
+func (s *minuteStats) add(st feeds.Status) {
+	switch st {
+	case feeds.StatusOK:
+		s.OK++
+	case feeds.StatusCarried:
+		s.Carried++
+	case feeds.StatusNoData:
+		s.NoData++
+	case feeds.StatusOutlier:
+		s.Outlier++
+	case feeds.StatusNotCovered, feeds.StatusNoKey:
+		s.NotCovered++
+	default:
+		s.Unknown++
+	}
+}
+
+// slot is one source of a feed during the sweep of a symbol.
+type slot struct {
+	m     *member
+	prov  string
+	cov   spans
+	fails []failedSpan
+	last  sources.Bar
+	has   bool
+}
+
+// answersPerTx is how many minutes one answers transaction holds: big enough that commits are a
+// small share of the time, small enough that memory stays flat over a year.
+const answersPerTx = 4096
+
+// reconcile sweeps every symbol's minutes into answers.
+func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
+	var selected []string
+	if len(b.opts.Sources) > 0 {
+		selected = b.opts.Sources
+	}
+	rid, err := b.store.rulesetID(context.WithoutCancel(ctx), RulesText(b.opts.Spec, b.rules.Sessions, selected))
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
+	for range b.symbols {
+		b.total.Add(int64(sessionMinutes(b.opts.From, end, b.rules.Sessions)))
+	}
+	for _, sym := range b.symbols {
+		if err := b.reconcileSymbol(ctx, sym, rid, end, sum); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// reconcileSymbol walks the minutes of the sessions in the range in order, keeps each source's
+// latest bar as it goes (the bars stream from the store sorted by minute, starting max_carry
+// before the range so the first minutes can carry), and reconciles each minute exactly as the
+// live reconciler would: feeds.PriceAt's carry rule, then feeds.Reconcile.
+func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, rid int64, end time.Time, sum *Summary) error {
+	feed := b.feeds[sym]
+	var slots []*slot
+	bySource := map[string]*slot{}
+	for _, m := range b.members {
+		prov, in := feed.ProviderSymbol(m.name)
+		if !in {
+			continue
+		}
+		s := &slot{m: m, prov: prov}
+		if m.src != nil {
+			raw, err := b.store.Coverage(ctx, m.name, sym)
+			if err != nil {
+				return err
+			}
+			s.cov = merge(raw, m.sessions)
+			m.mu.Lock()
+			s.fails = slices.Clone(m.failures[sym])
+			m.mu.Unlock()
+		}
+		slots = append(slots, s)
+		bySource[m.name] = s
+	}
+	sweepFrom := b.opts.From.Add(-b.rules.MaxCarry)
+	rows, err := b.store.db.QueryContext(ctx, `SELECT minute, source, close, volume FROM bars WHERE symbol = ? AND minute >= ? AND minute < ? ORDER BY minute, source`,
+		sym, sweepFrom.Unix(), end.Unix())
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var (
+		peek     StoredBar
+		havePeek bool
+		readErr  error
+	)
+	next := func() bool {
+		if !rows.Next() {
+			readErr = rows.Err()
+			return false
+		}
+		var m, c, v int64
+		if readErr = rows.Scan(&m, &peek.Source, &c, &v); readErr != nil {
+			return false
+		}
+		peek.Start, peek.Close, peek.Volume = unix(m), numeric.Scaled(c), v
+		return true
+	}
+	havePeek = next()
+
+	var batch []answerRow
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := b.store.putAnswers(context.WithoutCancel(ctx), rid, batch); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		b.minutes.Add(int64(len(batch)))
+		batch = batch[:0]
+		return nil
+	}
+	var stop error
+	walkSessions(sweepFrom, end, b.rules.Sessions, func(sp sessionSpan) bool {
+		for t := sp.From; t.Before(sp.To); t = t.Add(time.Minute) {
+			// bars before t that were not taken at their own minute lie outside the sessions
+			for havePeek && peek.Start.Before(t) {
+				havePeek = next()
+			}
+			for havePeek && peek.Start.Equal(t) {
+				if s := bySource[peek.Source]; s != nil {
+					s.last, s.has = peek.Bar, true
+				}
+				havePeek = next()
+			}
+			if readErr != nil {
+				stop = fmt.Errorf("store: %w", readErr)
+				return false
+			}
+			if t.Before(b.opts.From) {
+				continue
+			}
+			batch = append(batch, b.reconcileMinute(sym, t, sp.Session, slots, sum))
+			if len(batch) >= answersPerTx {
+				if ctx.Err() != nil {
+					return false // stop at a transaction boundary; a re-run redoes the answers
+				}
+				if stop = flush(); stop != nil {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	if stop != nil {
+		return stop
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return flush()
+}
+
+// reconcileMinute builds each source's quote for minute t and reconciles them.
+func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Session, slots []*slot, sum *Summary) answerRow {
+	quotes := make([]feeds.Quote, len(slots))
+	ords := make([]int, len(slots))
+	incomplete := ""
+	for i, s := range slots {
+		q := b.quote(s, t, session)
+		quotes[i] = q
+		ords[i] = s.m.ord
+		if incomplete == "" && !definite(s, q, t) {
+			incomplete = s.m.name + ": " + q.Err
+		}
+	}
+	res := feeds.Reconcile(quotes, b.rules)
+	row := answerRow{symbol: sym, minute: t, session: session, res: res, complete: incomplete == "", reason: res.Reason, ords: ords}
+	if incomplete != "" {
+		row.reason = strings.TrimPrefix(row.reason+"; incomplete: "+incomplete, "; ")
+	}
+	for i, s := range slots {
+		s.m.mu.Lock()
+		s.m.stats.add(res.Quotes[i].Status)
+		s.m.mu.Unlock()
+	}
+	sum.Minutes++
+	if !res.Agreed {
+		sum.NoAgreement++
+	}
+	if incomplete != "" {
+		sum.Incomplete++
+	}
+	return row
+}
+
+// definite reports whether a quote is the one the live reconciler would get: a status from
+// data, not from what this run left out or could not fetch.
+func definite(s *slot, q feeds.Quote, t time.Time) bool {
+	switch q.Status {
+	case feeds.StatusPending, feeds.StatusError:
+		return false
+	case feeds.StatusNotCovered:
+		// left out of the run, or not published yet: the live answer would differ
+		return s.m.selected && !(s.m.src != nil && !t.Before(s.m.ready))
+	}
+	return true
+}
+
+// quote is one source's quote for minute t, from what the store holds.
+func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quote {
+	m := s.m
+	q := feeds.Quote{Source: m.name, Symbol: s.prov, DistanceCentiBps: -1}
+	switch {
+	case !m.selected:
+		q.Status, q.Err = feeds.StatusNotCovered, "left out of this backfill (--sources)"
+		return q
+	case m.src == nil:
+		q.Status, q.Err = feeds.StatusNoKey, m.missing
+		return q
+	case !m.cov.Covers(session):
+		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("covers %s, not the %s session", sessionNames(m.cov.Sessions), session)
+		return q
+	case !m.liveLB.IsZero() && t.Before(m.liveLB):
+		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("its 1-minute history reaches back %s, to %s", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))
+		return q
+	case !t.Before(m.ready):
+		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is not out yet", m.cov.Delay)
+		return q
+	}
+	run, ok := s.cov.find(t)
+	if !ok {
+		q.Status, q.Err = feeds.StatusPending, "not fetched"
+		for _, f := range s.fails {
+			if !t.Before(f.From) && t.Before(f.To) {
+				q.Status, q.Err = feeds.StatusError, "fetch failed: "+f.reason
+			}
+		}
+		return q
+	}
+	reach := b.reachStart(m, t, m.liveLB)
+	var bars []sources.Bar
+	if s.has {
+		bars = []sources.Bar{s.last}
+	}
+	bar, carried, found := feeds.PriceAt(bars, t, t.Sub(reach))
+	switch {
+	case found && (!carried || !bar.Start.Before(run.From)):
+		q.Status, q.Price, q.BarTime, q.Carried = feeds.StatusOK, bar.Close, bar.Start, carried
+		if carried {
+			q.Status = feeds.StatusCarried
+		}
+	case !run.From.After(reach):
+		// the store holds every minute from the edge of the carry to t, and none has a bar
+		q.Status, q.Err = feeds.StatusNoData, fmt.Sprintf("no bar in the %s before %s", b.rules.MaxCarry, t.Format(time.RFC3339))
+	default:
+		q.Status, q.Err = feeds.StatusPending, "its carry reaches before the fetched history"
+	}
+	return q
+}
