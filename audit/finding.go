@@ -1,0 +1,84 @@
+// Package audit is pricerig's self-audit: it tells an operator, before the chain does, that a
+// quote source has drifted, lost its key or gone down, that the rig's settled answers are creeping
+// toward the edge of the tolerance or missing windows, that an operator or relayer is running out
+// of gas money, or that the price history has holes.
+//
+// The checks are pure functions over what the audit gathered — reconciled results (CheckSources),
+// journal entries (CheckRig), balances (CheckBalances) and stored history (CheckHistory) — so each
+// can be tested on hand-made inputs; the Auditor gathers those inputs for one run, and Scheduler
+// runs it on a cron schedule with Prometheus gauges. Every finding carries a stable machine name
+// (source_drift, near_miss, …) that scripts can match on.
+package audit
+
+import "time"
+
+// Severity says how urgent a finding is. Both make the audit unhealthy.
+type Severity string
+
+// The severities.
+const (
+	// Warn: nothing is lost yet, but something is drifting toward a loss.
+	Warn Severity = "warn"
+	// Alert: a source or task is failing now, or money was lost.
+	Alert Severity = "alert"
+)
+
+// The names of the checks, as reports and metrics label them.
+const (
+	CheckSourcesName  = "sources"
+	CheckRigName      = "rig"
+	CheckBalancesName = "balances"
+	CheckHistoryName  = "history"
+)
+
+// Finding names: stable, for scripts and alert rules. Never rename one; add new ones.
+const (
+	// Sources check.
+	SourceDrift        = "source_drift"        // a source's distance to the answer is past the drift threshold
+	ProbableSplit      = "probable_split"      // a source is off by a near-integer ratio: an unrecorded split or adjustment
+	SourceDown         = "source_down"         // timeouts, 5xx, malformed bodies, unknown symbol
+	SourceUnauthorized = "source_unauthorized" // the provider refused the key
+	SourceRateLimited  = "source_rate_limited" // the provider answered 429
+	SourceStale        = "source_stale"        // the price is a carried bar much older than the minute
+	SourceNoData       = "source_no_data"      // no bar within max_carry for an in-session minute
+	MissingKey         = "missing_key"         // the source's key variable is unset: it is skipped
+	NoAnswer           = "no_answer"           // the sources did not reconcile to an answer for a minute
+
+	// Rig check.
+	NearMiss      = "near_miss"      // a settled answer's distance to the stored median is past the alert share of the tolerance
+	Slashed       = "slashed"        // a settled answer fell outside an agreed task's agreement
+	NotAgreed     = "not_agreed"     // a task settled without agreement
+	MissedWindow  = "missed_window"  // a commit or reveal did not make it in its window
+	TaskSkipped   = "task_skipped"   // the rig could not answer a task honestly and did not commit
+	CommitPending = "commit_pending" // a commit is not mined and its window closes soon (or has closed)
+	RevealPending = "reveal_pending" // a reveal is not mined and its window closes soon (or has closed)
+
+	// Balances check.
+	LowBalance = "low_balance" // an operator or relayer address holds less than --min-balance
+
+	// History check.
+	HistoryGap = "history_gap" // session minutes of the window with no stored answer
+)
+
+// Finding is one thing the operator should look at.
+type Finding struct {
+	Check    string   `json:"check"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	Source   string   `json:"source,omitempty"`
+	Symbol   string   `json:"symbol,omitempty"`
+	TaskID   uint64   `json:"task_id,omitempty"`
+	RigID    uint64   `json:"rig_id,omitempty"`
+	Address  string   `json:"address,omitempty"`
+	// Count of the observations (minutes, quotes) the finding was seen in, out of Of.
+	Count int `json:"count,omitempty"`
+	Of    int `json:"of,omitempty"`
+	// First and Last bound the minutes it was seen at.
+	First time.Time `json:"first,omitzero"`
+	Last  time.Time `json:"last,omitzero"`
+	// Value is the measure that crossed Limit, as text: "40.12" (bps), "1/2" (a ratio),
+	// "0.0005" (ETH).
+	Value   string `json:"value,omitempty"`
+	Limit   string `json:"limit,omitempty"`
+	Message string `json:"message"`
+}
