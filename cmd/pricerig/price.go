@@ -34,6 +34,7 @@ type priceOutput struct {
 	Effective string        `json:"effective_minute,omitempty"` // when the minute is outside the sessions
 	Session   string        `json:"session,omitempty"`
 	Median    string        `json:"median,omitempty"` // before the outlier cut
+	Store     string        `json:"store,omitempty"`  // the backfilled store it came from (--db)
 }
 
 type quoteOutput struct {
@@ -50,8 +51,9 @@ type quoteOutput struct {
 func newPriceCmd(a *app) *cobra.Command {
 	var sf specFlags
 	var asJSON bool
+	var db string
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db prices.db] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -83,6 +85,11 @@ symbol, malformed or unaligned minute, a bad spec).`,
 				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
 			}
 			a.warn(spec)
+			if db != "" { // a backfilled minute needs no fetch (backfill.go)
+				if done, err := a.priceFromStore(cmd.Context(), db, spec, symbol, minute, asJSON); done || err != nil {
+					return err
+				}
+			}
 			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow}})
 			if err != nil {
 				return failed("%v", err)
@@ -109,6 +116,7 @@ symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled, when it holds the minute; else ask the sources")
 	return cmd
 }
 

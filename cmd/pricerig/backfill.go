@@ -1,0 +1,558 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+)
+
+func init() { register(newBackfillCmd) }
+
+// backfillClock is what backfill reads and waits on: the commands' clock (priceNow) and real
+// timers. Tests swap in a fake clock shared with the simulator, so rate-limit waits cost nothing.
+var backfillClock history.Clock = commandClock{}
+
+type commandClock struct{}
+
+func (commandClock) Now() time.Time { return priceNow() }
+
+func (commandClock) Sleep(ctx context.Context, d time.Duration) error {
+	return history.RealClock{}.Sleep(ctx, d)
+}
+
+// progressInterval is how often progress is logged when stderr is not a terminal.
+var progressInterval = 10 * time.Second
+
+func newBackfillCmd(a *app) *cobra.Command {
+	var (
+		sf                        specFlags
+		fromText, toText          string
+		symbolsText, sourcesText  string
+		sessionsText, db, display string
+		asJSON                    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "backfill [--config FILE] [--sim URL] --from DATE|TIME --to DATE|TIME [--symbols NVDA,TSLA,SPY] [--sources a,b] [--db prices.db] [--sessions pre,regular,post] [--json]",
+		Short: "Fill a local price history (SQLite) from the sources, resumably",
+		Long: `Fetch every source's 1-minute bars of the symbols over a range and store them with, for every
+minute of the sessions, the reconciled answer and its provenance — by the same rules as
+'pricerig price', so 'pricerig price --db' can answer from the store.
+
+Each source is asked in the widest windows it allows (Alpha Vantage: calendar months; Massive:
+30 days; Alpaca: several symbols per request, one page each), at its rate from the spec, waiting
+out any 429. A source that cannot reach part of the range (Yahoo's 29 days, a plan's publication
+delay) is skipped there and the summary says so.
+
+It resumes: what was fetched is recorded per source and window, and a re-run — after Ctrl-C, a
+kill or a failed window — fetches only what is missing and ends with the same database as an
+uninterrupted run. Ctrl-C stops at a transaction boundary.
+
+A DATE (2025-11-03) is a New York calendar date: --from starts at its midnight, --to includes
+the whole date. A TIME is RFC 3339 or unix seconds, on a whole minute; --to is exclusive.
+
+On a terminal it draws a progress bar per source; otherwise it logs progress every 10 s. At the
+end it prints a summary (--json: one JSON object). Exit 0 when every window was fetched; 1 when
+interrupted or a window failed (run it again); 2 for bad input.
+
+  pricerig backfill export --db prices.db --format csv|jsonl   writes the stored answers.`,
+		Example: `  pricerig backfill --from 2025-11-01 --to 2025-11-30
+  pricerig backfill --from 2026-01-05T14:30Z --to 2026-01-05T21:00Z --symbols NVDA --sources alpaca,massive
+  pricerig backfill --sim http://127.0.0.1:8787 --from 2025-10-01 --to 2025-10-31 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			from, err := parseBound(fromText, false)
+			if err != nil {
+				return badInput("--from: %v", err)
+			}
+			to, err := parseBound(toText, true)
+			if err != nil {
+				return badInput("--to: %v", err)
+			}
+			var sessions []market.Session
+			if sessionsText != "" {
+				if sessions, err = market.ParseSessions(splitList(sessionsText)); err != nil {
+					return badInput("--sessions: %v", err)
+				}
+			}
+			mode, err := progressMode(display, a.stderr)
+			if err != nil {
+				return badInput("--progress: %v", err)
+			}
+			spec, err := sf.load()
+			if err != nil {
+				return err
+			}
+			a.warn(spec)
+			store, err := history.Open(db)
+			if err != nil {
+				return failed("%v", err)
+			}
+			defer store.Close()
+
+			var show *barDisplay
+			logOut := a.stderr
+			if mode == "bar" {
+				show = newBarDisplay(a.stderr)
+				logOut = show // warnings print above the bars
+			}
+			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			if mode == "log" {
+				logger = slog.New(slog.NewTextHandler(logOut, nil))
+			}
+			b, err := history.New(store, history.Options{
+				Spec: spec, Symbols: splitUpper(symbolsText), Sources: splitList(sourcesText), Sessions: sessions,
+				From: from, To: to, Clock: backfillClock, Deps: sources.Deps{Logger: logger}, Logger: logger,
+			})
+			if errors.Is(err, history.ErrBadInput) {
+				return badInput("%s", strings.TrimPrefix(err.Error(), history.ErrBadInput.Error()+": "))
+			}
+			if err != nil {
+				return failed("%v", err)
+			}
+
+			stop := make(chan struct{})
+			var shown sync.WaitGroup
+			shown.Add(1)
+			go func() {
+				defer shown.Done()
+				watchProgress(b, mode, show, logger, stop)
+			}()
+			sum, runErr := b.Run(cmd.Context())
+			close(stop)
+			shown.Wait()
+			if sum != nil {
+				if asJSON {
+					enc := json.NewEncoder(a.stdout)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(sum); err != nil {
+						return err
+					}
+				} else {
+					printSummary(a.stdout, sum, db)
+				}
+			}
+			switch {
+			case runErr != nil:
+				return failed("%v", runErr)
+			case sum.Interrupted:
+				return failed("interrupted: %d windows were stored; run the same command again to fetch the rest", sum.Windows)
+			case sum.Failed > 0:
+				return failed("%d windows failed (see the gaps); run the same command again to retry them", sum.Failed)
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&fromText, "from", "", "start of the range: a New York date (2025-11-03) or a UTC minute (RFC 3339 or unix seconds)")
+	f.StringVar(&toText, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
+	f.StringVar(&symbolsText, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
+	f.StringVar(&sourcesText, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
+	f.StringVar(&db, "db", "prices.db", "the SQLite store to fill (created when missing)")
+	f.StringVar(&sessionsText, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
+	f.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
+	f.StringVar(&display, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
+	_ = cmd.MarkFlagRequired("from")
+	_ = cmd.MarkFlagRequired("to")
+	cmd.AddCommand(newBackfillExportCmd(a))
+	return cmd
+}
+
+var dateOnly = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// parseBound reads --from or --to: a New York date (an end includes the whole date) or a minute.
+func parseBound(text string, end bool) (time.Time, error) {
+	s := strings.TrimSpace(text)
+	if dateOnly.MatchString(s) {
+		d, err := time.ParseInLocation(time.DateOnly, s, market.NewYork)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not a date: %v", s, err)
+		}
+		if end {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d.UTC(), nil
+	}
+	return feeds.ParseMinute(s)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for p := range strings.SplitSeq(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func splitUpper(s string) []string {
+	out := splitList(s)
+	for i := range out {
+		out[i] = strings.ToUpper(out[i])
+	}
+	return out
+}
+
+// progressMode resolves --progress: auto draws bars when stderr is a terminal.
+func progressMode(flag string, stderr io.Writer) (string, error) {
+	switch flag {
+	case "bar", "log", "off":
+		return flag, nil
+	case "auto", "":
+		if f, ok := stderr.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+			return "bar", nil
+		}
+		return "log", nil
+	}
+	return "", fmt.Errorf("%q is not auto, bar, log or off", flag)
+}
+
+// watchProgress shows the run's progress until stop closes: bars redrawn five times a second,
+// or a log line per source every progressInterval.
+func watchProgress(b *history.Backfill, mode string, show *barDisplay, logger *slog.Logger, stop <-chan struct{}) {
+	if mode == "off" {
+		<-stop
+		return
+	}
+	every := progressInterval
+	if mode == "bar" {
+		every = 200 * time.Millisecond
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			if show != nil {
+				show.draw(b.Progress())
+				show.finish()
+			}
+			return
+		case <-tick.C:
+			p := b.Progress()
+			if show != nil {
+				show.draw(p)
+				continue
+			}
+			logProgress(logger, p)
+		}
+	}
+}
+
+func logProgress(logger *slog.Logger, p history.Progress) {
+	if p.Phase == "reconcile" {
+		logger.Info("backfill progress", "phase", p.Phase, "minutes", fmt.Sprintf("%d/%d", p.Minutes, p.MinutesTotal))
+		return
+	}
+	for _, s := range p.Sources {
+		if s.Finished && s.Done+s.Failed == s.Windows {
+			continue
+		}
+		logger.Info("backfill progress", "phase", p.Phase, "source", s.Source, "windows", fmt.Sprintf("%d/%d", s.Done, s.Windows),
+			"failed", s.Failed, "bars", s.Bars, "requests", s.Requests, "rate_limited", s.RateLimited, "eta", s.ETA.Round(time.Second).String())
+	}
+}
+
+// barDisplay draws one progress bar per source (and one for the reconcile) on a terminal,
+// redrawing them in place; log lines written through it print above the bars.
+type barDisplay struct {
+	w     io.Writer
+	mu    sync.Mutex
+	bars  map[string]*progressbar.ProgressBar
+	lines []string // what is on screen
+}
+
+func newBarDisplay(w io.Writer) *barDisplay {
+	return &barDisplay{w: w, bars: map[string]*progressbar.ProgressBar{}}
+}
+
+func (d *barDisplay) bar(name string, total int64) *progressbar.ProgressBar {
+	pb, ok := d.bars[name]
+	if !ok {
+		pb = progressbar.NewOptions64(max(total, 1),
+			progressbar.OptionSetWriter(io.Discard), // this display writes the lines itself
+			progressbar.OptionSetDescription(fmt.Sprintf("%-13s", name)),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(false), // our ETA knows the rate-limit waits
+			progressbar.OptionSetElapsedTime(false),
+			progressbar.OptionSetWidth(28),
+			progressbar.OptionThrottle(0),
+			progressbar.OptionSetRenderBlankState(true),
+		)
+		d.bars[name] = pb
+	}
+	if total > 0 && pb.GetMax64() != total {
+		pb.ChangeMax64(total)
+	}
+	return pb
+}
+
+// draw replaces the bars on screen with the state of p.
+func (d *barDisplay) draw(p history.Progress) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var lines []string
+	for _, s := range p.Sources {
+		pb := d.bar(s.Source, int64(s.Windows))
+		_ = pb.Set64(int64(s.Done + s.Failed))
+		extra := fmt.Sprintf("%d bars, %d requests", s.Bars, s.Requests)
+		if s.Failed > 0 {
+			extra += fmt.Sprintf(", %d failed", s.Failed)
+		}
+		if s.RateLimited > 0 {
+			extra += fmt.Sprintf(", %d×429", s.RateLimited)
+		}
+		switch {
+		case s.Waiting > 0:
+			extra += fmt.Sprintf(", waiting %s for the rate limit", s.Waiting.Round(time.Second))
+		case s.ETA > 0:
+			extra += ", ETA " + s.ETA.Round(time.Second).String()
+		}
+		lines = append(lines, strings.TrimPrefix(pb.String(), "\r")+extra)
+	}
+	if p.MinutesTotal > 0 {
+		pb := d.bar("reconcile", p.MinutesTotal)
+		_ = pb.Set64(p.Minutes)
+		lines = append(lines, strings.TrimPrefix(pb.String(), "\r")+"minutes")
+	}
+	d.redraw(lines)
+}
+
+// redraw moves the cursor up over the old lines, clears them and prints the new ones.
+func (d *barDisplay) redraw(lines []string) {
+	var sb strings.Builder
+	d.clear(&sb)
+	for _, l := range lines {
+		sb.WriteString(l)
+		sb.WriteString("\n")
+	}
+	d.lines = lines
+	io.WriteString(d.w, sb.String())
+}
+
+func (d *barDisplay) clear(sb *strings.Builder) {
+	if n := len(d.lines); n > 0 {
+		fmt.Fprintf(sb, "\033[%dA", n)
+		for range n {
+			sb.WriteString("\033[2K\n")
+		}
+		fmt.Fprintf(sb, "\033[%dA", n)
+	}
+}
+
+// Write prints a log line above the bars.
+func (d *barDisplay) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var sb strings.Builder
+	d.clear(&sb)
+	sb.Write(p)
+	for _, l := range d.lines {
+		sb.WriteString(l)
+		sb.WriteString("\n")
+	}
+	_, err := io.WriteString(d.w, sb.String())
+	return len(p), err
+}
+
+// finish leaves the last bars on screen.
+func (d *barDisplay) finish() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lines = nil
+}
+
+func printSummary(w io.Writer, s *history.Summary, db string) {
+	state := "done"
+	if s.Interrupted {
+		state = "interrupted"
+	}
+	fmt.Fprintf(w, "backfill %s: %s, %s … %s (%s) into %s\n", state, strings.Join(s.Symbols, ", "),
+		s.From.Format(time.RFC3339), s.To.Format(time.RFC3339), strings.Join(s.Sessions, ", "), db)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tWINDOWS\tREQUESTS\tMINIMUM\t429s\tWAITED\tBARS\tFAILED\tMINUTES OK/CARRIED/NO DATA/OUTLIER/NOT COVERED/UNKNOWN")
+	for _, src := range s.Sources {
+		if src.Skipped != "" {
+			fmt.Fprintf(tw, "%s\tskipped: %s\n", src.Source, src.Skipped)
+			continue
+		}
+		m := src.Minutes
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d/%d/%d/%d/%d/%d\n", src.Source, src.Windows, src.Requests, src.MinRequests,
+			src.RateLimited, src.Waited.Round(time.Second), src.Bars, src.Failed, m.OK, m.Carried, m.NoData, m.Outlier, m.NotCovered, m.Unknown)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d windows fetched with %d requests (the minimum is %d), %d rate limited; %d bars stored\n",
+		s.Windows, s.Requests, s.MinRequests, s.RateLimited, s.Bars)
+	fmt.Fprintf(w, "%d minutes reconciled: %d without agreement, %d incomplete; %s\n",
+		s.Minutes, s.NoAgreement, s.Incomplete, s.Elapsed.Round(time.Millisecond))
+	first := true
+	for _, src := range s.Sources {
+		for _, g := range src.Gaps {
+			if first {
+				fmt.Fprintln(w, "gaps:")
+				first = false
+			}
+			fmt.Fprintf(w, "  %s %s %s … %s: %s\n", src.Source, g.Symbol, g.From.Format(time.RFC3339), g.To.Format(time.RFC3339), g.Reason)
+		}
+	}
+}
+
+func newBackfillExportCmd(a *app) *cobra.Command {
+	var db, format, symbolsText, fromText, toText, out string
+	cmd := &cobra.Command{
+		Use:   "export --db prices.db --format csv|jsonl [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
+		Short: "Write the stored answers as CSV or JSON lines",
+		Long: `Write the reconciled answers of a backfilled store, ordered by symbol and minute: symbol, minute,
+price (decimal), scaled (price × 10^8), sources, agreed, complete. price and scaled are empty
+when the sources did not agree. In CSV, sources lists each priced quote as
+name:status:distance_bps; in JSON lines it holds every quote with its price, bar time, distance
+and error. complete is false when a source's window was missing or failed, or a source was left
+out: such a minute is not the answer 'pricerig price' would give.`,
+		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
+  pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != history.FormatCSV && format != history.FormatJSONL {
+				return badInput("--format %q: want csv or jsonl", format)
+			}
+			var q history.Query
+			var err error
+			if fromText != "" {
+				if q.From, err = parseBound(fromText, false); err != nil {
+					return badInput("--from: %v", err)
+				}
+			}
+			if toText != "" {
+				if q.To, err = parseBound(toText, true); err != nil {
+					return badInput("--to: %v", err)
+				}
+			}
+			if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
+				return badInput("--to %s is not after --from %s", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
+			}
+			q.Symbols = splitUpper(symbolsText)
+			if _, err := os.Stat(db); err != nil {
+				return badInput("--db %s: %v", db, err)
+			}
+			store, err := history.Open(db)
+			if err != nil {
+				return failed("%v", err)
+			}
+			defer store.Close()
+			w := a.stdout
+			if out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					return failed("--out: %v", err)
+				}
+				defer f.Close()
+				w = f
+			}
+			n, err := store.Export(cmd.Context(), w, format, q)
+			if err != nil {
+				return failed("export: %v", err)
+			}
+			if out != "" {
+				fmt.Fprintf(a.stderr, "pricerig: %d answers written to %s\n", n, out)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&db, "db", "prices.db", "the store to read")
+	f.StringVar(&format, "format", "csv", "csv or jsonl")
+	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
+	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")
+	f.StringVar(&toText, "to", "", "end: a date (included) or a minute (excluded)")
+	f.StringVar(&out, "out", "", "write to this file instead of stdout")
+	return cmd
+}
+
+// storedPrice answers `pricerig price --db` from a backfilled store: the stored answer of the
+// minute, as a feeds.Result, when it is complete and was reconciled under the spec's own rules.
+// ok is false (and note says why, when there is something to say) when the store cannot answer.
+func storedPrice(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time) (res feeds.Result, ok bool, note string, err error) {
+	if _, err := os.Stat(db); err != nil {
+		return res, false, "", badInput("--db %s: %v", db, err)
+	}
+	store, err := history.Open(db)
+	if err != nil {
+		return res, false, "", failed("%v", err)
+	}
+	defer store.Close()
+	a, found, err := store.Lookup(ctx, symbol, minute)
+	if err != nil {
+		return res, false, "", failed("--db %s: %v", db, err)
+	}
+	switch {
+	case !found:
+		return res, false, "", nil
+	case a.Rules != history.RulesText(spec, nil, nil):
+		return res, false, fmt.Sprintf("the stored answer was reconciled under other rules (%s)", a.Rules), nil
+	case !a.Complete:
+		return res, false, "the stored answer is incomplete (" + a.Reason + ")", nil
+	}
+	feed, _ := spec.Feed(symbol)
+	res = feeds.Result{
+		Symbol: a.Symbol, Minute: a.Minute, Effective: a.Minute, Session: a.Session, Agreed: a.Agreed,
+		Price: a.Price, Median: a.Median, Survivors: a.Survivors, Reason: a.Reason,
+	}
+	for _, q := range a.Quotes {
+		prov, _ := feed.ProviderSymbol(q.Source)
+		res.Quotes = append(res.Quotes, feeds.Quote{
+			Source: q.Source, Symbol: prov, Status: q.Status, Price: q.Price, BarTime: q.BarTime,
+			Carried: q.Status.Priced() && !q.BarTime.Equal(a.Minute), Err: q.Err, DistanceCentiBps: q.DistanceCentiBps,
+		})
+	}
+	return res, true, "", nil
+}
+
+// priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
+// it (done is true) and says that it came from the store; otherwise it says why not on stderr
+// and the caller asks the sources.
+func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
+	res, ok, note, err := storedPrice(ctx, db, spec, symbol, minute)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		if note == "" {
+			note = "the store does not hold the minute"
+		}
+		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", db, note)
+		return false, nil
+	}
+	if asJSON {
+		out := priceOutputOf(res)
+		out.Store = db
+		if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
+			return true, err
+		}
+	} else {
+		printPrice(a.stdout, res)
+		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", db)
+	}
+	if !res.Agreed {
+		return true, failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), res.Reason)
+	}
+	return true, nil
+}
