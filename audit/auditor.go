@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +52,15 @@ type Config struct {
 	Chain      BalanceReader
 	Addresses  []common.Address
 	MinBalance *big.Int
+	// PaceBudget is how long a run waits on a source's own pacing (sources.yaml rate:) beyond
+	// the spec's deadline. A source too slow to serve every symbol within it is audited for
+	// as many symbols as it can, picked at random each run. Default DefaultPaceBudget.
+	PaceBudget time.Duration
 }
+
+// DefaultPaceBudget: a run waits up to a minute on the sources' pacing. tiingo's 50/h and
+// fmp's 250/day then audit one symbol a run; the others serve every symbol at once.
+const DefaultPaceBudget = time.Minute
 
 // CheckState is how one check of a run ended.
 type CheckState string
@@ -115,9 +125,10 @@ func (r Report) Check(name string) (CheckResult, bool) {
 // scheduled audit paces its requests across runs. Runs must not overlap (Scheduler sees to it).
 type Auditor struct {
 	cfg     Config
-	rec     *feeds.Reconciler
+	members []feeds.Member // the spec's sources, built once, each usable one a *sharedSource
 	shared  map[string]*sharedSource
 	symbols []string
+	rng     *rand.Rand // picks the symbols a paced source is audited for
 }
 
 // New builds the spec's sources and an auditor over them.
@@ -127,6 +138,9 @@ func New(cfg Config) (*Auditor, error) {
 	}
 	cfg.Deps.Deps = cfg.Deps.Deps.WithDefaults()
 	cfg.Thresholds = cfg.Thresholds.WithDefaults(cfg.Spec.Rules.OutlierBps)
+	if cfg.PaceBudget <= 0 {
+		cfg.PaceBudget = DefaultPaceBudget
+	}
 	if cfg.MinBalance == nil {
 		cfg.MinBalance, _ = ParseETH(DefaultMinBalance)
 	}
@@ -143,12 +157,8 @@ func New(cfg Config) (*Auditor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	a := &Auditor{cfg: cfg, shared: map[string]*sharedSource{}, symbols: symbols}
-	rules := cfg.Spec.Rules
-	// Every symbol's first request goes out at once; a source paced at one request per
-	// interval serves the last symbol (n−1) intervals late. The audit is in no hurry: it waits
-	// for that rather than report its own pacing as a source that hangs.
-	var pace time.Duration
+	a := &Auditor{cfg: cfg, shared: map[string]*sharedSource{}, symbols: symbols, members: members,
+		rng: rand.New(rand.NewPCG(uint64(cfg.Deps.Now().UnixNano()), 0x61756469))}
 	for i, m := range members {
 		if m.Source == nil {
 			continue
@@ -156,10 +166,7 @@ func New(cfg Config) (*Auditor, error) {
 		s := &sharedSource{Source: m.Source}
 		a.shared[m.Name] = s
 		members[i].Source = s
-		pace = max(pace, m.Source.Coverage().Rate.Interval())
 	}
-	rules.Deadline += min(time.Duration(len(symbols)-1)*pace, 10*time.Minute)
-	a.rec = feeds.NewReconciler(feeds.Config{Rules: rules, Feeds: cfg.Spec.Feeds, Splits: cfg.Spec.Splits, Members: members}, cfg.Deps)
 	return a, nil
 }
 
@@ -204,13 +211,14 @@ func (a *Auditor) sources(ctx context.Context, rep *Report) (CheckResult, []Find
 	for _, s := range a.shared {
 		s.begin(spans)
 	}
+	rec, paced := a.reconciler(len(spans))
 	perSymbol := make([][]Sample, len(a.symbols))
 	errs := make([]error, len(a.symbols))
 	var wg sync.WaitGroup
 	for i, sym := range a.symbols {
 		wg.Go(func() {
 			for _, m := range minutes {
-				res, err := a.rec.Price(ctx, sym, m, feeds.WaitAll())
+				res, err := rec.Price(ctx, sym, m, feeds.WaitAll())
 				if err != nil && len(res.Quotes) == 0 {
 					errs[i] = fmt.Errorf("%s at %s: %w", sym, m.Format(time.RFC3339), err)
 					return
@@ -230,10 +238,70 @@ func (a *Auditor) sources(ctx context.Context, rep *Report) (CheckResult, []Find
 	}
 	rep.Sources = CheckSources(samples, a.cfg.Thresholds)
 	c.Detail = fmt.Sprintf("%s × %s, %d sources", plural(len(a.symbols), "symbol"), plural(len(minutes), "minute"), len(a.cfg.Spec.Sources))
+	if len(paced) > 0 {
+		c.Detail += "; paced by their rate, audited for fewer symbols this run: " + strings.Join(paced, ", ")
+	}
 	if rep.Window.Note != "" {
 		c.Detail += "; " + rep.Window.Note
 	}
 	return c, rep.Sources.Findings
+}
+
+// paceShare is how many of n symbols a source paced at one request per interval can be asked
+// for when each costs spans requests and the run waits at most budget on the pacing (at least
+// one), and how long the last of its requests waits.
+func paceShare(interval, budget time.Duration, spans, n int) (k int, wait time.Duration) {
+	if interval <= 0 {
+		return n, 0
+	}
+	allowed := 1 + int(budget/interval) // the first goes at once, then one per interval
+	k = min(max(1, allowed/spans), n)
+	return k, min(time.Duration(k*spans-1)*interval, budget)
+}
+
+// reconciler builds this run's reconciler over the auditor's sources. Each source makes one
+// request per symbol and span, every symbol's first at once, so a source paced at one request
+// per interval I serves the k-th request (k−1)·I late. The deadline is stretched to wait for
+// that, up to PaceBudget; a source that cannot serve every symbol within it is left out of the
+// feeds of the symbols it will not be asked for this run (paced lists them, for the report).
+func (a *Auditor) reconciler(spans int) (rec *feeds.Reconciler, paced []string) {
+	rules := a.cfg.Spec.Rules
+	budget := a.cfg.PaceBudget
+	drop := map[string]map[string]bool{} // source → symbols it is not asked for
+	var wait time.Duration
+	for _, m := range a.members {
+		if m.Source == nil {
+			continue
+		}
+		interval := m.Source.Coverage().Rate.Interval()
+		if interval <= 0 {
+			continue
+		}
+		k, w := paceShare(interval, budget, spans, len(a.symbols))
+		wait = max(wait, w)
+		if k == len(a.symbols) {
+			continue
+		}
+		keep := a.rng.Perm(len(a.symbols))[:k]
+		drop[m.Name] = map[string]bool{}
+		var kept []string
+		for i, sym := range a.symbols {
+			if slices.Contains(keep, i) {
+				kept = append(kept, sym)
+			} else {
+				drop[m.Name][sym] = true
+			}
+		}
+		paced = append(paced, fmt.Sprintf("%s (one request per %s: %s)", m.Name, interval, strings.Join(kept, ", ")))
+	}
+	rules.Deadline += wait
+	fs := make([]feeds.Feed, len(a.cfg.Spec.Feeds))
+	for i, f := range a.cfg.Spec.Feeds {
+		fs[i] = f
+		fs[i].Sources = slices.DeleteFunc(slices.Clone(f.Sources), func(s feeds.FeedSource) bool { return drop[s.Source][f.Symbol] })
+	}
+	cfg := feeds.Config{Rules: rules, Feeds: fs, Splits: a.cfg.Spec.Splits, Members: a.members}
+	return feeds.NewReconciler(cfg, a.cfg.Deps), paced
 }
 
 // sample attaches what the shared sources kept to a result: error kinds, and the latency of the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -309,6 +310,52 @@ func TestSimJSONReport(t *testing.T) {
 	for _, want := range []string{"1 finding", "source_down", "yahoo", "down", "no journal", "NVDA"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+func TestSimPacedSourcesAuditFewerSymbols(t *testing.T) {
+	env := newSimEnv(t, tuesday)
+	spec := env.spec(t)
+	for i, s := range spec.Sources {
+		switch s.Name {
+		case "tiingo":
+			spec.Sources[i].Rate = sources.Rate{N: 50, Per: time.Hour} // 72 s a request
+		case "fmp":
+			spec.Sources[i].Rate = sources.Rate{N: 250, Per: 24 * time.Hour}
+		}
+	}
+	// (a source that fits two requests in the budget would make the test wait on the real
+	// clock its limiter reads, so every source here fits either one or all)
+	a := env.auditor(t, Config{Spec: spec})
+	rep := a.Run(context.Background())
+	if !rep.Healthy() {
+		t.Fatalf("findings %v", names(rep.Findings))
+	}
+	for p, want := range map[string]int{"tiingo": 1, "fmp": 1, "pyth": 3, "yahoo": 3} {
+		if got := env.sim.Requests(p); got != want {
+			t.Errorf("%s: %d requests, want %d", p, got, want)
+		}
+		audited := map[string]bool{}
+		for _, o := range rep.Sources.Observations {
+			if o.Source == p {
+				audited[o.Symbol] = true
+				if o.Status != StatusOK {
+					t.Errorf("%s %s: %s %s", p, o.Symbol, o.Status, o.Err)
+				}
+			}
+		}
+		if len(audited) != want {
+			t.Errorf("%s audited for %v, want %d symbols", p, audited, want)
+		}
+	}
+	c, _ := rep.Check(CheckSourcesName)
+	if strings.Contains(c.Detail, "pyth") {
+		t.Errorf("detail %q names pyth, which served every symbol", c.Detail)
+	}
+	for _, want := range []string{"tiingo (one request per 1m12s", "fmp (one request per 5m45.6s"} {
+		if !strings.Contains(c.Detail, want) {
+			t.Errorf("detail %q lacks %q", c.Detail, want)
 		}
 	}
 }

@@ -98,3 +98,26 @@ func TestSpansOf(t *testing.T) {
 		}
 	}
 }
+
+func TestPaceShare(t *testing.T) {
+	tests := []struct {
+		interval, budget time.Duration
+		spans, n, k      int
+		wait             time.Duration
+	}{
+		{0, time.Minute, 1, 3, 3, 0},
+		{time.Second, time.Minute, 1, 3, 3, 2 * time.Second},
+		{12 * time.Second, time.Minute, 1, 3, 3, 24 * time.Second}, // massive's 5/min
+		{30 * time.Second, time.Minute, 1, 3, 3, time.Minute},
+		{40 * time.Second, time.Minute, 1, 3, 2, 40 * time.Second},
+		{72 * time.Second, time.Minute, 1, 3, 1, 0}, // tiingo's 50/h
+		{72 * time.Second, time.Minute, 2, 3, 1, time.Minute},
+		{12 * time.Second, time.Minute, 2, 3, 3, time.Minute},
+	}
+	for _, tc := range tests {
+		k, wait := paceShare(tc.interval, tc.budget, tc.spans, tc.n)
+		if k != tc.k || wait != tc.wait {
+			t.Errorf("paceShare(%s, %s, %d, %d) = %d, %s; want %d, %s", tc.interval, tc.budget, tc.spans, tc.n, k, wait, tc.k, tc.wait)
+		}
+	}
+}
