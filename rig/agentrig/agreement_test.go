@@ -67,7 +67,7 @@ func describe(answers []numeric.Answer) string {
 // every quorum and reveal count, values from tiny to near 2^256 and right at the tolerance edge,
 // settle exactly as numeric.Agree computes (answer, agreed, agree count and who agreed).
 func TestAgreementMatchesNumeric(t *testing.T) {
-	c := newChain(t, 4)
+	c := newChain(t)
 	seed := uint64(20261127)
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	const cases = 800
@@ -98,7 +98,7 @@ func TestAgreementMatchesNumeric(t *testing.T) {
 // TestAgreementEdges pins hand-picked cases: the tolerance boundary exactly, ties, the lower
 // median, zero medians, and values near 2^256 where |v−m|×10000 or m×tol overflow 256 bits.
 func TestAgreementEdges(t *testing.T) {
-	c := newChain(t, 4)
+	c := newChain(t)
 	num := func(q int, tol uint32) numeric.Rule {
 		return numeric.Rule{Kind: numeric.Numeric, Quorum: q, ToleranceBps: tol}
 	}
@@ -152,7 +152,7 @@ var big1 = big.NewInt(1)
 
 // TestAgreementRejectsBadRules: the contract's view refuses what numeric.Rule.Validate refuses.
 func TestAgreementRejectsBadRules(t *testing.T) {
-	c := newChain(t, 4)
+	c := newChain(t)
 	tests := []struct {
 		name    string
 		rule    numeric.Rule

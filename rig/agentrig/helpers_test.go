@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
@@ -19,11 +20,14 @@ import (
 
 // Accounts of the test chain, by role.
 const (
-	deployer = 0 // the treasury, and builder of the jobs
+	deployer = 0 // deployed the contract: its treasury
 	orderer  = 1
 	relayer  = 2
 	stranger = 3
-	firstOp  = 4 // operators are accounts firstOp, firstOp+1, ...
+	builder  = 4 // publishes the jobs
+	staker   = 5 // registers (owns) the rigs
+	firstOp  = 6 // operators are accounts firstOp, firstOp+1, ...
+	accounts = 20
 )
 
 var (
@@ -42,7 +46,7 @@ type chain struct {
 // newChain starts a simulated chain with the contract deployed. The chain's clock is moved a day
 // ahead first: sealed blocks then take parent time + 1 s instead of the wall clock, so windows
 // pass only when a test moves time.
-func newChain(t *testing.T, accounts int) *chain {
+func newChain(t *testing.T) *chain {
 	t.Helper()
 	sim, err := agentrig.NewSim(agentrig.SimConfig{Accounts: accounts})
 	if err != nil {
@@ -84,7 +88,7 @@ func call[T any](c *chain, data []byte, unpack func([]byte) (T, error)) T {
 	return v
 }
 
-// callAt runs a call against the state after the given block, as eth_call at that block does.
+// callErr runs data as an eth_call at the latest block, where block.number is the head's.
 func (c *chain) callErr(data []byte) error {
 	_, err := c.Client.CallContract(context.Background(), ethereum.CallMsg{From: c.Addr(stranger), To: &c.Address, Data: data}, nil)
 	return err
@@ -93,7 +97,7 @@ func (c *chain) callErr(data []byte) error {
 func (c *chain) publish(kind numeric.Kind, quorum uint8, tol uint32) uint32 {
 	c.t.Helper()
 	data := c.ABI.PackPublishJob(uint8(kind), quorum, testPrice, testSlash, tol, "ipfs://spec")
-	rcpt := c.send(deployer, nil, data)
+	rcpt := c.send(builder, nil, data)
 	ev := only(c.t, events(rcpt, c.ABI.UnpackJobPublishedEvent))
 	return ev.JobId
 }
@@ -102,7 +106,7 @@ func (c *chain) publish(kind numeric.Kind, quorum uint8, tol uint32) uint32 {
 func (c *chain) register(job uint32, op int, slashes int64) uint64 {
 	c.t.Helper()
 	stake := new(big.Int).Mul(testSlash, big.NewInt(slashes))
-	rcpt := c.send(deployer, stake, c.ABI.PackRegisterRig(job, c.Addr(op)))
+	rcpt := c.send(staker, stake, c.ABI.PackRegisterRig(job, c.Addr(op)))
 	return only(c.t, events(rcpt, c.ABI.UnpackRigRegisteredEvent)).RigId
 }
 
@@ -159,7 +163,7 @@ func (c *chain) wantPhase(task *big.Int, want agentrig.Phase) {
 	}
 }
 
-// answerSalt makes a commitment for a rig.
+// commitmentFor makes a rig's commitment.
 func commitmentFor(t *testing.T, task *big.Int, rigID uint64, answer numeric.Answer, salt rig.Salt) common.Hash {
 	t.Helper()
 	h, err := rig.Commitment(task, rigID, answer, salt)
@@ -210,3 +214,110 @@ func answerOf(v int64) numeric.Answer {
 	}
 	return a
 }
+
+// orderBlockHash is the hash of the block a task's draw is anchored on.
+func (c *chain) orderBlockHash(task *big.Int) common.Hash {
+	c.t.Helper()
+	info := c.task(task)
+	h, err := c.Client.HeaderByNumber(context.Background(), new(big.Int).SetUint64(info.OrderBlock))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return h.Hash()
+}
+
+// predictDraw is the seed's draw written in Go: seed keccak256(blockhash(orderBlock), taskId),
+// a start at seed mod n in the job's rig list, then the first eligible rigs with distinct
+// operators, looking at no more than 64 rigs.
+func predictDraw(hash common.Hash, task *big.Int, list []uint64, operator func(uint64) common.Address, eligible func(uint64) bool, quorum int) []uint64 {
+	n := len(list)
+	if n == 0 {
+		return nil
+	}
+	seed := new(big.Int).SetBytes(crypto.Keccak256(hash[:], common.LeftPadBytes(task.Bytes(), 32)))
+	start := int(new(big.Int).Mod(seed, big.NewInt(int64(n))).Int64())
+	seen := map[common.Address]bool{}
+	var chosen []uint64
+	for i := 0; i < min(n, agentrig.MaxScan) && len(chosen) < quorum; i++ {
+		id := list[(start+i)%n]
+		if !eligible(id) || seen[operator(id)] {
+			continue
+		}
+		seen[operator(id)] = true
+		chosen = append(chosen, id)
+	}
+	return chosen
+}
+
+// advanceTo moves the chain's clock so that the head's timestamp is at least ts.
+func (c *chain) advanceTo(ts uint64) {
+	c.t.Helper()
+	if now := c.headTime(); now < ts {
+		if err := c.AdvanceTime(time.Duration(ts-now) * time.Second); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+// operatorOf maps a drawn rig to the account index of its operator.
+func (c *chain) operatorOf(rigID uint64) int {
+	c.t.Helper()
+	op := c.rigInfo(rigID).Operator
+	for i := range c.Keys {
+		if c.Addr(i) == op {
+			return i
+		}
+	}
+	c.t.Fatalf("rig %d has an operator outside the test accounts", rigID)
+	return -1
+}
+
+// sumCredits adds the credits of every test account.
+func (c *chain) sumCredits() *big.Int {
+	sum := new(big.Int)
+	for i := range c.Keys {
+		sum.Add(sum, c.credits(c.Addr(i)))
+	}
+	return sum
+}
+
+// sumStakes adds every rig's stake.
+func (c *chain) sumStakes() *big.Int {
+	n := call(c, c.ABI.PackRigCount(), c.ABI.UnpackRigCount)
+	sum := new(big.Int)
+	for id := uint64(1); id <= n; id++ {
+		sum.Add(sum, c.rigInfo(id).Stake)
+	}
+	return sum
+}
+
+// sumEscrow adds the price of every task not yet settled or refunded.
+func (c *chain) sumEscrow() *big.Int {
+	n := call(c, c.ABI.PackTaskCount(), c.ABI.UnpackTaskCount)
+	sum := new(big.Int)
+	for id := int64(1); id <= n.Int64(); id++ {
+		info := c.task(big.NewInt(id))
+		if p := agentrig.Phase(info.Phase); p >= agentrig.PhaseDraw && p <= agentrig.PhaseSettle {
+			sum.Add(sum, info.Paid)
+		}
+	}
+	return sum
+}
+
+// checkSolvent asserts the contract holds exactly what it owes: every credit, every stake and
+// the price of every open task.
+func (c *chain) checkSolvent() {
+	c.t.Helper()
+	bal, err := c.Client.BalanceAt(context.Background(), c.Address, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	credits, stakes, escrow := c.sumCredits(), c.sumStakes(), c.sumEscrow()
+	owed := new(big.Int).Add(credits, stakes)
+	owed.Add(owed, escrow)
+	if bal.Cmp(owed) != 0 {
+		c.t.Fatalf("contract holds %s wei but owes %s (credits %s + stakes %s + open tasks %s)", bal, owed, credits, stakes, escrow)
+	}
+}
+
+func mul(a *big.Int, n int64) *big.Int { return new(big.Int).Mul(a, big.NewInt(n)) }

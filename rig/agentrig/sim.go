@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -104,17 +106,27 @@ var ErrFailed = errors.New("transaction failed")
 
 // Send sends calldata to the contract from account i with value, seals a block and returns the
 // receipt. A refusal the contract explains comes back as a *RevertError (see DecodeRevert).
+//
+// Gas is estimated against the pending block, the one the transaction lands in: estimating at
+// the latest block would refuse a draw sent right after its order (block.number is still the
+// order block there) and misjudge anything that depends on time.
 func (s *Sim) Send(i int, value *big.Int, calldata []byte) (*types.Receipt, error) {
-	tx, err := bind.Transact(s.Contract, s.Opts(i, value), calldata)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := s.Opts(i, value)
+	gas, err := s.estimatePending(ctx, ethereum.CallMsg{From: opts.From, To: &s.Address, Value: value, Data: calldata})
 	if err != nil {
 		if re, ok := DecodeRevert(err); ok {
 			return nil, re
 		}
 		return nil, err
 	}
+	opts.GasLimit = gas
+	tx, err := bind.Transact(s.Contract, opts, calldata)
+	if err != nil {
+		return nil, err
+	}
 	s.Backend.Commit()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	rcpt, err := bind.WaitMined(ctx, s.Client, tx.Hash())
 	if err != nil {
 		return nil, err
@@ -125,6 +137,19 @@ func (s *Sim) Send(i int, value *big.Int, calldata []byte) (*types.Receipt, erro
 	return rcpt, nil
 }
 
+// pendingBlock is how ethclient names the pending block in a block-number argument.
+var pendingBlock = big.NewInt(-1)
+
+func (s *Sim) estimatePending(ctx context.Context, msg ethereum.CallMsg) (uint64, error) {
+	est, ok := s.Client.(interface {
+		EstimateGasAtBlock(context.Context, ethereum.CallMsg, *big.Int) (uint64, error)
+	})
+	if !ok {
+		return s.Client.EstimateGas(ctx, msg)
+	}
+	return est.EstimateGasAtBlock(ctx, msg, pendingBlock)
+}
+
 // Mine seals n empty blocks.
 func (s *Sim) Mine(n int) {
 	for range n {
@@ -133,7 +158,20 @@ func (s *Sim) Mine(n int) {
 }
 
 // AdvanceTime seals a block d later than the current head, moving the chain's clock.
-func (s *Sim) AdvanceTime(d time.Duration) error { return s.Backend.AdjustTime(d) }
+//
+// The simulated backend refuses while its transaction pool still lists a transaction, and the
+// pool forgets mined ones asynchronously after a block is sealed; so a refusal right after Send
+// is retried for up to a few seconds.
+func (s *Sim) AdvanceTime(d time.Duration) error {
+	var err error
+	for range 500 {
+		if err = s.Backend.AdjustTime(d); err == nil || !strings.Contains(err.Error(), "non-empty block") {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
+}
 
 // Head is the latest block's header.
 func (s *Sim) Head() (*types.Header, error) {
