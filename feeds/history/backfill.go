@@ -435,24 +435,20 @@ func (b *Backfill) Run(ctx context.Context) (*Summary, error) {
 	}
 
 	b.phase.Store("fetch")
-	if err := b.fetchAll(ctx); err != nil {
+	err = b.fetchAll(ctx)
+	if err == nil && ctx.Err() == nil {
+		b.phase.Store("lead-in")
+		if err = b.planLeadIns(bg); err == nil {
+			err = b.fetchAll(ctx)
+		}
+	}
+	sum.FetchTime = b.clock.Now().Sub(started)
+	if err != nil || ctx.Err() != nil {
 		return finish(err)
-	}
-	if ctx.Err() != nil {
-		return finish(nil)
-	}
-	b.phase.Store("lead-in")
-	if err := b.planLeadIns(bg); err != nil {
-		return finish(err)
-	}
-	if err := b.fetchAll(ctx); err != nil {
-		return finish(err)
-	}
-	if ctx.Err() != nil {
-		return finish(nil)
 	}
 	b.phase.Store("reconcile")
 	err = b.reconcile(ctx, sum)
+	sum.ReconcileTime = b.clock.Now().Sub(started) - sum.FetchTime
 	if ctx.Err() != nil {
 		return finish(nil)
 	}

@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -156,5 +154,92 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-var _ = feeds.StatusOK
-var _ = sources.ErrNoData
+// checkAgainstTape fails unless every stored answer of the symbols is agreed, complete and the
+// tape's price of the minute, and returns the answers.
+func checkAgainstTape(t *testing.T, store *Store, tape *sim.Tape, sessions []market.Session) []Answer {
+	t.Helper()
+	var out []Answer
+	err := store.Answers(context.Background(), Query{}, func(a Answer) error {
+		want, ok := expected(tape, a.Symbol, a.Minute, sessions)
+		if !ok || !a.Agreed || !a.Complete || a.Price != want {
+			t.Fatalf("%s %s: agreed %v complete %v price %s (%s), tape %s", a.Symbol, a.Minute, a.Agreed, a.Complete, a.Price, a.Reason, want)
+		}
+		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestAcrossNVDASplit(t *testing.T) {
+	// Yahoo only gives split-adjusted prices; within its 29 days the split of 2024-06-10 lies
+	e := newEnv(t, ny(2024, time.June, 20, 12, 0), sim.Options{})
+	providers := []string{"yahoo", "alpaca", "massive"}
+	spec := e.spec(t, providers, "1000/s")
+	store := openStore(t, "split.db")
+	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: ny(2024, time.June, 6, 0, 0), To: ny(2024, time.June, 12, 0, 0), Symbols: []string{"NVDA"}})
+	if sum.Failed != 0 || sum.Incomplete != 0 {
+		t.Fatalf("failed %d, incomplete %d", sum.Failed, sum.Incomplete)
+	}
+	tape := e.sim.Tape()
+	for _, p := range providers {
+		n := 0
+		err := store.Bars(context.Background(), "NVDA", p, ny(2024, time.June, 6, 0, 0), ny(2024, time.June, 12, 0, 0), func(b StoredBar) error {
+			n++
+			if want, ok := tape.Bar("NVDA", b.Start); !ok || want.Close != b.Close {
+				t.Fatalf("%s %s: stored %s, the tape traded %s", p, b.Start, b.Close, want.Close)
+			}
+			return nil
+		})
+		if err != nil || n == 0 {
+			t.Fatalf("%s: %d bars, %v", p, n, err)
+		}
+	}
+	answers := checkAgainstTape(t, store, tape, spec.Rules.Sessions)
+	split := ny(2024, time.June, 10, 4, 0)
+	var before, after numeric.Scaled
+	for _, a := range answers {
+		if a.Minute.Before(split) {
+			before = a.Price
+		} else if after == 0 {
+			after = a.Price
+		}
+	}
+	// the last minute in old shares and the first in new: a tenth apart, give or take a move
+	if before < 8*after || before > 12*after {
+		t.Errorf("last price before the split %s, first after %s: not 10:1", before, after)
+	}
+}
+
+func TestAcrossTheSpringDSTSwitch(t *testing.T) {
+	e := newEnv(t, ny(2025, time.March, 20, 12, 0), sim.Options{})
+	spec := e.spec(t, three, "1000/s")
+	store := openStore(t, "dst.db")
+	// Thursday 6 March (EST) to Tuesday 11 March (EDT); the clocks went forward on Sunday the 9th
+	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: ny(2025, time.March, 6, 0, 0), To: ny(2025, time.March, 12, 0, 0), Symbols: []string{"SPY"}})
+	if sum.Failed != 0 || sum.Minutes != 4*960 {
+		t.Fatalf("failed %d, %d minutes: want the 960 minutes of each of 4 days", sum.Failed, sum.Minutes)
+	}
+	answers := checkAgainstTape(t, store, e.sim.Tape(), spec.Rules.Sessions)
+	firstOfDay := map[string]time.Time{}
+	for _, a := range answers {
+		day := a.Minute.In(market.NewYork).Format(time.DateOnly)
+		if _, ok := firstOfDay[day]; !ok {
+			firstOfDay[day] = a.Minute
+		}
+	}
+	for day, want := range map[string]time.Time{
+		"2025-03-07": time.Date(2025, 3, 7, 9, 0, 0, 0, time.UTC),  // 04:00 EST
+		"2025-03-10": time.Date(2025, 3, 10, 8, 0, 0, 0, time.UTC), // 04:00 EDT
+	} {
+		if got := firstOfDay[day]; !got.Equal(want) {
+			t.Errorf("%s: first minute %s, want %s", day, got, want)
+		}
+	}
+	// the New York month holds the whole range, and the carry's reach back is free within it
+	if got := e.sim.Requests("alphavantage"); got != 1 {
+		t.Errorf("alphavantage: %d requests for one March", got)
+	}
+}

@@ -58,8 +58,14 @@ func policyFor(typ string, cov sources.Coverage) policy {
 	return p
 }
 
-// windows cuts a span into the windows of a policy, for n symbols batched together. Every
-// window starts at a minute of the sessions, so none is spent on a closed stretch.
+// windows cuts a span into the windows of a policy, for n symbols batched together. The cut is
+// greedy: each window starts at the first minute of the sessions not yet covered and reaches as
+// far as the provider allows (MaxWindow, the end of the calendar month or of the run of dates,
+// or one page of bars). Every one of those limits only grows with the window, and for such
+// limits the greedy cut is the fewest windows that cover every minute: their count is the
+// theoretical minimum of requests. It is also what makes a resumed run exact: after an
+// interruption the missing part starts where the last stored window ended, and the cut from
+// there is the one the interrupted run would have made.
 func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
 	var out []Span
 	a := span.From
@@ -67,11 +73,6 @@ func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
 		first, ok := trimToSessions(a, span.To, sessions)
 		if !ok {
 			break
-		}
-		if !p.batched(n) {
-			// keep every window where the plain cut puts it, so their count is the formula's:
-			// ceil(span / max), the months or the date runs of the span
-			first.From = a
 		}
 		a = first.From
 		end := p.end(a, span.To, n, sessions)
@@ -118,26 +119,12 @@ func (p policy) end(a, limit time.Time, n int, sessions []market.Session) time.T
 // batched reports whether windows of n symbols are cut to fit one page.
 func (p policy) batched(n int) bool { return p.kind == fixedWindows && p.page > 0 && n > 1 }
 
-// minRequests is the fewest requests that cover a span under a policy, counted independently
-// of the window list: ceil(span / max) for fixed windows, the months or date runs it touches,
-// and for a batch the fewest one-page windows (the greedy cut is optimal for a limit that only
-// grows with the window, so it is counted by the same cut).
+// minRequests is the fewest requests that cover the minutes of the sessions in a span: the
+// number of windows of the greedy cut (see windows). The requests the adapters really send are
+// counted apart, by the pacer; their ratio to this is 1.00 when no window cost a second request
+// (a page, a retry, a split the planner did not foresee).
 func (p policy) minRequests(span Span, n int, sessions []market.Session) int {
-	if span.Empty() {
-		return 0
-	}
-	switch {
-	case p.kind == calendarMonths:
-		a, b := span.From.In(market.NewYork), span.To.Add(-time.Nanosecond).In(market.NewYork)
-		return (b.Year()-a.Year())*12 + int(b.Month()-a.Month()) + 1
-	case p.kind == nyDates:
-		days := int(nyDate(span.To.Add(-time.Nanosecond)).Sub(nyDate(span.From))/(24*time.Hour)) + 1
-		per := max(p.days, 2) - 1
-		return (days + per - 1) / per
-	case p.batched(n):
-		return len(p.windows(span, n, sessions))
-	}
-	return int((span.Duration() + p.max - 1) / p.max)
+	return len(p.windows(span, n, sessions))
 }
 
 // spans is a sorted list of disjoint spans: what has been fetched of one source and symbol.

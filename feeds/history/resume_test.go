@@ -205,7 +205,7 @@ func TestAProviderWithGaps(t *testing.T) {
 			gap = g
 		}
 	}
-	if gap.Symbol != "TSLA" || gap.From != ny(2025, time.November, 1, 0, 0) || !strings.Contains(gap.Reason, "bad response") {
+	if gap.Symbol != "TSLA" || gap.From != ny(2025, time.November, 3, 4, 0) || !strings.Contains(gap.Reason, "bad response") {
 		t.Fatalf("alphavantage's gaps %+v: want TSLA's November", av.Gaps)
 	}
 	// inside the gap the two other sources still agree, but the answer says it lacks a source

@@ -23,11 +23,14 @@ type Summary struct {
 	Bars        int64 `json:"bars"` // bars written this run
 	// Minutes reconciled, those without an agreed answer, and those whose answer is incomplete
 	// (a source's window is missing or failed, or a source was left out).
-	Minutes     int             `json:"minutes"`
-	NoAgreement int             `json:"no_agreement"`
-	Incomplete  int             `json:"incomplete"`
-	Elapsed     time.Duration   `json:"-"`
-	Sources     []SourceSummary `json:"-"`
+	Minutes     int           `json:"minutes"`
+	NoAgreement int           `json:"no_agreement"`
+	Incomplete  int           `json:"incomplete"`
+	Elapsed     time.Duration `json:"-"`
+	// FetchTime is the time spent fetching (lead-ins included), ReconcileTime reconciling.
+	FetchTime     time.Duration   `json:"-"`
+	ReconcileTime time.Duration   `json:"-"`
+	Sources       []SourceSummary `json:"-"`
 }
 
 // SourceSummary is one source's part of a run.
@@ -64,9 +67,11 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
 	return json.Marshal(struct {
 		plain
-		ElapsedSeconds float64         `json:"elapsed_seconds"`
-		Sources        []SourceSummary `json:"sources"`
-	}{plain(s), s.Elapsed.Seconds(), s.Sources})
+		ElapsedSeconds   float64         `json:"elapsed_seconds"`
+		FetchSeconds     float64         `json:"fetch_seconds"`
+		ReconcileSeconds float64         `json:"reconcile_seconds"`
+		Sources          []SourceSummary `json:"sources"`
+	}{plain(s), s.Elapsed.Seconds(), s.FetchTime.Seconds(), s.ReconcileTime.Seconds(), s.Sources})
 }
 
 // MarshalJSON writes the wait as seconds.

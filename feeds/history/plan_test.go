@@ -1,0 +1,194 @@
+package history
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+)
+
+var prp = []market.Session{market.Pre, market.Regular, market.Post}
+
+// checkCover fails unless the windows are ordered, disjoint, inside the span, and together hold
+// every minute of the sessions in it.
+func checkCover(t *testing.T, span Span, ws []Span, sessions []market.Session) {
+	t.Helper()
+	for i, w := range ws {
+		if w.Empty() || w.From.Before(span.From) || w.To.After(span.To) {
+			t.Fatalf("window %d %v outside %v", i, w, span)
+		}
+		if i > 0 && w.From.Before(ws[i-1].To) {
+			t.Fatalf("windows %d and %d overlap", i-1, i)
+		}
+		if !hasSessionMinute(w.From, w.To, sessions) {
+			t.Fatalf("window %d %v holds no minute of the sessions", i, w)
+		}
+	}
+	covered := 0
+	for _, w := range ws {
+		covered += sessionMinutes(w.From, w.To, sessions)
+	}
+	if want := sessionMinutes(span.From, span.To, sessions); covered != want {
+		t.Fatalf("the windows hold %d minutes of the sessions, the span %d", covered, want)
+	}
+}
+
+func TestWindowsCostOneRequestEach(t *testing.T) {
+	year := Span{ny(2025, time.November, 3, 4, 0), ny(2026, time.October, 30, 20, 0)}
+	mid := Span{ny(2025, time.October, 28, 9, 30), ny(2025, time.December, 3, 16, 0)}
+	for _, tc := range []struct {
+		name  string
+		typ   string
+		cov   sources.Coverage
+		span  Span
+		n     int
+		check func(t *testing.T, w Span)
+		want  int // -1: at most the formula
+	}{
+		{"alphavantage months", "alphavantage", sources.Coverage{MaxWindow: 31 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+			a, b := w.From.In(market.NewYork), w.To.Add(-time.Nanosecond).In(market.NewYork)
+			if a.Year() != b.Year() || a.Month() != b.Month() {
+				t.Errorf("window %v spans two New York months", w)
+			}
+		}, 3},
+		{"alphavantage a year", "alphavantage", sources.Coverage{}, year, 1, nil, 12},
+		{"massive 30 days", "massive", sources.Coverage{MaxWindow: 30 * 24 * time.Hour}, year, 1, func(t *testing.T, w Span) {
+			if n := len(sources.Windows(w.From, w.To, 30*24*time.Hour)); n != 1 {
+				t.Errorf("window %v is %d requests to the adapter", w, n)
+			}
+		}, -1},
+		{"yahoo 7 days", "yahoo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+			if n := len(sources.Windows(w.From, w.To, 7*24*time.Hour)); n != 1 {
+				t.Errorf("window %v is %d requests to the adapter", w, n)
+			}
+		}, -1},
+		{"tiingo dates", "tiingo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+			if n := len(sources.DateRanges(w.From, w.To, 7)); n != 1 {
+				t.Errorf("window %v is %d date runs to the adapter", w, n)
+			}
+		}, -1},
+		{"alpaca alone", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, year, 1, func(t *testing.T, w Span) {
+			if w.Duration() > 7*24*time.Hour {
+				t.Errorf("window %v is wider than 7 days", w)
+			}
+		}, -1},
+		{"alpaca, three symbols a page", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, year, 3, func(t *testing.T, w Span) {
+			if m := sessionMinutes(w.From, w.To, prp) * 3; m > 10000 || w.Duration() > 7*24*time.Hour {
+				t.Errorf("window %v holds up to %d bars of three symbols, over one 10000-bar page", w, m)
+			}
+		}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := policyFor(tc.typ, tc.cov)
+			ws := p.windows(tc.span, tc.n, prp)
+			checkCover(t, tc.span, ws, prp)
+			for _, w := range ws {
+				if tc.check != nil {
+					tc.check(t, w)
+				}
+			}
+			if tc.want >= 0 && len(ws) != tc.want {
+				t.Errorf("%d windows, want %d", len(ws), tc.want)
+			}
+			if tc.want < 0 && p.kind == fixedWindows && !p.batched(tc.n) {
+				if ceil := int((tc.span.Duration() + p.max - 1) / p.max); len(ws) > ceil {
+					t.Errorf("%d windows, more than ceil(span / max) = %d", len(ws), ceil)
+				}
+			}
+			if got := p.minRequests(tc.span, tc.n, prp); got != len(ws) {
+				t.Errorf("minimum %d, %d windows", got, len(ws))
+			}
+		})
+	}
+}
+
+func TestBatchedWindowsBeatOneSymbolAtATime(t *testing.T) {
+	year := Span{ny(2025, time.November, 3, 4, 0), ny(2026, time.October, 30, 20, 0)}
+	p := policyFor("alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour})
+	batched, alone := p.minRequests(year, 3, prp), 3*p.minRequests(year, 1, prp)
+	if batched >= alone {
+		t.Errorf("three symbols in one request: %d requests; one at a time: %d", batched, alone)
+	}
+	// the floor: every minute of the sessions of three symbols in 10000-bar pages
+	floor := (3*sessionMinutes(year.From, year.To, prp) + 9999) / 10000
+	if batched < floor {
+		t.Errorf("%d requests, under the floor of %d pages", batched, floor)
+	}
+}
+
+func TestCoverageArithmetic(t *testing.T) {
+	fri := Span{ny(2025, time.October, 31, 4, 0), ny(2025, time.October, 31, 20, 0)}
+	mon := Span{ny(2025, time.November, 3, 4, 0), ny(2025, time.November, 3, 20, 0)}
+	tue := Span{ny(2025, time.November, 4, 4, 0), ny(2025, time.November, 4, 20, 0)}
+	// a weekend between two fetched windows hides nothing: they merge
+	c := merge([]Span{mon, fri}, prp)
+	if len(c) != 1 || c[0].From != fri.From || c[0].To != mon.To {
+		t.Fatalf("merged %v", c)
+	}
+	if _, ok := c.find(ny(2025, time.November, 1, 12, 0)); !ok {
+		t.Error("Saturday noon is not inside the merged coverage")
+	}
+	if _, ok := c.find(tue.From); ok {
+		t.Error("Tuesday is inside the coverage")
+	}
+	// the overnight session does count when asked for: then the weekend night before Monday is a gap
+	all := []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
+	if c := merge([]Span{fri, mon}, all); len(c) != 2 {
+		t.Errorf("with overnight, merged into %d spans", len(c))
+	}
+	want := Span{fri.From, tue.To}
+	gaps := merge([]Span{fri}, prp).missing(want, prp)
+	if len(gaps) != 1 || gaps[0].From != fri.To || gaps[0].To != tue.To {
+		t.Fatalf("missing %v", gaps)
+	}
+	if g := c.missing(Span{fri.From, mon.To}, prp); len(g) != 0 {
+		t.Errorf("a covered span is missing %v", g)
+	}
+}
+
+func TestStoreSchemaAndMigrations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dir#with?odd", "p.db")
+	if _, err := Open(path); err == nil {
+		t.Error("a path with '?' opened")
+	}
+	path = filepath.Join(t.TempDir(), "dir#hash", "p.db")
+	if err := mkdirAll(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Version(context.Background())
+	if err != nil || v != SchemaVersion {
+		t.Fatalf("version %d, %v", v, err)
+	}
+	var mode string
+	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode %q, %v", mode, err)
+	}
+	s.Close()
+	// opening again applies nothing twice
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.DB().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(migrations) {
+		t.Errorf("%d migrations recorded, %v", n, err)
+	}
+	// a store from a newer pricerig is refused, not misread
+	if _, err := s.DB().Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(path); err == nil {
+		t.Error("a store of schema 99 opened")
+	}
+}
+
+func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
