@@ -1,0 +1,328 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/robfig/cron/v3"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/sources"
+)
+
+func init() { register(newAuditCmd) }
+
+type auditFlags struct {
+	spec       specFlags
+	journal    string
+	db         string
+	rpc        string
+	addresses  []string
+	minBalance string
+	minutes    int
+	since      time.Duration
+	symbols    []string
+	driftBps   string
+	nearMiss   int
+	staleAfter time.Duration
+	asJSON     bool
+	schedule   string
+	metrics    string
+	verbose    bool
+}
+
+func newAuditCmd(a *app) *cobra.Command {
+	var f auditFlags
+	cmd := &cobra.Command{
+		Use:   "audit [--config FILE] [--sim URL] [--journal rig.db] [--db prices.db] [--rpc URL --address 0x…] [--minutes N | --since D] [--json] [--schedule CRON [--metrics ADDR]]",
+		Short: "Check that the sources agree and the rig's answers stay inside the tolerance",
+		Long: `Audit the sources, the rig journal, the operator and relayer balances and the price history,
+and report what an operator should look at before the chain does.
+
+sources   reconciles every symbol at the last closed minutes of the spec's sessions (on a
+          Saturday, Friday's last), waiting for every source, and reports each one's status,
+          distance to the answer and latency: source_drift, probable_split (off by a near-integer
+          ratio: a split the spec does not record), source_down, source_unauthorized,
+          source_rate_limited, missing_key, source_stale, source_no_data, no_answer.
+rig       (--journal) settled tasks in the window: near_miss (past --near-miss % of the
+          tolerance), slashed, not_agreed, missed_window, task_skipped, and commit_pending /
+          reveal_pending close to their deadlines.
+balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
+history   (--db) history_gap: session minutes of the window with no stored answer.
+
+One shot (for system cron): a report, or one JSON object with --json. Exit 0 healthy, 1
+findings, 2 a check could not run or bad input. With --schedule it runs in-process on a cron
+schedule (five fields, or @hourly, @every 15m), never overlapping itself, logging each run and
+serving Prometheus gauges on --metrics. See audit/README.md.`,
+		Example: `  pricerig audit
+  pricerig audit --since 15m --journal rig.db --json
+  pricerig audit --rpc https://rpc.chain.robinhood.com --address 0x… --address 0x… --min-balance 0.002
+  pricerig audit --schedule '*/15 * * * *' --since 15m --journal rig.db --metrics 127.0.0.1:9464
+  pricerig audit --sim http://127.0.0.1:8787 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, a, &f) },
+	}
+	f.spec.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite) to check settled and open tasks in")
+	fl.StringVar(&f.db, "db", "", "the price history store (backfill) to check for gaps")
+	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address")
+	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
+	fl.StringVar(&f.minBalance, "min-balance", audit.DefaultMinBalance, "the least ETH an --address should hold")
+	fl.IntVar(&f.minutes, "minutes", audit.DefaultMinutes, "audit the sources at the last N closed session minutes")
+	fl.DurationVar(&f.since, "since", 0, "audit the last D instead: the sources at its session minutes, the journal and history over it")
+	fl.StringSliceVar(&f.symbols, "symbol", nil, "audit only this symbol (repeat the flag; default every feed of the spec)")
+	fl.StringVar(&f.driftBps, "drift-bps", "", "a source whose median distance to the answer reaches this many bps has drifted (default half of outlier_bps)")
+	fl.IntVar(&f.nearMiss, "near-miss", audit.DefaultNearMissPercent, "a settled answer farther than this percent of the tolerance from the stored median is a near miss")
+	fl.DurationVar(&f.staleAfter, "stale-after", audit.DefaultStaleAfter, "a carried bar older than this before the minute is stale")
+	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object (one per line with --schedule)")
+	fl.StringVar(&f.schedule, "schedule", "", `run in-process on a cron schedule, like "*/15 * * * *" or "@every 15m"`)
+	fl.StringVar(&f.metrics, "metrics", "", "with --schedule, serve Prometheus metrics on this address, like 127.0.0.1:9464")
+	fl.BoolVar(&f.verbose, "verbose", false, "log at debug level")
+	return cmd
+}
+
+func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
+	ctx := cmd.Context()
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return err
+	}
+	var sched cron.Schedule
+	if f.schedule != "" {
+		s, err := audit.ParseSchedule(f.schedule)
+		if err != nil {
+			return badInput("--schedule: %v", err)
+		}
+		sched = s
+	} else if f.metrics != "" {
+		return badInput("--metrics serves the gauges of a scheduled audit: it needs --schedule")
+	}
+
+	spec, err := f.spec.load()
+	if err != nil {
+		return err
+	}
+	a.warn(spec)
+	if f.spec.sim != "" {
+		// The simulator is not the provider: pacing to the provider's budget would only slow
+		// the run (pricerig sim --rate-limit emulates limits).
+		for i := range spec.Sources {
+			spec.Sources[i].Rate = sources.Rate{N: 1 << 30, Per: time.Second}
+		}
+	}
+	for _, s := range cfg.Symbols {
+		if _, ok := spec.Feed(s); !ok {
+			return badInput("--symbol %s: the spec has %s", s, strings.Join(spec.Symbols(), ", "))
+		}
+	}
+	cfg.Spec = spec
+
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
+
+	if f.journal != "" {
+		if err := mustExist("--journal", f.journal); err != nil {
+			return err
+		}
+		j, err := rig.OpenJournal(f.journal)
+		if err != nil {
+			return failedToRun("--journal: %v", err)
+		}
+		defer j.Close()
+		cfg.Journal = j
+	}
+	if f.db != "" {
+		if err := mustExist("--db", f.db); err != nil {
+			return err
+		}
+		st, err := history.Open(f.db)
+		if err != nil {
+			return failedToRun("--db: %v", err)
+		}
+		defer st.Close()
+		cfg.History = audit.StoreHistory{Store: st}
+	}
+	if f.rpc != "" {
+		client, err := ethclient.DialContext(ctx, f.rpc)
+		if err != nil {
+			return failedToRun("--rpc %s: %v", f.rpc, err)
+		}
+		defer client.Close()
+		cfg.Chain = client
+	}
+
+	auditor, err := audit.New(cfg)
+	if err != nil {
+		return failedToRun("%v", err)
+	}
+	if sched == nil {
+		rep := auditor.Run(ctx)
+		if err := writeAuditReport(a.stdout, rep, f.asJSON, true); err != nil {
+			return err
+		}
+		return auditExit(rep)
+	}
+
+	s := &audit.Scheduler{
+		Schedule: sched, Audit: auditor.Run, Logger: logger, RunAtStart: true,
+		OnReport: func(r audit.Report) {
+			if err := writeAuditReport(a.stdout, r, f.asJSON, false); err != nil {
+				logger.Error("writing the report", "error", err)
+			}
+		},
+	}
+	if f.metrics != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		s.Metrics = audit.NewMetrics(reg)
+		stop, err := serveMetrics(f.metrics, reg, logger)
+		if err != nil {
+			return failedToRun("--metrics %s: %v", f.metrics, err)
+		}
+		defer stop()
+	}
+	return s.Run(ctx)
+}
+
+// config checks the flags that need no spec and turns them into an audit configuration.
+func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
+	var cfg audit.Config
+	fl := cmd.Flags()
+	switch {
+	case fl.Changed("minutes") && fl.Changed("since"):
+		return cfg, badInput("give --minutes or --since, not both")
+	case f.minutes < 1 || f.minutes > 1000:
+		return cfg, badInput("--minutes must be between 1 and 1000, got %d", f.minutes)
+	case fl.Changed("since") && f.since < time.Minute:
+		return cfg, badInput("--since must be at least 1m, got %s", f.since)
+	case f.nearMiss < 1 || f.nearMiss > 100:
+		return cfg, badInput("--near-miss is a percent of the tolerance, 1 to 100; got %d", f.nearMiss)
+	case f.staleAfter < time.Minute:
+		return cfg, badInput("--stale-after must be at least 1m, got %s", f.staleAfter)
+	}
+	cfg.Minutes, cfg.Since = f.minutes, f.since
+	cfg.Thresholds = audit.Thresholds{NearMissPercent: f.nearMiss, StaleAfter: f.staleAfter}
+	if f.driftBps != "" {
+		c, err := parseCentiBps(f.driftBps)
+		if err != nil {
+			return cfg, badInput("--drift-bps: %v", err)
+		}
+		cfg.Thresholds.DriftCentiBps = c
+	}
+	for _, s := range f.symbols {
+		s = strings.ToUpper(strings.TrimSpace(s))
+		if s != "" && !slices.Contains(cfg.Symbols, s) {
+			cfg.Symbols = append(cfg.Symbols, s)
+		}
+	}
+	minBalance, err := audit.ParseETH(f.minBalance)
+	if err != nil {
+		return cfg, badInput("--min-balance: %v", err)
+	}
+	cfg.MinBalance = minBalance
+	for _, text := range f.addresses {
+		text = strings.TrimSpace(text)
+		if !common.IsHexAddress(text) {
+			return cfg, badInput("--address %q is not an address (0x and 40 hex digits)", text)
+		}
+		cfg.Addresses = append(cfg.Addresses, common.HexToAddress(text))
+	}
+	switch {
+	case len(cfg.Addresses) > 0 && f.rpc == "":
+		return cfg, badInput("--address needs --rpc to read the balance from")
+	case f.rpc != "" && len(cfg.Addresses) == 0:
+		return cfg, badInput("--rpc checks the balances of --address: give the operator and relayer addresses")
+	}
+	return cfg, nil
+}
+
+// parseCentiBps reads basis points with at most two decimals ("12.5") as hundredths of a bp.
+func parseCentiBps(text string) (int64, error) {
+	d, err := decimal.NewFromString(strings.TrimSpace(text))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of basis points", text)
+	}
+	c := d.Shift(2)
+	if !c.Equal(c.Truncate(0)) || !c.IsPositive() || c.GreaterThan(decimal.NewFromInt(1_000_000)) {
+		return 0, fmt.Errorf("%q: want a positive number of basis points with at most two decimals, up to 10000", text)
+	}
+	return c.IntPart(), nil
+}
+
+func mustExist(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return badInput("%s %s: %v", flag, path, err)
+	case st.IsDir():
+		return badInput("%s %s is a directory", flag, path)
+	}
+	return nil
+}
+
+// failedToRun is exit 2: the audit could not run (as for bad input, nothing was judged).
+func failedToRun(format string, args ...any) error {
+	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
+}
+
+func writeAuditReport(w io.Writer, r audit.Report, asJSON, indent bool) error {
+	if !asJSON {
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+		if !indent { // scheduled: a blank line between runs
+			_, err := io.WriteString(w, "\n")
+			return err
+		}
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(r)
+}
+
+// auditExit turns a report into the command's exit: 0 healthy, 1 findings, 2 a check could not
+// run. The report is already written; the error is the one line main prints.
+func auditExit(r audit.Report) error {
+	switch r.ExitCode() {
+	case 0:
+		return nil
+	case 1:
+		var names []string
+		for _, f := range r.Findings {
+			if !slices.Contains(names, f.Name) {
+				names = append(names, f.Name)
+			}
+		}
+		return failed("audit: %d finding%s (%s)", len(r.Findings), specPlural(len(r.Findings)), strings.Join(names, ", "))
+	}
+	var broken []string
+	for _, c := range r.Checks {
+		if c.State == audit.CheckError {
+			broken = append(broken, c.Name+": "+c.Detail)
+		}
+	}
+	return &exitError{code: exitBadInput, err: fmt.Errorf("audit: could not run: %s", strings.Join(broken, "; "))}
+}
