@@ -79,8 +79,8 @@ func CheckHistory(symbols []string, from, to time.Time, sessions []market.Sessio
 		out = append(out, Finding{
 			Check: CheckHistoryName, Name: HistoryGap, Severity: Warn, Symbol: sym,
 			Count: missing, Of: len(want), First: gaps[0][0], Last: gaps[len(gaps)-1][1],
-			Message: fmt.Sprintf("%s: %s of %s in the window have no stored answer: %s",
-				sym, plural(missing, "session minute"), plural(len(want), "session minute"), strings.Join(parts, ", ")),
+			Message: fmt.Sprintf("%s: %d of %s in the window have no stored answer: %s",
+				sym, missing, plural(len(want), "session minute"), strings.Join(parts, ", ")),
 		})
 	}
 	return out

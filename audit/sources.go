@@ -298,7 +298,7 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 			f := Finding{
 				Check: CheckSourcesName, Name: NoAnswer, Severity: Alert, Symbol: sym,
 				Count: len(bad), Of: total, First: bad[0].Minute, Last: bad[len(bad)-1].Minute,
-				Message: fmt.Sprintf("%s: no answer at %s of %s: %s", sym, plural(len(bad), "minute"), plural(total, "minute"), bad[len(bad)-1].Reason),
+				Message: fmt.Sprintf("%s: no answer at %d of %s: %s", sym, len(bad), plural(total, "minute"), bad[len(bad)-1].Reason),
 			}
 			rep.Findings = append(rep.Findings, f)
 		}
@@ -350,11 +350,11 @@ func sourceWideFinding(src string, st Status, hit []Observation, of int) Finding
 		f.Severity = Warn // a choice the operator may have made; the source is skipped, not failing
 		f.Message = fmt.Sprintf("%s is skipped: %s", src, last)
 	case StatusUnauthorized:
-		f.Message = fmt.Sprintf("%s refused the key for %s (%s of %s): %s", src, strings.Join(symbols, ", "), plural(len(hit), "quote"), plural(of, "quote"), last)
+		f.Message = fmt.Sprintf("%s refused the key for %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	case StatusRateLimited:
-		f.Message = fmt.Sprintf("%s is rate-limiting %s (%s of %s): %s", src, strings.Join(symbols, ", "), plural(len(hit), "quote"), plural(of, "quote"), last)
+		f.Message = fmt.Sprintf("%s is rate-limiting %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	default:
-		f.Message = fmt.Sprintf("%s is down for %s (%s of %s): %s", src, strings.Join(symbols, ", "), plural(len(hit), "quote"), plural(of, "quote"), last)
+		f.Message = fmt.Sprintf("%s is down for %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	}
 	return f
 }
@@ -404,10 +404,10 @@ func symbolFindings(src, symbol string, obs []Observation, results []feeds.Resul
 				worst = max(worst, o.Minute.Sub(o.BarTime))
 			}
 			f.Name, f.Value, f.Limit = SourceStale, worst.String(), th.StaleAfter.String()
-			f.Message = fmt.Sprintf("%s %s: carried a bar up to %s old at %s of %s (stale after %s)", src, symbol, worst, plural(len(hit), "minute"), plural(f.Of, "minute"), th.StaleAfter)
+			f.Message = fmt.Sprintf("%s %s: carried a bar up to %s old at %d of %s (stale after %s)", src, symbol, worst, len(hit), plural(f.Of, "minute"), th.StaleAfter)
 		} else {
 			f.Name = SourceNoData
-			f.Message = fmt.Sprintf("%s %s: no bar within max_carry at %s of %s", src, symbol, plural(len(hit), "minute"), plural(f.Of, "minute"))
+			f.Message = fmt.Sprintf("%s %s: no bar within max_carry at %d of %s", src, symbol, len(hit), plural(f.Of, "minute"))
 		}
 		out = append(out, f)
 	}
@@ -434,8 +434,8 @@ func symbolFindings(src, symbol string, obs []Observation, results []feeds.Resul
 			Check: CheckSourcesName, Name: ProbableSplit, Severity: Alert, Source: src, Symbol: symbol,
 			Count: n, Of: len(priced), First: priced[0].Minute, Last: priced[len(priced)-1].Minute,
 			Value: r.String(),
-			Message: fmt.Sprintf("%s %s prices are %s of the answer at %s of %s: probably a split or adjustment the spec does not record (%s)",
-				src, symbol, r, plural(n, "minute"), plural(len(priced), "minute"), r.explain(symbol)),
+			Message: fmt.Sprintf("%s %s prices are %s of the answer at %d of %s: probably a split or adjustment the spec does not record (%s)",
+				src, symbol, r, n, plural(len(priced), "minute"), r.explain(symbol)),
 		})
 		return out
 	}
