@@ -514,8 +514,16 @@ func (s *Store) putAnswers(ctx context.Context, ruleset int64, rows []answerRow)
 		return err
 	}
 	defer tx.Rollback()
+	// A first backfill of these minutes has no quotes to clear: one probe spares the deletes.
+	var held int
+	if len(rows) > 0 {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM answers WHERE symbol = ? AND minute >= ? AND minute <= ? LIMIT 1)`,
+			rows[0].symbol, rows[0].minute.Unix(), rows[len(rows)-1].minute.Unix()).Scan(&held); err != nil {
+			return err
+		}
+	}
 	const perDelete = 500
-	for i := 0; i < len(rows); i += perDelete {
+	for i := 0; held > 0 && i < len(rows); i += perDelete {
 		part := rows[i:min(i+perDelete, len(rows))]
 		args := make([]any, 0, len(part)+1)
 		args = append(args, part[0].symbol)
