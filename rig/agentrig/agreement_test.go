@@ -21,9 +21,7 @@ var (
 // onChainAgreement runs the contract's agreement() — the function settle uses — as an eth_call.
 func onChainAgreement(c *chain, rule numeric.Rule, answers []numeric.Answer) (agentrig.AgreementOutput, error) {
 	raw := make([][32]byte, len(answers))
-	for i, a := range answers {
-		raw[i] = a
-	}
+	copy(raw, answers)
 	data := c.ABI.PackAgreement(uint8(rule.Kind), uint8(rule.Quorum), rule.ToleranceBps, raw)
 	return bind.Call(c.Contract, nil, data, c.ABI.UnpackAgreement)
 }

@@ -31,7 +31,6 @@ const (
 )
 
 var (
-	gwei      = big.NewInt(1e9)
 	testPrice = big.NewInt(10_000_000_000_000) // 0.00001 ETH, job 2's price
 	testSlash = big.NewInt(10_000_000_000_000) // 0.00001 ETH, job 2's slash
 )
