@@ -153,9 +153,14 @@ const DefaultMinBalance = "0.001"
 // ParseETH reads an amount of ether as decimal text ("0.001") into wei, exactly; more than 18
 // decimals or a negative amount is an error.
 func ParseETH(text string) (*big.Int, error) {
-	d, err := decimal.NewFromString(strings.TrimSpace(text))
-	if err != nil {
-		return nil, fmt.Errorf("%q is not an amount of ETH: %v", text, err)
+	text = strings.TrimSpace(text)
+	d, err := decimal.NewFromString(text)
+	if err != nil || len(text) > 64 {
+		return nil, fmt.Errorf("%q is not an amount of ETH", text)
+	}
+	// an exponent like 1e999999999 would make a number of a billion digits
+	if e := d.Exponent(); e > 30 || e < -60 {
+		return nil, fmt.Errorf("%q: out of range", text)
 	}
 	if d.IsNegative() {
 		return nil, fmt.Errorf("%q: an amount of ETH cannot be negative", text)

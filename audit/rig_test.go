@@ -175,6 +175,8 @@ func TestParseETH(t *testing.T) {
 		{"1e-3", "1000000000000000"},
 		{"abc", ""},
 		{"", ""},
+		{"1e999999999", ""},
+		{"1e-999999999", ""},
 	}
 	for _, tc := range tests {
 		got, err := ParseETH(tc.in)
@@ -256,4 +258,23 @@ func TestAuditorReadsTheJournal(t *testing.T) {
 	if rep.ExitCode() != 1 {
 		t.Errorf("exit %d", rep.ExitCode())
 	}
+}
+
+func FuzzParseETH(f *testing.F) {
+	for _, s := range []string{"0.001", "1", "0", "1e-3", "-1", "0.0000000000000000001", "12345678901234567890.5", " 2 ", "0x10", "", "1e999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		wei, err := ParseETH(text)
+		if err != nil {
+			return
+		}
+		if wei.Sign() < 0 {
+			t.Fatalf("ParseETH(%q) = %s, negative", text, wei)
+		}
+		back, err := ParseETH(FormatETH(wei))
+		if err != nil || back.Cmp(wei) != 0 {
+			t.Fatalf("FormatETH(%s) = %q does not read back (%v, %v)", wei, FormatETH(wei), back, err)
+		}
+	})
 }

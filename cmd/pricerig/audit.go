@@ -259,7 +259,7 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 // parseCentiBps reads basis points with at most two decimals ("12.5") as hundredths of a bp.
 func parseCentiBps(text string) (int64, error) {
 	d, err := decimal.NewFromString(strings.TrimSpace(text))
-	if err != nil {
+	if err != nil || len(text) > 32 || d.Exponent() > 10 || d.Exponent() < -10 {
 		return 0, fmt.Errorf("%q is not a number of basis points", text)
 	}
 	c := d.Shift(2)
