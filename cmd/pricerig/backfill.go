@@ -402,8 +402,11 @@ func printSummary(w io.Writer, s *history.Summary, db string) {
 	tw.Flush()
 	fmt.Fprintf(w, "%d windows fetched with %d requests (the minimum is %d), %d rate limited; %d bars stored\n",
 		s.Windows, s.Requests, s.MinRequests, s.RateLimited, s.Bars)
-	fmt.Fprintf(w, "%d minutes reconciled: %d without agreement, %d incomplete; %s\n",
-		s.Minutes, s.NoAgreement, s.Incomplete, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%d minutes reconciled: %d without agreement, %d incomplete", s.Minutes, s.NoAgreement, s.Incomplete)
+	if s.Kept > 0 {
+		fmt.Fprintf(w, "; %d already stored and left as they were", s.Kept)
+	}
+	fmt.Fprintf(w, "; %s\n", s.Elapsed.Round(time.Millisecond))
 	first := true
 	for _, src := range s.Sources {
 		for _, g := range src.Gaps {
@@ -506,7 +509,7 @@ func storedPrice(ctx context.Context, db string, spec *feeds.Spec, symbol string
 	switch {
 	case !found:
 		return res, false, "", nil
-	case a.Rules != history.RulesText(spec, nil, nil):
+	case a.Rules != history.RulesText(spec, nil):
 		return res, false, fmt.Sprintf("the stored answer was reconciled under other rules (%s)", a.Rules), nil
 	case !a.Complete:
 		return res, false, "the stored answer is incomplete (" + a.Reason + ")", nil

@@ -97,6 +97,7 @@ type member struct {
 	gaps     []Gap                   // parts of the range it cannot or did not give
 	failures map[string][]failedSpan // by symbol, the windows that failed this run
 	unknown  map[string]string       // symbols the source said it does not know, and its words
+	fetched  map[string]bool         // symbols with a window stored this run
 	leadIns  int
 	windows  int
 	minReq   int
@@ -216,30 +217,36 @@ func (b *Backfill) validate() error {
 }
 
 // build makes a member of every spec source and builds the selected, usable ones behind a pacer.
+// A usable source left out with Options.Sources is not asked, but what the store holds of it
+// still counts in the answers: --sources chooses whom to fetch from, not whom to believe.
 func (b *Backfill) build() error {
 	o := b.opts
 	usable := 0
 	for i, ss := range o.Spec.Sources {
-		m := &member{name: ss.Name, typ: ss.Type, ord: i, missing: ss.Missing, failures: map[string][]failedSpan{}, unknown: map[string]string{}}
+		m := &member{name: ss.Name, typ: ss.Type, ord: i, missing: ss.Missing, failures: map[string][]failedSpan{}, unknown: map[string]string{}, fetched: map[string]bool{}}
 		m.selected = len(o.Sources) == 0 || slices.Contains(o.Sources, ss.Name)
+		m.rate = ss.Rate
+		m.cov = ss.Coverage // what the loader's trial build reported; replaced by the built source's
 		b.members = append(b.members, m)
-		if !m.selected || !ss.Usable() {
+		if !ss.Usable() {
 			continue
 		}
-		m.rate = ss.Rate
-		m.pacer = newPacer(o.Deps.Transport, b.clock, ss.Rate)
-		one := ss
-		one.Settings.Rate = unpaced // the pacer holds the source to ss.Rate
-		deps := o.Deps
-		deps.Now = b.clock.Now
-		deps.Transport = m.pacer
-		built, err := feeds.BuildSources(&feeds.Spec{Sources: []feeds.SourceSpec{one}}, deps)
-		if err != nil {
-			return err
+		if m.selected {
+			m.pacer = newPacer(o.Deps.Transport, b.clock, ss.Rate)
+			one := ss
+			one.Settings.Rate = unpaced // the pacer holds the source to ss.Rate
+			deps := o.Deps
+			deps.Now = b.clock.Now
+			deps.Transport = m.pacer
+			built, err := feeds.BuildSources(&feeds.Spec{Sources: []feeds.SourceSpec{one}}, deps)
+			if err != nil {
+				return err
+			}
+			m.src = built[0].Source
+			m.multi, _ = m.src.(multiFetcher)
+			m.cov = m.src.Coverage()
+			usable++
 		}
-		m.src = built[0].Source
-		m.multi, _ = m.src.(multiFetcher)
-		m.cov = m.src.Coverage()
 		m.cov.Rate = ss.Rate
 		m.pol = policyFor(ss.Type, m.cov)
 		m.sessions = intersectSessions(m.cov.Sessions, b.rules.Sessions)
@@ -249,7 +256,6 @@ func (b *Backfill) build() error {
 			m.planLB = ceilMinute(b.now.Add(-m.cov.Lookback + lookbackMargin))
 		}
 		m.ready = b.now.Add(-m.cov.Delay).Truncate(time.Minute)
-		usable++
 	}
 	if usable == 0 {
 		var why []string
@@ -482,6 +488,9 @@ func (b *Backfill) fetchAll(ctx context.Context) error {
 			m.windows++
 			if w.leadIn {
 				m.leadIns++
+			}
+			for _, sym := range w.symbols {
+				m.fetched[sym] = true
 			}
 			m.mu.Unlock()
 			if b.opts.OnWindow != nil {

@@ -14,21 +14,17 @@ import (
 )
 
 // RulesText names the rules an answer is reconciled under: the reconcile rules that matter to
-// an answer, the sessions, and the spec's sources with those left out of the run marked. Two
-// answers with the same text were reconciled the same way; `price --db` compares it with its own
-// spec's before trusting a stored answer.
-func RulesText(spec *feeds.Spec, sessions []market.Session, selected []string) string {
+// an answer, the sessions (nil: the spec's) and the spec's sources. Two answers with the same
+// text were reconciled the same way; `price --db` compares it with its own spec's before
+// trusting a stored answer.
+func RulesText(spec *feeds.Spec, sessions []market.Session) string {
 	r := spec.Rules
 	if len(sessions) == 0 {
 		sessions = r.Sessions
 	}
 	names := make([]string, 0, len(spec.Sources))
 	for _, s := range spec.Sources {
-		n := s.Name
-		if len(selected) > 0 && !slices.Contains(selected, s.Name) {
-			n = "-" + n
-		}
-		names = append(names, n)
+		names = append(names, s.Name)
 	}
 	return fmt.Sprintf("min_sources=%d outlier_bps=%d max_carry=%s window=%s sessions=%s sources=%s",
 		r.MinSources, r.OutlierBps, r.MaxCarry, r.Window, strings.Join(sessionStrings(sessions), ","), strings.Join(names, ","))
@@ -77,19 +73,27 @@ const answersPerTx = 4096
 
 // reconcile sweeps every symbol's minutes into answers.
 func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
-	var selected []string
-	if len(b.opts.Sources) > 0 {
-		selected = b.opts.Sources
-	}
-	rid, err := b.store.rulesetID(context.WithoutCancel(ctx), RulesText(b.opts.Spec, b.rules.Sessions, selected))
+	rid, err := b.store.rulesetID(context.WithoutCancel(ctx), RulesText(b.opts.Spec, b.rules.Sessions))
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
-	for range b.symbols {
-		b.total.Add(int64(sessionMinutes(b.opts.From, end, b.rules.Sessions)))
-	}
+	minutes := sessionMinutes(b.opts.From, end, b.rules.Sessions)
+	b.total.Add(int64(minutes * len(b.symbols)))
 	for _, sym := range b.symbols {
+		// A symbol this run fetched nothing for, whose every minute is stored complete under the
+		// same rules, would be reconciled to the very same answers: leave them.
+		if !b.touched(sym) {
+			held, err := b.store.completeAnswers(ctx, sym, b.opts.From, end, rid)
+			if err != nil {
+				return fmt.Errorf("store: %w", err)
+			}
+			if held == minutes {
+				sum.Kept += minutes
+				b.minutes.Add(int64(minutes))
+				continue
+			}
+		}
 		if err := b.reconcileSymbol(ctx, sym, rid, end, sum); err != nil {
 			return err
 		}
@@ -98,6 +102,19 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 		}
 	}
 	return nil
+}
+
+// touched reports whether this run fetched, or failed to fetch, a window of the symbol.
+func (b *Backfill) touched(symbol string) bool {
+	for _, m := range b.members {
+		m.mu.Lock()
+		hit := m.fetched[symbol] || len(m.failures[symbol]) > 0
+		m.mu.Unlock()
+		if hit {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileSymbol walks the minutes of the sessions in the range in order, keeps each source's
@@ -114,7 +131,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, rid int64, e
 			continue
 		}
 		s := &slot{m: m, prov: prov}
-		if m.src != nil {
+		if m.missing == "" {
 			raw, err := b.store.Coverage(ctx, m.name, sym)
 			if err != nil {
 				return err
@@ -240,50 +257,52 @@ func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Sessi
 }
 
 // definite reports whether a quote is the one the live reconciler would get: a status from
-// data, not from what this run left out or could not fetch.
+// data, not from what this run did not fetch or could not fetch yet.
 func definite(s *slot, q feeds.Quote, t time.Time) bool {
 	switch q.Status {
 	case feeds.StatusPending, feeds.StatusError:
 		return false
 	case feeds.StatusNotCovered:
-		// left out of the run, or not published yet: the live answer would differ
-		return s.m.selected && !(s.m.src != nil && !t.Before(s.m.ready))
+		// not published yet: the live answer will soon differ
+		return t.Before(s.m.ready)
 	}
 	return true
 }
 
-// quote is one source's quote for minute t, from what the store holds.
+// quote is one source's quote for minute t, from what the store holds. Where the store covers
+// the minute, its bars decide, whenever the reconcile runs: a source's history aging out of
+// its lookback does not make the bars it gave wrong. Only an uncovered minute asks why.
 func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quote {
 	m := s.m
 	q := feeds.Quote{Source: m.name, Symbol: s.prov, DistanceCentiBps: -1}
 	switch {
-	case !m.selected:
-		q.Status, q.Err = feeds.StatusNotCovered, "left out of this backfill (--sources)"
-		return q
-	case m.src == nil:
+	case m.missing != "":
 		q.Status, q.Err = feeds.StatusNoKey, m.missing
 		return q
 	case !m.cov.Covers(session):
 		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("covers %s, not the %s session", sessionNames(m.cov.Sessions), session)
 		return q
-	case !m.liveLB.IsZero() && t.Before(m.liveLB):
-		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("its 1-minute history reaches back %s, to %s", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))
-		return q
-	case !t.Before(m.ready):
-		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is not out yet", m.cov.Delay)
-		return q
 	}
 	run, ok := s.cov.find(t)
 	if !ok {
-		q.Status, q.Err = feeds.StatusPending, "not fetched"
-		for _, f := range s.fails {
-			if !t.Before(f.From) && t.Before(f.To) {
-				q.Status, q.Err = feeds.StatusError, "fetch failed: "+f.reason
+		switch {
+		case !m.liveLB.IsZero() && t.Before(m.liveLB):
+			q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("its 1-minute history reaches back %s, to %s", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))
+		case !t.Before(m.ready):
+			q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is not out yet", m.cov.Delay)
+		case !m.selected:
+			q.Status, q.Err = feeds.StatusPending, "not fetched: left out of this backfill (--sources)"
+		default:
+			q.Status, q.Err = feeds.StatusPending, "not fetched"
+			for _, f := range s.fails {
+				if !t.Before(f.From) && t.Before(f.To) {
+					q.Status, q.Err = feeds.StatusError, "fetch failed: "+f.reason
+				}
 			}
 		}
 		return q
 	}
-	reach := b.reachStart(m, t, m.liveLB)
+	reach := b.reachStart(m, t, time.Time{})
 	var bars []sources.Bar
 	if s.has {
 		bars = []sources.Bar{s.last}
@@ -295,8 +314,9 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 		if carried {
 			q.Status = feeds.StatusCarried
 		}
-	case !run.From.After(reach):
-		// the store holds every minute from the edge of the carry to t, and none has a bar
+	case !run.From.After(reach) || (!m.planLB.IsZero() && !run.From.After(m.planLB)):
+		// the store holds every minute from the edge of the carry (or from the oldest minute
+		// the source serves) to t, and none has a bar
 		q.Status, q.Err = feeds.StatusNoData, fmt.Sprintf("no bar in the %s before %s", b.rules.MaxCarry, t.Format(time.RFC3339))
 	default:
 		q.Status, q.Err = feeds.StatusPending, "its carry reaches before the fetched history"

@@ -75,8 +75,9 @@ func TestInterruptAndResumeGiveTheSameStore(t *testing.T) {
 			// and once more: everything is there, nothing is fetched, nothing changes
 			e.sim.ResetCounts()
 			third := e.run(t, context.Background(), store, Options{Spec: spec, From: from, To: to, Symbols: symbols})
-			if third.Requests != 0 || third.Windows != 0 {
-				t.Errorf("a run over a complete store made %d requests for %d windows", third.Requests, third.Windows)
+			if third.Requests != 0 || third.Windows != 0 || third.Minutes != 0 || third.Kept != ref.Minutes {
+				t.Errorf("a run over a complete store made %d requests for %d windows, reconciled %d minutes and kept %d of %d",
+					third.Requests, third.Windows, third.Minutes, third.Kept, ref.Minutes)
 			}
 			sameTables(t, want, dump(t, store), allTables...)
 		})
@@ -269,28 +270,64 @@ func TestLookbackIsAGapNotAFailure(t *testing.T) {
 			t.Errorf("yahoo gap %+v, history from %s", g, edge)
 		}
 	}
-	err := store.Answers(context.Background(), Query{Symbols: []string{"NVDA"}}, func(a Answer) error {
-		q := a.Quotes[0]
-		switch {
-		case a.Minute.Before(live):
-			if q.Status != feeds.StatusNotCovered || !a.Complete {
-				t.Fatalf("%s before yahoo's history: %s, complete %v", a.Minute, q.Status, a.Complete)
+	check := func(live, edge time.Time) {
+		t.Helper()
+		err := store.Answers(context.Background(), Query{Symbols: []string{"NVDA"}}, func(a Answer) error {
+			q := a.Quotes[0]
+			switch {
+			case a.Minute.Before(live):
+				if q.Status != feeds.StatusNotCovered || !a.Complete {
+					t.Fatalf("%s before yahoo's history: %s, complete %v", a.Minute, q.Status, a.Complete)
+				}
+			case a.Minute.Before(edge):
+				if a.Complete {
+					t.Fatalf("%s at the edge of yahoo's history, not fetched, but complete", a.Minute)
+				}
+			default:
+				if !q.Status.Priced() || !a.Complete {
+					t.Fatalf("%s inside yahoo's history: %s (%s), complete %v", a.Minute, q.Status, q.Err, a.Complete)
+				}
 			}
-		case a.Minute.Before(edge):
-			if a.Complete {
-				t.Fatalf("%s at the edge of yahoo's history, not fetched, but complete", a.Minute)
+			if !a.Agreed {
+				t.Fatalf("%s: no agreement: %s", a.Minute, a.Reason)
 			}
-		default:
-			if !q.Status.Priced() || !a.Complete {
-				t.Fatalf("%s inside yahoo's history: %s (%s), complete %v", a.Minute, q.Status, q.Err, a.Complete)
-			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !a.Agreed {
-			t.Fatalf("%s: no agreement: %s", a.Minute, a.Reason)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
+	check(live, edge)
+
+	// Ten days on, Yahoo's history starts later, but what the store holds of it still counts;
+	// the minutes at the old edge, never fetched, are now plainly out of its reach.
+	e.clock.Sleep(context.Background(), 10*24*time.Hour)
+	again := e.run(t, context.Background(), store, Options{Spec: e.spec(t, providers, "1000/s"), From: from, To: to, Symbols: []string{"NVDA"}})
+	if again.Requests != 0 || again.Incomplete != 0 {
+		t.Errorf("ten days on: %d requests, %d incomplete minutes", again.Requests, again.Incomplete)
+	}
+	check(edge, edge)
+}
+
+func TestSourcesChoosesWhomToAskNotWhomToBelieve(t *testing.T) {
+	now := ny(2025, time.November, 20, 12, 0)
+	from, to := ny(2025, time.October, 30, 0, 0), ny(2025, time.November, 4, 0, 0)
+	symbols := []string{"TSLA"}
+	ref := newEnv(t, now, sim.Options{})
+	refStore := openStore(t, "ref.db")
+	ref.run(t, context.Background(), refStore, Options{Spec: ref.spec(t, three, "1000/s"), From: from, To: to, Symbols: symbols})
+
+	e := newEnv(t, now, sim.Options{})
+	spec := e.spec(t, three, "1000/s")
+	store := openStore(t, "split.db")
+	first := e.run(t, context.Background(), store, Options{Spec: spec, From: from, To: to, Symbols: symbols, Sources: []string{"massive", "alphavantage"}})
+	if first.Incomplete != first.Minutes || e.sim.Requests("alpaca") != 0 {
+		t.Fatalf("without alpaca: %d of %d minutes incomplete, alpaca asked %d times", first.Incomplete, first.Minutes, e.sim.Requests("alpaca"))
+	}
+	second := e.run(t, context.Background(), store, Options{Spec: spec, From: from, To: to, Symbols: symbols, Sources: []string{"alpaca"}})
+	if second.Incomplete != 0 || e.sim.Requests("massive")+e.sim.Requests("alphavantage") != 3 {
+		t.Fatalf("alpaca alone after the others: %d incomplete, %d requests to the others", second.Incomplete, e.sim.Requests("massive")+e.sim.Requests("alphavantage"))
+	}
+	// the answers are those of asking all three at once
+	sameTables(t, dump(t, refStore), dump(t, store), "bars", "coverage", "answers", "quotes")
 }

@@ -494,6 +494,15 @@ func (s *Store) rulesetID(ctx context.Context, rules string) (int64, error) {
 	return id, err
 }
 
+// completeAnswers counts the stored answers of symbol in [from, to) that are complete and were
+// reconciled under a ruleset.
+func (s *Store) completeAnswers(ctx context.Context, symbol string, from, to time.Time, ruleset int64) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM answers WHERE symbol = ? AND minute >= ? AND minute < ? AND ruleset = ? AND complete = 1`,
+		symbol, from.Unix(), to.Unix(), ruleset).Scan(&n)
+	return n, err
+}
+
 // answerRow is one reconciled minute ready to write.
 type answerRow struct {
 	symbol   string

@@ -23,10 +23,13 @@ type Summary struct {
 	Bars        int64 `json:"bars"` // bars written this run
 	// Minutes reconciled, those without an agreed answer, and those whose answer is incomplete
 	// (a source's window is missing or failed, or a source was left out).
-	Minutes     int           `json:"minutes"`
-	NoAgreement int           `json:"no_agreement"`
-	Incomplete  int           `json:"incomplete"`
-	Elapsed     time.Duration `json:"-"`
+	Minutes     int `json:"minutes"`
+	NoAgreement int `json:"no_agreement"`
+	Incomplete  int `json:"incomplete"`
+	// Kept counts the minutes left as stored: complete answers under the same rules of a symbol
+	// this run fetched nothing for.
+	Kept    int           `json:"kept"`
+	Elapsed time.Duration `json:"-"`
 	// FetchTime is the time spent fetching (lead-ins included), ReconcileTime reconciling.
 	FetchTime     time.Duration   `json:"-"`
 	ReconcileTime time.Duration   `json:"-"`
