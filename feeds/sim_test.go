@@ -27,7 +27,7 @@ func simSpec(t testing.TB, root string) *Spec {
 	}
 	for i := range spec.Sources {
 		spec.Sources[i].Rate = sources.Rate{N: 1 << 30, Per: time.Second} // zero would mean the type's default
-		spec.Sources[i].Retries = 0
+		spec.Sources[i].Retries = -1                                      // negative: off (zero means the default); a simulated fault is final
 	}
 	return spec
 }

@@ -102,10 +102,11 @@ func (c SenderConfig) withDefaults() SenderConfig {
 	return c
 }
 
-// Sender sends one key's transactions, one at a time: it manages the nonce, estimates gas with
-// headroom, prices with EIP-1559 fees, replaces a stuck transaction with a higher fee, classifies
-// RPC errors and waits for the receipt. One transaction in flight per key keeps nonces trivially
-// ordered; the rig sends few transactions per task, and relayed mode batches them anyway.
+// Sender sends one key's transactions: it manages the nonce, estimates gas with headroom,
+// prices with EIP-1559 fees, replaces a stuck transaction with a higher fee, classifies RPC
+// errors and waits for the receipt. Nonces are handed out under a lock at broadcast, and the wait
+// for the receipt happens outside it, so many transactions of one key can be in flight at once
+// (a rig drawn for a hundred tasks commits them in a few blocks, not a hundred).
 type Sender struct {
 	chain   TxChain
 	key     Key
@@ -113,7 +114,7 @@ type Sender struct {
 	cfg     SenderConfig
 
 	mu    sync.Mutex
-	nonce *uint64 // next nonce to use; nil means ask the node
+	nonce *uint64 // next nonce to hand out; nil means ask the node
 }
 
 // NewSender builds the sender of one key.
@@ -128,8 +129,6 @@ func (s *Sender) Address() common.Address { return s.key.Address }
 // the receipt of a successful transaction, or an error wrapping ErrReverted (with the receipt),
 // ErrInsufficientFunds, ErrNotMined, ErrRPCUnavailable or the node's own error.
 func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if value == nil {
 		value = new(big.Int)
 	}
@@ -137,64 +136,107 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := s.nextNonce(ctx)
-	if err != nil {
-		return nil, err
-	}
 	tip, feeCap, err := s.fees(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var sent []common.Hash
-	for bump := 0; ; bump++ {
+	build := func(nonce uint64, tip, feeCap *big.Int) (*types.Transaction, error) {
 		tx, err := types.SignNewTx(s.key.Private, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
 			ChainID: s.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: value, Data: data,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("sign: %w", err)
 		}
-		err = s.broadcast(ctx, tx)
-		switch {
-		case err == nil, errors.Is(err, ErrAlreadyKnown):
-			sent = append(sent, tx.Hash())
-		case errors.Is(err, ErrNonceTooLow):
-			// Another sender used this nonce, or an earlier replacement got mined: if one of ours
-			// was mined, that is our receipt; otherwise take a fresh nonce and go again.
-			if r := s.anyReceipt(ctx, sent); r != nil {
-				return s.finish(r)
-			}
-			s.nonce = nil
-			if nonce, err = s.nextNonce(ctx); err != nil {
-				return nil, err
-			}
-			continue
-		case errors.Is(err, ErrUnderpriced):
-			tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
-			continue
-		default:
-			return nil, err
-		}
-		s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash(), "bump", bump)
+		return tx, nil
+	}
+	nonce, tx, err := s.first(ctx, build, &tip, &feeCap)
+	if err != nil {
+		return nil, err
+	}
+	sent := []common.Hash{tx.Hash()}
+	s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash())
+	for bump := 0; ; bump++ {
 		r, err := s.wait(ctx, sent)
 		if err == nil {
-			n := nonce + 1
-			s.nonce = &n
 			return s.finish(r)
 		}
 		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
-			s.nonce = nil // unknown: ask the node next time
+			s.forgetNonce()
 			return nil, err
 		}
 		if n, nerr := s.chain.PendingNonceAt(ctx, s.key.Address); nerr == nil && n < nonce {
 			// A reorg dropped earlier transactions of ours: this one waits behind a nonce gap
 			// that will never fill. Send it again at the chain's nonce.
 			s.cfg.Logger.Warn("nonce gap, resending at the chain's nonce", "from", s.key.Address, "nonce", nonce, "chain_nonce", n)
-			nonce = n
+			s.forgetNonce()
+			if nonce, tx, err = s.first(ctx, build, &tip, &feeCap); err != nil {
+				return nil, err
+			}
+			sent = append(sent, tx.Hash())
 			continue
 		}
 		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.key.Address, "nonce", nonce, "tx", tx.Hash())
-		tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
+		for {
+			tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
+			if tx, err = build(nonce, tip, feeCap); err != nil {
+				return nil, err
+			}
+			err = s.broadcast(ctx, tx)
+			if !errors.Is(err, ErrUnderpriced) {
+				break
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, ErrAlreadyKnown):
+			sent = append(sent, tx.Hash())
+		case errors.Is(err, ErrNonceTooLow):
+			// The nonce was used meanwhile: by one of our versions (then it has a receipt) or
+			// by another sender of this key.
+			if r := s.anyReceipt(ctx, sent); r != nil {
+				return s.finish(r)
+			}
+			return nil, err
+		default:
+			return nil, err
+		}
 	}
+}
+
+// first takes the next nonce and broadcasts the first version of a transaction, under the
+// lock so nonces go out in order. It handles a nonce someone else used and a fee the node finds
+// too low.
+func (s *Sender) first(ctx context.Context, build func(uint64, *big.Int, *big.Int) (*types.Transaction, error), tip, feeCap **big.Int) (uint64, *types.Transaction, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		nonce, err := s.nextNonce(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		tx, err := build(nonce, *tip, *feeCap)
+		if err != nil {
+			return 0, nil, err
+		}
+		err = s.broadcast(ctx, tx)
+		switch {
+		case err == nil, errors.Is(err, ErrAlreadyKnown):
+			n := nonce + 1
+			s.nonce = &n
+			return nonce, tx, nil
+		case errors.Is(err, ErrNonceTooLow) && attempt < 5:
+			s.nonce = nil // another sender of this key used it: ask the node
+		case errors.Is(err, ErrUnderpriced) && attempt < 5:
+			*tip, *feeCap = bumpFee(*tip, s.cfg.BumpPct), bumpFee(*feeCap, s.cfg.BumpPct)
+		default:
+			return 0, nil, err
+		}
+	}
+}
+
+func (s *Sender) forgetNonce() {
+	s.mu.Lock()
+	s.nonce = nil // unknown: ask the node next time
+	s.mu.Unlock()
 }
 
 func (s *Sender) finish(r *types.Receipt) (*types.Receipt, error) {

@@ -206,3 +206,32 @@ func TestClassifyRPCError(t *testing.T) {
 		t.Errorf("unknown error rewrapped: %v", got)
 	}
 }
+
+func TestSenderPipelinesConcurrentSends(t *testing.T) {
+	key := newTestKey(t)
+	b, chain := newSimChain(t, key.Address)
+	mineWhen(t, b, func() bool { return true })
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
+	to := common.HexToAddress("0x00000000000000000000000000000000000000cc")
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Send(context.Background(), to, nil, big.NewInt(3)); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	bal, _ := chain.BalanceAt(context.Background(), to, nil)
+	n, _ := chain.NonceAt(context.Background(), key.Address, nil)
+	if bal.Int64() != 60 || n != 20 {
+		t.Fatalf("balance %s nonce %d, want 60 and 20", bal, n)
+	}
+}
