@@ -97,23 +97,20 @@ func (p policy) end(a, limit time.Time, n int, sessions []market.Session) time.T
 	if !p.batched(n) {
 		return end
 	}
-	// Batched: grow a day at a time while every minute of the sessions, for every symbol,
-	// still fits one page. A single day that does not fit is taken whole (it pages).
-	best := time.Time{}
-	for d := nyDate(a).AddDate(0, 0, 1); ; d = d.AddDate(0, 0, 1) {
-		e := minTime(nyMidnight(d), end)
-		if sessionMinutes(a, e, sessions)*n > p.page {
-			break
+	// Batched: reach as far as every minute of the sessions, for every symbol, still fits one
+	// page — the bars cannot outnumber the minutes — cutting anywhere, mid-session included
+	// (the provider takes any start and end).
+	left := max(p.page/n, 1) // minutes per symbol in one page
+	walkSessions(a, end, sessions, func(s sessionSpan) bool {
+		m := int(s.To.Sub(s.From) / time.Minute)
+		if m >= left {
+			end = s.From.Add(time.Duration(left) * time.Minute)
+			return false
 		}
-		best = e
-		if !e.Before(end) {
-			break
-		}
-	}
-	if best.IsZero() {
-		return minTime(nyMidnight(nyDate(a).AddDate(0, 0, 1)), end)
-	}
-	return best
+		left -= m
+		return true
+	})
+	return end
 }
 
 // batched reports whether windows of n symbols are cut to fit one page.

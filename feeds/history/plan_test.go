@@ -115,8 +115,9 @@ func TestBatchedWindowsBeatOneSymbolAtATime(t *testing.T) {
 	}
 	// the floor: every minute of the sessions of three symbols in 10000-bar pages
 	floor := (3*sessionMinutes(year.From, year.To, prp) + 9999) / 10000
-	if batched < floor {
-		t.Errorf("%d requests, under the floor of %d pages", batched, floor)
+	// the windows cut anywhere, so they fill their pages: at most one more than the floor
+	if batched < floor || batched > floor+1 {
+		t.Errorf("%d requests, the floor is %d pages", batched, floor)
 	}
 }
 
