@@ -30,7 +30,7 @@ func BenchmarkDrawToCommit(b *testing.B) {
 		b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			d, err := Start(ctx, Options{Spec: []byte(testSpec), WrapPricer: instantPricer})
+			d, err := Start(ctx, Options{Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -33,6 +33,11 @@ type Chain struct {
 // ChainID is the simulated backend's chain id (always 1337).
 const ChainID = 1337
 
+// MinBlockInterval is the least time between two sealed blocks, Robinhood Chain's (Arbitrum's)
+// 250 ms. Each block still moves chain time by at least a second (the simulated beacon's rule),
+// so under load chain time runs up to four times as fast as the wall clock.
+const MinBlockInterval = 250 * time.Millisecond
+
 // StartChain starts a simulated chain with the accounts of alloc funded, serving JSON-RPC on a
 // free loopback port.
 func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, error) {
@@ -76,7 +81,11 @@ func (c *Chain) mine(heartbeat time.Duration) {
 		}
 		pending, err := client.PendingTransactionCount(context.Background())
 		c.mu.Lock()
-		if !c.paused && ((err == nil && pending > 0) || time.Since(last) >= heartbeat) {
+		// The simulated beacon stamps each block at least a second after its parent, so sealing
+		// faster than MinBlockInterval would run chain time (and the commit and reveal windows)
+		// far ahead of the wall clock the rigs price by.
+		due := time.Since(last) >= MinBlockInterval
+		if !c.paused && ((err == nil && pending > 0 && due) || time.Since(last) >= heartbeat) {
 			c.Backend.Commit()
 			last = time.Now()
 		}

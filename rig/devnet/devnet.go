@@ -70,6 +70,9 @@ type Options struct {
 	RPCURL func(process int, url string) string
 	// Dir holds the rigs' journals; "" means a temporary folder removed by Close.
 	Dir string
+	// Stake is how many slashes each rig stakes (default 10). Each draw locks one until the
+	// task settles, so a rig takes part in at most that many tasks at once.
+	Stake int
 	// CommitWindow and RevealWindow of the contract; zero means the seed's 4 minutes.
 	CommitWindow, RevealWindow time.Duration
 	Logger                     *slog.Logger
@@ -133,6 +136,9 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Stake == 0 {
+		o.Stake = 10
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -254,12 +260,12 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	return d, nil
 }
 
-// RegisterRig registers a job-2 rig operated (and owned) by key, staked with ten slashes. Tests
-// use it to attach a rig process of their own, like a separate `pricerig rig`.
+// RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake
+// slashes. Tests use it to attach a rig process of their own, like a separate `pricerig rig`.
 func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
 	owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
 		big.NewInt(ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
-	stake := new(big.Int).Mul(big.NewInt(10), launchJobs[PriceJobID-1].slash)
+	stake := new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
 	_, err := owner.Send(ctx, d.Contract, d.abi.PackRegisterRig(PriceJobID, owner.Address()), stake)
 	return err
 }
@@ -363,27 +369,34 @@ func (d *Devnet) Restart(ctx context.Context, i int) error {
 	return d.attach(ctx, d.runCtx, i)
 }
 
-// Order places one job-2 task per symbol at the minute, in one orderMany transaction, and
-// returns the task ids.
+// orderBatch is how many tasks one orderMany transaction carries: each order stores its input,
+// so a hundred at once would not fit a block.
+const orderBatch = 20
+
+// Order places one job-2 task per symbol at the minute, in orderMany transactions of up to
+// orderBatch tasks, and returns the task ids.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
-	hashes := make([][32]byte, len(symbols))
-	uris := make([]string, len(symbols))
-	for i, s := range symbols {
-		uri, hash, err := rig.EncodeInput(s, minute)
-		if err != nil {
-			return nil, err
-		}
-		uris[i], hashes[i] = uri, hash
-	}
-	price := new(big.Int).Mul(launchJobs[PriceJobID-1].price, big.NewInt(int64(len(symbols))))
-	rec, err := d.orderer.Send(ctx, d.Contract, d.abi.PackOrderMany(PriceJobID, hashes, uris), price)
-	if err != nil {
-		return nil, fmt.Errorf("ordering: %w (%s)", err, rig.RevertReason(err))
-	}
 	var ids []uint64
-	for _, l := range rec.Logs {
-		if ev, err := d.abi.UnpackTaskOrderedEvent(l); err == nil {
-			ids = append(ids, ev.TaskId.Uint64())
+	for start := 0; start < len(symbols); start += orderBatch {
+		batch := symbols[start:min(start+orderBatch, len(symbols))]
+		hashes := make([][32]byte, len(batch))
+		uris := make([]string, len(batch))
+		for i, s := range batch {
+			uri, hash, err := rig.EncodeInput(s, minute)
+			if err != nil {
+				return nil, err
+			}
+			uris[i], hashes[i] = uri, hash
+		}
+		price := new(big.Int).Mul(launchJobs[PriceJobID-1].price, big.NewInt(int64(len(batch))))
+		rec, err := d.orderer.Send(ctx, d.Contract, d.abi.PackOrderMany(PriceJobID, hashes, uris), price)
+		if err != nil {
+			return nil, fmt.Errorf("ordering: %w (%s)", err, rig.RevertReason(err))
+		}
+		for _, l := range rec.Logs {
+			if ev, err := d.abi.UnpackTaskOrderedEvent(l); err == nil {
+				ids = append(ids, ev.TaskId.Uint64())
+			}
 		}
 	}
 	if len(ids) != len(symbols) {
