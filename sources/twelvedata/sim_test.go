@@ -1,167 +1,54 @@
 package twelvedata_test
 
 import (
-	"context"
-	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/sources/twelvedata"
 )
 
-// fast keeps the client's rate limiter from pacing the test in real time.
-var fast = sources.Rate{N: 1000, Per: time.Second}
-
-// tapeBars is what the tape traded in [from, to) in the sessions a source covers.
-func tapeBars(tape *sim.Tape, symbol string, from, to time.Time, sessions []market.Session) []sources.Bar {
-	var out []sources.Bar
-	for m := from; m.Before(to); m = m.Add(time.Minute) {
-		if !market.InSessions(m, sessions) {
-			continue
-		}
-		if b, ok := tape.Bar(symbol, m); ok {
-			out = append(out, b)
-		}
-	}
-	return out
+func config(seed int64) adaptertest.Config {
+	return adaptertest.Config{Type: twelvedata.Type, Seed: seed, Now: adaptertest.SeptemberNow}
 }
 
-func sameBars(t *testing.T, what string, got, want []sources.Bar) {
-	t.Helper()
-	if len(want) == 0 {
-		t.Fatalf("%s: the tape has no bars there; pick a window with trades", what)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d bars, tape has %d", what, len(got), len(want))
-	}
-	for i := range want {
-		if !got[i].Start.Equal(want[i].Start) || got[i].Close != want[i].Close || got[i].Volume != want[i].Volume {
-			t.Fatalf("%s bar %d: got %+v, tape %+v", what, i, got[i], want[i])
-		}
-	}
+// windows add to the shared ones three weeks over weekends and a holiday: three 7-day requests.
+var windows = []adaptertest.Window{
+	adaptertest.TheOpen, adaptertest.PreMarket, adaptertest.CloseIntoFuture,
+	{Name: "three weeks", From: time.Date(2026, 8, 20, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 9, 9, 0, 0, 0, 0, time.UTC)},
+	adaptertest.SplitDays,
 }
 
-// windows cover the open, pre-market, the close into post and the future, a long span over
-// weekends and a holiday (several requests), and the days around NVDA's 10:1 split of
-// 2024-06-10, which a raw source must not smooth over.
-var windows = []struct{ from, to time.Time }{
-	{time.Date(2026, 9, 18, 13, 30, 0, 0, time.UTC), time.Date(2026, 9, 18, 14, 30, 0, 0, time.UTC)},
-	{time.Date(2026, 9, 17, 8, 0, 0, 0, time.UTC), time.Date(2026, 9, 17, 13, 35, 0, 0, time.UTC)},
-	{time.Date(2026, 9, 18, 19, 50, 0, 0, time.UTC), time.Date(2026, 9, 18, 23, 0, 0, 0, time.UTC)},
-	{time.Date(2026, 8, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 9, 9, 0, 0, 0, 0, time.UTC)},
-	{time.Date(2024, 6, 7, 19, 0, 0, 0, time.UTC), time.Date(2024, 6, 10, 15, 0, 0, 0, time.UTC)},
-}
-
-// now is a Friday, 17:30 New York: the third window runs into minutes that have not closed.
-var now = time.Date(2026, 9, 18, 21, 30, 0, 0, time.UTC)
-
-// TestSimRoundTrip reads the simulator's Twelve Data emulation and checks that the adapter's raw bars
-// are the tape's as-traded bars, minute for minute.
+// TestSimRoundTrip reads the simulator's Twelve Data emulation and checks that the adapter's raw
+// bars are the tape's as-traded bars, minute for minute.
 func TestSimRoundTrip(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 11, Now: func() time.Time { return now }})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	src, err := twelvedata.New(sources.Settings{Name: "twelvedata", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Secret: sim.Secret, Rate: fast},
-		sources.Deps{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sessions := src.Coverage().Sessions
-	for _, sym := range []string{"NVDA", "TSLA", "SPY"} {
-		for _, w := range windows {
-			got, err := src.Bars(context.Background(), sym, w.from, w.to)
-			if err != nil {
-				t.Fatalf("%s %s: %v", sym, w.from, err)
-			}
-			sameBars(t, sym+" "+w.from.Format(time.RFC3339), got, tapeBars(srv.Tape(), sym, w.from, w.to, sessions))
-		}
-	}
+	adaptertest.RoundTrip(t, adaptertest.Case{Config: config(11), Symbols: adaptertest.Symbols, Windows: windows, EveryWindowTrades: true})
 }
 
-// TestSimRoundTripExchangeTime reads the same tape in the exchange's wall clock.
+// TestSimRoundTripExchangeTime reads the same tape in the exchange's wall clock: the long span
+// crosses weekends, the split days a DST-free Monday.
 func TestSimRoundTripExchangeTime(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 12, Now: func() time.Time { return now }})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	src, err := twelvedata.New(sources.Settings{Name: "td", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Rate: fast,
-		Options: map[string]string{"timezone": "exchange"}}, sources.Deps{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range windows[3:] { // the long span crosses a weekend; the split days cross a DST-free Monday
-		got, err := src.Bars(context.Background(), "NVDA", w.from, w.to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameBars(t, "NVDA "+w.from.Format(time.RFC3339), got, tapeBars(srv.Tape(), "NVDA", w.from, w.to, src.Coverage().Sessions))
-	}
+	c := config(12)
+	c.Settings = sources.Settings{Name: "td", Options: map[string]string{"timezone": "exchange"}}
+	adaptertest.RoundTrip(t, adaptertest.Case{Config: c, Symbols: []string{"NVDA"}, Windows: windows[3:], EveryWindowTrades: true})
 }
 
-// TestSimFaults injects each of the simulator's faults and checks the kind of error the adapter
-// reports; an error in a 200 body is code 500 here.
+// TestSimFaults injects each of the simulator's faults; an error in a 200 body is code 500 here.
 func TestSimFaults(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	// a short timeout for the hanging server only: a month of bars takes a while under -race
-	newSource := func(timeout time.Duration) sources.Source {
-		src, err := twelvedata.New(sources.Settings{Name: "twelvedata", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
-			Retries: -1, Timeout: timeout}, sources.Deps{Now: func() time.Time { return now }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return src
-	}
-	patient, hasty := newSource(time.Minute), newSource(200*time.Millisecond)
-	w := windows[0]
-	for _, tc := range []struct {
-		fault sim.Fault
-		kind  error
-	}{
-		{sim.Fault5xx, sources.ErrUnavailable},
-		{sim.FaultTruncated, sources.ErrBadResponse},
-		{sim.FaultErrorIn200, sources.ErrUnavailable},
-		{sim.FaultWrongSymbol, sources.ErrBadResponse},
-		{sim.FaultUnauthorized, sources.ErrUnauthorized},
-		{sim.FaultTimeout, sources.ErrUnavailable},
-	} {
-		srv.SetFault("twelvedata", tc.fault)
-		src := patient
-		if tc.fault == sim.FaultTimeout {
-			src = hasty
-		}
-		if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); !errors.Is(err, tc.kind) {
-			t.Errorf("%s: error %v, want kind %v", tc.fault, err, tc.kind)
-		}
-	}
+	adaptertest.Faults(t, adaptertest.FaultCase{Config: config(5), Window: adaptertest.TheOpen.For("NVDA"), Faults: []adaptertest.Fault{
+		{Fault: sim.Fault5xx, Kind: sources.ErrUnavailable},
+		{Fault: sim.FaultTruncated, Kind: sources.ErrBadResponse},
+		{Fault: sim.FaultErrorIn200, Kind: sources.ErrUnavailable},
+		{Fault: sim.FaultWrongSymbol, Kind: sources.ErrBadResponse},
+		{Fault: sim.FaultUnauthorized, Kind: sources.ErrUnauthorized},
+		{Fault: sim.FaultTimeout, Kind: sources.ErrUnavailable},
+	}})
 }
 
 // TestSimRateLimit lets the simulator serve one request a minute: the second is a 429 the
 // adapter reports as rate limited, with the provider's retry-after.
 func TestSimRateLimit(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }, RateLimit: 1})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	src, err := twelvedata.New(sources.Settings{Name: "twelvedata", BaseURL: srv.BaseURL(ts.URL, "twelvedata"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
-		Retries: -1}, sources.Deps{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := windows[0]
-	if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); err != nil {
-		t.Fatalf("first request under the limit: %v", err)
-	}
-	_, err = src.Bars(context.Background(), "TSLA", w.from, w.to)
-	var e *sources.Error
-	if !errors.As(err, &e) || !errors.Is(err, sources.ErrRateLimited) || e.RetryAfter <= 0 {
-		t.Errorf("over the limit: %v, want rate limited with a retry-after", err)
-	}
+	adaptertest.RateLimit(t, config(5), adaptertest.TheOpen.For("NVDA"), adaptertest.TheOpen.For("TSLA"))
 }

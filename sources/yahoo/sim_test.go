@@ -1,148 +1,54 @@
 package yahoo_test
 
 import (
-	"context"
-	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/sources/yahoo"
 )
 
-// now is a Friday, 17:30 New York; windows[0] is that day's first regular hour.
-var (
-	now     = time.Date(2026, 9, 18, 21, 30, 0, 0, time.UTC)
-	windows = []struct{ from, to time.Time }{
-		{time.Date(2026, 9, 18, 13, 30, 0, 0, time.UTC), time.Date(2026, 9, 18, 14, 30, 0, 0, time.UTC)},
-	}
-)
-
-// fast keeps the client's rate limiter from pacing the test in real time.
-var fast = sources.Rate{N: 1000, Per: time.Second}
-
-// tapeBars is what the tape traded in [from, to) in the sessions a source covers.
-func tapeBars(tape *sim.Tape, symbol string, from, to time.Time, sessions []market.Session) []sources.Bar {
-	var out []sources.Bar
-	for m := from; m.Before(to); m = m.Add(time.Minute) {
-		if !market.InSessions(m, sessions) {
-			continue
-		}
-		if b, ok := tape.Bar(symbol, m); ok {
-			out = append(out, b)
-		}
-	}
-	return out
+func config(seed int64) adaptertest.Config {
+	return adaptertest.Config{Type: yahoo.Type, Seed: seed, Now: adaptertest.SeptemberNow}
 }
 
 // TestSimRoundTrip reads the simulator's Yahoo emulation and checks the bars against the tape.
 // Yahoo is split-adjusted; the windows lie in the last 29 days, where the tape has no split, so
 // adjusted and raw are the same numbers.
 func TestSimRoundTrip(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 11, Now: func() time.Time { return now }})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	src, err := yahoo.New(sources.Settings{Name: "yahoo", BaseURL: srv.BaseURL(ts.URL, "yahoo"), Rate: fast}, sources.Deps{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cov := src.Coverage()
-	windows := []struct{ from, to time.Time }{
-		{time.Date(2026, 9, 18, 13, 30, 0, 0, time.UTC), time.Date(2026, 9, 18, 14, 30, 0, 0, time.UTC)}, // the open
-		{time.Date(2026, 9, 17, 8, 0, 0, 0, time.UTC), time.Date(2026, 9, 17, 13, 35, 0, 0, time.UTC)},   // pre-market into the open
-		{time.Date(2026, 9, 18, 19, 50, 0, 0, time.UTC), now.Add(time.Hour)},                             // the close, post, and the future
-		{time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), time.Date(2026, 9, 16, 0, 0, 0, 0, time.UTC)},      // 12 days: two requests, a weekend and Labor Day
-	}
-	for _, sym := range []string{"NVDA", "TSLA", "SPY"} {
-		for _, split := range srv.Tape().Splits(sym) {
-			if split.Effective.After(now.Add(-yahoo.Lookback)) {
+	c := adaptertest.Case{Config: config(11), Symbols: adaptertest.Symbols, EveryWindowTrades: true, Windows: []adaptertest.Window{
+		adaptertest.TheOpen, adaptertest.PreMarket,
+		{Name: "the close, post, and the future", From: time.Date(2026, 9, 18, 19, 50, 0, 0, time.UTC), To: adaptertest.SeptemberNow.Add(time.Hour)},
+		{Name: "12 days: two requests, a weekend and Labor Day", From: time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 9, 16, 0, 0, 0, 0, time.UTC)},
+	}}
+	s, src := adaptertest.Start(t, c.Config)
+	for _, sym := range c.Symbols {
+		for _, split := range s.Tape().Splits(sym) {
+			if split.Effective.After(c.Now.Add(-yahoo.Lookback)) {
 				t.Fatalf("%s split %s inside the lookback: compare adjusted prices", sym, split.Date)
 			}
 		}
-		for _, w := range windows {
-			got, err := src.Bars(context.Background(), sym, w.from, w.to)
-			if err != nil {
-				t.Fatalf("%s %s: %v", sym, w.from, err)
-			}
-			want := tapeBars(srv.Tape(), sym, w.from, w.to, cov.Sessions)
-			if len(want) == 0 {
-				t.Fatalf("%s %s: the tape has no bars there; pick a window with trades", sym, w.from)
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s %s: %d bars, tape has %d", sym, w.from, len(got), len(want))
-			}
-			for i := range want {
-				if !got[i].Start.Equal(want[i].Start) || got[i].Close != want[i].Close || got[i].Volume != want[i].Volume {
-					t.Fatalf("%s bar %d: got %+v, tape %+v", sym, i, got[i], want[i])
-				}
-			}
-		}
 	}
+	adaptertest.Compare(t, s, src, c)
 }
 
-// TestSimFaults injects each of the simulator's faults and checks the kind of error the adapter
-// reports; an error in a 200 body is chart.error "Will be right back" here.
+// TestSimFaults injects each of the simulator's faults; an error in a 200 body is chart.error
+// "Will be right back" here.
 func TestSimFaults(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	// a short timeout for the hanging server only: a month of bars takes a while under -race
-	newSource := func(timeout time.Duration) sources.Source {
-		src, err := yahoo.New(sources.Settings{Name: "yahoo", BaseURL: srv.BaseURL(ts.URL, "yahoo"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
-			Retries: -1, Timeout: timeout}, sources.Deps{Now: func() time.Time { return now }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return src
-	}
-	patient, hasty := newSource(time.Minute), newSource(200*time.Millisecond)
-	w := windows[0]
-	for _, tc := range []struct {
-		fault sim.Fault
-		kind  error
-	}{
-		{sim.Fault5xx, sources.ErrUnavailable},
-		{sim.FaultTruncated, sources.ErrBadResponse},
-		{sim.FaultErrorIn200, sources.ErrUnavailable},
-		{sim.FaultWrongSymbol, sources.ErrBadResponse},
-		{sim.FaultUnauthorized, sources.ErrUnauthorized},
-		{sim.FaultTimeout, sources.ErrUnavailable},
-	} {
-		srv.SetFault("yahoo", tc.fault)
-		src := patient
-		if tc.fault == sim.FaultTimeout {
-			src = hasty
-		}
-		if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); !errors.Is(err, tc.kind) {
-			t.Errorf("%s: error %v, want kind %v", tc.fault, err, tc.kind)
-		}
-	}
+	adaptertest.Faults(t, adaptertest.FaultCase{Config: config(5), Window: adaptertest.TheOpen.For("NVDA"), Faults: []adaptertest.Fault{
+		{Fault: sim.Fault5xx, Kind: sources.ErrUnavailable},
+		{Fault: sim.FaultTruncated, Kind: sources.ErrBadResponse},
+		{Fault: sim.FaultErrorIn200, Kind: sources.ErrUnavailable},
+		{Fault: sim.FaultWrongSymbol, Kind: sources.ErrBadResponse},
+		{Fault: sim.FaultUnauthorized, Kind: sources.ErrUnauthorized},
+		{Fault: sim.FaultTimeout, Kind: sources.ErrUnavailable},
+	}})
 }
 
 // TestSimRateLimit lets the simulator serve one request a minute: the second is a 429 the
 // adapter reports as rate limited, with the provider's retry-after.
 func TestSimRateLimit(t *testing.T) {
-	srv := sim.New(sim.Options{Seed: 5, Now: func() time.Time { return now }, RateLimit: 1})
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	defer srv.Close()
-	src, err := yahoo.New(sources.Settings{Name: "yahoo", BaseURL: srv.BaseURL(ts.URL, "yahoo"), Key: sim.Key, Secret: sim.Secret, Rate: fast,
-		Retries: -1}, sources.Deps{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := windows[0]
-	if _, err := src.Bars(context.Background(), "NVDA", w.from, w.to); err != nil {
-		t.Fatalf("first request under the limit: %v", err)
-	}
-	_, err = src.Bars(context.Background(), "TSLA", w.from, w.to)
-	var e *sources.Error
-	if !errors.As(err, &e) || !errors.Is(err, sources.ErrRateLimited) || e.RetryAfter <= 0 {
-		t.Errorf("over the limit: %v, want rate limited with a retry-after", err)
-	}
+	adaptertest.RateLimit(t, config(5), adaptertest.TheOpen.For("NVDA"), adaptertest.TheOpen.For("TSLA"))
 }

@@ -1,0 +1,75 @@
+// Package adaptertest holds the checks every quote-source adapter's tests make, so each adapter
+// states only its own cases: which windows to read from the simulator, which faults map to which
+// error kinds, which bodies its parser must refuse, which answers must not echo its key. The
+// functions take those cases as data and make the same assertions for every adapter.
+//
+// It imports testing and is imported only by tests (internal/ keeps it out of reach of the
+// rest of the module's importers).
+package adaptertest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Fast is a rate high enough that the client's limiter never paces a test in real time.
+var Fast = sources.Rate{N: 1000, Per: time.Second}
+
+// ReadFile reads a recorded body from the calling package's testdata directory.
+func ReadFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// UTC parses an RFC 3339 time written in a test table; a typo there is the test's bug, so it
+// panics rather than failing one case.
+func UTC(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Live skips a test that asks a real provider unless PRICERIG_LIVE=1 and every named variable
+// is set, and returns their values in order.
+func Live(t testing.TB, provider string, env ...string) []string {
+	t.Helper()
+	vals := make([]string, len(env))
+	ok := os.Getenv("PRICERIG_LIVE") == "1"
+	for i, name := range env {
+		vals[i] = os.Getenv(name)
+		ok = ok && vals[i] != ""
+	}
+	if !ok {
+		need := "PRICERIG_LIVE=1"
+		for _, name := range env {
+			need += ", " + name
+		}
+		t.Skipf("set %s to ask the real %s", need, provider)
+	}
+	return vals
+}
+
+// InOrder checks bars a real provider returned: at least one, each starting in [from, to) with
+// a positive close, in strictly rising order.
+func InOrder(t testing.TB, bars []sources.Bar, from, to time.Time) {
+	t.Helper()
+	if len(bars) == 0 {
+		t.Fatalf("no bars in [%s, %s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	for i, b := range bars {
+		if b.Start.Before(from) || !b.Start.Before(to) || b.Close <= 0 || (i > 0 && !bars[i-1].Start.Before(b.Start)) {
+			t.Fatalf("bar %d = %+v: out of the window or out of order", i, b)
+		}
+	}
+	t.Logf("%d bars, last %s at %s", len(bars), bars[len(bars)-1].Close, bars[len(bars)-1].Start)
+}
