@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -532,7 +533,7 @@ const (
 	maxRateRetries    = 8
 	maxRateWait       = 15 * time.Minute // a longer "retry after" (a daily quota) ends the window: re-run later
 	defaultRateWait   = time.Minute      // when a 429 does not say how long
-	maxUnavailRetries = 2
+	maxUnavailRetries = 1
 )
 
 // work fetches one member's jobs in order and hands each to the writer.
@@ -543,6 +544,7 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 	}
 	m.mu.Unlock()
 	defer m.finished.Store(true)
+	down := 0 // windows in a row the source could not be reached for
 	for i, j := range jobs {
 		if ctx.Err() != nil {
 			return
@@ -560,12 +562,24 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			if ctx.Err() != nil {
 				return // interrupted: the window is not recorded, a re-run fetches it
 			}
-			reason := err.Error()
+			reason := failReason(err)
+			if errors.Is(err, sources.ErrUnavailable) {
+				down++
+			} else {
+				down = 0
+			}
 			switch {
 			case errors.Is(err, sources.ErrUnauthorized) || errors.Is(err, sources.ErrNoKey):
 				m.fatal = reason
 				for _, rest := range jobs[i:] {
 					b.fail(m, rest, reason)
+				}
+				return
+			case down == maxDownWindows:
+				// the source is down, not busy: every further window would cost the same retries
+				m.fatal = reason + fmt.Sprintf(" (%d windows in a row; not asked again this run)", down)
+				for _, rest := range jobs[i:] {
+					b.fail(m, rest, m.fatal)
 				}
 				return
 			case errors.Is(err, sources.ErrUnknownSymbol) && len(j.symbols) == 1:
@@ -576,12 +590,25 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			b.fail(m, j, reason)
 			continue
 		}
+		down = 0
 		select {
 		case out <- w:
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// maxDownWindows is how many windows in a row may fail as unavailable (timeouts, refused
+// connections, 5xx after the client's retries) before the source is given up for the run.
+const maxDownWindows = 3
+
+var requestURL = regexp.MustCompile(`(Get|GET) "[^"]*": `)
+
+// failReason is an error as a gap states it: without the request URL, which differs per window
+// and would keep the gaps of consecutive windows that failed alike from reading as one.
+func failReason(err error) string {
+	return requestURL.ReplaceAllString(err.Error(), "")
 }
 
 // badSymbol reports whether a symbol of the batch was found unknown to the source earlier.
@@ -600,9 +627,14 @@ func (b *Backfill) fail(m *member, j job, reason string) {
 	m.failed.Add(1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// the gap is the part of the range the window was for (a window may reach back before it
+	// for the carry)
+	from, to := maxTime(j.span.From, b.opts.From), minTime(j.span.To, b.opts.To)
 	for _, s := range j.symbols {
 		m.failures[s] = append(m.failures[s], failedSpan{j.span, reason})
-		m.gaps = append(m.gaps, Gap{Symbol: s, From: j.span.From, To: j.span.To, Reason: "failed: " + reason})
+		if from.Before(to) {
+			m.gaps = append(m.gaps, Gap{Symbol: s, From: from, To: to, Reason: "failed: " + reason})
+		}
 	}
 	b.log.Warn("backfill window failed", "source", m.name, "symbols", strings.Join(j.symbols, ","),
 		"from", j.span.From.Format(time.RFC3339), "to", j.span.To.Format(time.RFC3339), "error", reason)

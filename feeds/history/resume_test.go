@@ -331,3 +331,30 @@ func TestSourcesChoosesWhomToAskNotWhomToBelieve(t *testing.T) {
 	// the answers are those of asking all three at once
 	sameTables(t, dump(t, refStore), dump(t, store), "bars", "coverage", "answers", "quotes")
 }
+
+func TestASourceThatIsDownIsGivenUp(t *testing.T) {
+	now := ny(2025, time.November, 20, 12, 0)
+	from, to := ny(2025, time.September, 22, 0, 0), ny(2025, time.October, 28, 0, 0)
+	e := newEnv(t, now, sim.Options{})
+	rec := &recorder{next: http.DefaultTransport, clock: e.clock}
+	rec.fail = func(r *http.Request) *http.Response {
+		// a 503 asking for more patience than the HTTP client waits: it fails at once
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"120"}},
+			Body: io.NopCloser(strings.NewReader("503 Service Unavailable")), Request: r}
+	}
+	store := openStore(t, "down.db")
+	sum := e.run(t, context.Background(), store, Options{Spec: e.spec(t, three, "1000/s"), From: from, To: to,
+		Symbols: []string{"NVDA", "TSLA"}, Sources: []string{"massive"}, Deps: sources.Deps{Transport: rec}})
+	ms := sourceSummary(t, sum, "massive")
+	if ms.Failed != 4 || ms.Windows != 0 {
+		t.Fatalf("massive: %d windows failed, %d stored; want its 4 failed", ms.Failed, ms.Windows)
+	}
+	// three windows tried (each once more after the client gave up), the fourth not at all
+	if want := maxDownWindows * (1 + maxUnavailRetries); len(rec.records()) != want {
+		t.Errorf("%d requests to a source that is down, want %d", len(rec.records()), want)
+	}
+	// one gap per symbol: the windows that failed alike read as one
+	if len(ms.Gaps) != 2 || !strings.Contains(ms.Gaps[1].Reason, "not asked again") || strings.Contains(ms.Gaps[0].Reason, "http://") {
+		t.Errorf("gaps %+v", ms.Gaps)
+	}
+}

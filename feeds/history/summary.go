@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/pricerig/pricerig/market"
 )
 
 // Summary is what a backfill run did.
@@ -96,7 +98,7 @@ func (b *Backfill) fill(sum *Summary) {
 		}
 		s := SourceSummary{Source: m.name, Type: m.typ}
 		m.mu.Lock()
-		s.Gaps = mergeGaps(m.gaps)
+		s.Gaps = mergeGaps(m.gaps, m.sessions)
 		s.Minutes = m.stats
 		s.Windows, s.LeadIns, s.MinRequests = m.windows, m.leadIns, m.minReq
 		m.mu.Unlock()
@@ -118,9 +120,9 @@ func (b *Backfill) fill(sum *Summary) {
 	}
 }
 
-// mergeGaps sorts gaps by symbol and time and joins the adjacent ones that have the same reason
-// (consecutive failed windows read as one gap).
-func mergeGaps(in []Gap) []Gap {
+// mergeGaps sorts gaps by symbol and time and joins those of the same reason that touch or lie
+// apart by time holding no minute of the sessions (consecutive failed windows read as one gap).
+func mergeGaps(in []Gap, sessions []market.Session) []Gap {
 	g := slices.Clone(in)
 	slices.SortStableFunc(g, func(a, b Gap) int {
 		if a.Symbol != b.Symbol {
@@ -133,9 +135,12 @@ func mergeGaps(in []Gap) []Gap {
 	})
 	out := []Gap{}
 	for _, x := range g {
-		if n := len(out); n > 0 && out[n-1].Symbol == x.Symbol && out[n-1].Reason == x.Reason && !x.From.After(out[n-1].To) {
-			out[n-1].To = maxTime(out[n-1].To, x.To)
-			continue
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.Symbol == x.Symbol && last.Reason == x.Reason && (!x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions)) {
+				last.To = maxTime(last.To, x.To)
+				continue
+			}
 		}
 		out = append(out, x)
 	}
