@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,21 +16,13 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
 const (
 	fakeKey    = "PKFAKE7Q3ZK2LEAKME"
 	fakeSecret = "sEcReT/fake+Zz9LeakMe"
 )
-
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *Source {
 	t.Helper()
@@ -70,7 +60,7 @@ func checkBars(t *testing.T, got []sources.Bar, want []wantBar) {
 
 func TestParseRecordedBodies(t *testing.T) {
 	// The SDK's AMZN fixture: 15-minute bars, but the wire format is the one 1Min uses.
-	bars, next, err := parse(readSample(t, "alpaca-bars-15min-amzn-sip.json"), "AMZN")
+	bars, next, err := parse(adaptertest.ReadFile(t, "alpaca-bars-15min-amzn-sip.json"), "AMZN")
 	if err != nil || next != "" {
 		t.Fatalf("AMZN: %v, next %q", err, next)
 	}
@@ -81,24 +71,24 @@ func TestParseRecordedBodies(t *testing.T) {
 		{"2021-10-15T16:45:00Z", 338676150000, 83180},
 		{"2021-10-15T17:00:00Z", 338287000000, 134339},
 	})
-	bars, next, err = parse(readSample(t, "alpaca-bars-1day-ge-adjustment.json"), "GE")
+	bars, next, err = parse(adaptertest.ReadFile(t, "alpaca-bars-1day-ge-adjustment.json"), "GE")
 	if err != nil || next != "R0V8RHwxNzEyMTE2ODAwMDAwMDAwMDAw" {
 		t.Fatalf("GE: %v, next %q", err, next)
 	}
 	checkBars(t, bars, []wantBar{{"2024-04-01T04:00:00Z", 13829000000, 5905509}, {"2024-04-02T04:00:00Z", 13494000000, 20490401}})
 	// the latest-bar endpoint's shape (one object, not a list) is not a bars page
-	if _, _, err := parse(readSample(t, "alpaca-bars-latest-spy.json"), "SPY"); !errors.Is(err, sources.ErrBadResponse) {
+	if _, _, err := parse(adaptertest.ReadFile(t, "alpaca-bars-latest-spy.json"), "SPY"); !errors.Is(err, sources.ErrBadResponse) {
 		t.Errorf("latest-bar shape: %v, want bad response", err)
 	}
 	// and the multi-symbol reader takes the same AMZN page
-	m, _, err := parseMulti(readSample(t, "alpaca-bars-15min-amzn-sip.json"), []string{"AMZN", "NVDA"})
+	m, _, err := parseMulti(adaptertest.ReadFile(t, "alpaca-bars-15min-amzn-sip.json"), []string{"AMZN", "NVDA"})
 	if err != nil || len(m["AMZN"]) != 5 || len(m["NVDA"]) != 0 {
 		t.Errorf("multi: %v %v", m, err)
 	}
 }
 
 func TestParseMalformed(t *testing.T) {
-	sample := string(readSample(t, "alpaca-bars-15min-amzn-sip.json"))
+	sample := string(adaptertest.ReadFile(t, "alpaca-bars-15min-amzn-sip.json"))
 	one := func(bars string) string { return `{"bars":` + bars + `,"symbol":"NVDA","next_page_token":null}` }
 	cases := []struct {
 		name   string
@@ -135,24 +125,9 @@ func TestParseMalformed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			bars, next, err := parse([]byte(tc.body), "NVDA")
-			if tc.kind != nil {
-				if !errors.Is(err, tc.kind) {
-					t.Fatalf("error %v, want kind %v", err, tc.kind)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bars == nil {
-				t.Fatal("nil slice; want an empty one for no bars")
-			}
-			var got []numeric.Scaled
-			for _, b := range bars {
-				got = append(got, b.Close)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.closes) || next != tc.next {
-				t.Errorf("closes %v next %q, want %v %q", got, next, tc.closes, tc.next)
+			adaptertest.CheckCloses(t, bars, err, tc.kind, tc.closes)
+			if tc.kind == nil && next != tc.next {
+				t.Errorf("next %q, want %q", next, tc.next)
 			}
 		})
 	}
@@ -160,7 +135,7 @@ func TestParseMalformed(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"alpaca-bars-15min-amzn-sip.json", "alpaca-bars-1day-ge-adjustment.json", "alpaca-bars-latest-spy.json", "alpaca-error-403-recent-sip.json"} {
-		f.Add(readSample(f, name), "AMZN")
+		f.Add(adaptertest.ReadFile(f, name), "AMZN")
 	}
 	f.Fuzz(func(t *testing.T, b []byte, symbol string) {
 		check := func(bars []sources.Bar) {
@@ -366,77 +341,40 @@ func TestBarsEmptyAndInProgress(t *testing.T) {
 
 func TestBarsHTTPFailures(t *testing.T) {
 	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   error
-		ra     time.Duration
-		msg    string
-	}{
-		{"403 recent SIP", 403, nil, string(readSample(t, "alpaca-error-403-recent-sip.json")), sources.ErrUnauthorized, 0, "subscription does not permit querying recent SIP data"},
-		{"401", 401, nil, `{"message":"forbidden."}`, sources.ErrUnauthorized, 0, "forbidden."},
-		{"429 Retry-After", 429, map[string]string{"Retry-After": "21"}, `{"message":"too many requests."}`, sources.ErrRateLimited, 21 * time.Second, ""},
-		{"429 X-RateLimit-Reset", 429, map[string]string{"X-RateLimit-Reset": strconv.FormatInt(now.Unix()+9, 10)}, `{"message":"too many requests."}`, sources.ErrRateLimited, 9 * time.Second, ""},
-		{"422 invalid symbol", 422, nil, `{"code":42210000,"message":"invalid symbol: NVDA!"}`, sources.ErrUnknownSymbol, 0, "invalid symbol: NVDA!"},
-		{"400 other", 400, nil, `{"code":40010001,"message":"invalid timeframe"}`, sources.ErrBadResponse, 0, "invalid timeframe"},
-		{"500", 500, nil, `internal`, sources.ErrUnavailable, 0, ""},
-		{"200 hidden error", 200, nil, `{"message":"something broke"}`, sources.ErrBadResponse, 0, "something broke"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				fmt.Fprint(w, tc.body)
-			}))
-			defer ts.Close()
-			src := newSource(t, ts.URL, now, sources.Settings{Name: "alp", Retries: -1})
-			_, err := src.Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tc.kind) {
-				t.Fatalf("error %v, want kind %v", err, tc.kind)
-			}
-			if e.Source != "alp" || e.RetryAfter != tc.ra || (tc.msg != "" && e.Msg != tc.msg) {
-				t.Errorf("error %+v", e)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "alp", Key: fakeKey, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Name: "alp", Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "403 recent SIP", Status: 403, Body: string(adaptertest.ReadFile(t, "alpaca-error-403-recent-sip.json")), Kind: sources.ErrUnauthorized, Msg: "subscription does not permit querying recent SIP data"},
+		{Name: "401", Status: 401, Body: `{"message":"forbidden."}`, Kind: sources.ErrUnauthorized, Msg: "forbidden."},
+		{Name: "429 Retry-After", Status: 429, Header: http.Header{"Retry-After": {"21"}}, Body: `{"message":"too many requests."}`, Kind: sources.ErrRateLimited, RetryAfter: 21 * time.Second},
+		{Name: "429 X-RateLimit-Reset", Status: 429, Header: http.Header{"X-RateLimit-Reset": {strconv.FormatInt(now.Unix()+9, 10)}}, Body: `{"message":"too many requests."}`, Kind: sources.ErrRateLimited, RetryAfter: 9 * time.Second},
+		{Name: "422 invalid symbol", Status: 422, Body: `{"code":42210000,"message":"invalid symbol: NVDA!"}`, Kind: sources.ErrUnknownSymbol, Msg: "invalid symbol: NVDA!"},
+		{Name: "400 other", Status: 400, Body: `{"code":40010001,"message":"invalid timeframe"}`, Kind: sources.ErrBadResponse, Msg: "invalid timeframe"},
+		{Name: "500", Status: 500, Body: `internal`, Kind: sources.ErrUnavailable},
+		{Name: "200 hidden error", Status: 200, Body: `{"message":"something broke"}`, Kind: sources.ErrBadResponse, Msg: "something broke"},
+	}}.Run(t)
 }
 
 // TestKeysNeverInErrors makes every failure happen with a server that echoes the request,
 // headers included, and searches each error for the key and the secret.
 func TestKeysNeverInErrors(t *testing.T) {
-	var texts []string
-	for _, status := range []int{200, 400, 401, 403, 404, 422, 429, 500} {
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"message":"you sent %s %v"}`, r.URL, r.Header)
-		}))
-		src := newSource(t, ts.URL, time.Now(), sources.Settings{Retries: -1})
-		_, err := src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		if err == nil {
-			t.Fatalf("status %d: no error", status)
-		}
-		texts = append(texts, err.Error())
-		ts.Close()
-		// the same URL again, now closed: a transport error
-		_, err = src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		texts = append(texts, err.Error())
+	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{fakeKey, fakeSecret},
+		Answers: adaptertest.Echo(func(_ int, r *http.Request) string {
+			return fmt.Sprintf(`{"message":"you sent %s %v"}`, r.URL, r.Header)
+		}, 200, 400, 401, 403, 404, 422, 429, 500),
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base, now, sources.Settings{Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+			return err
+		},
+	})
+	_, err := New(sources.Settings{Key: fakeKey}, sources.Deps{})
+	if !errors.Is(err, sources.ErrNoKey) {
+		t.Fatalf("no secret: %v, want ErrNoKey", err)
 	}
-	if _, err := New(sources.Settings{Key: fakeKey}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
-		t.Errorf("no secret: %v, want ErrNoKey", err)
-	} else {
-		texts = append(texts, err.Error())
-	}
-	for _, s := range texts {
-		if strings.Contains(s, fakeKey) || strings.Contains(s, fakeSecret) || strings.Contains(s, url.QueryEscape(fakeSecret)) {
-			t.Errorf("secret in error: %s", s)
-		}
-	}
+	adaptertest.NoSecret(t, err.Error(), fakeKey, fakeSecret)
 }
 
 func TestFactoryAndCoverage(t *testing.T) {
@@ -444,60 +382,29 @@ func TestFactoryAndCoverage(t *testing.T) {
 	if !ok || !f.NeedsKey || !f.NeedsSecret || f.DefaultRate != DefaultRate || f.Options["feed"] == "" {
 		t.Fatalf("registration: %+v %v", f, ok)
 	}
+	cov := func(delay time.Duration, sessions ...market.Session) sources.Coverage {
+		return sources.Coverage{Sessions: sessions, Delay: delay, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 200, Per: time.Minute}}
+	}
 	ext := []market.Session{market.Pre, market.Regular, market.Post}
-	for _, tc := range []struct {
-		opts     map[string]string
-		sessions []market.Session
-		delay    time.Duration
-		bad      string
-	}{
-		{nil, ext, 0, ""},
-		{map[string]string{"feed": "iex"}, ext, 0, ""},
-		{map[string]string{"feed": "SIP"}, ext, 15 * time.Minute, ""},
-		{map[string]string{"feed": "boats"}, []market.Session{market.Overnight}, 0, ""},
-		{map[string]string{"feed": "nasdaq"}, nil, 0, "feed"},
-		{map[string]string{"adjustment": "split"}, nil, 0, "adjustment"},
-	} {
-		src, err := f.New(sources.Settings{Name: "a", Key: "k", Secret: "s", Options: tc.opts}, sources.Deps{})
-		if tc.bad != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.bad) {
-				t.Errorf("%v: error %v, want one naming %q", tc.opts, err, tc.bad)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := src.Coverage()
-		if fmt.Sprint(c.Sessions) != fmt.Sprint(tc.sessions) || c.Delay != tc.delay || c.Lookback != 0 || c.MaxWindow != 7*24*time.Hour ||
-			c.Adjustment != sources.Raw || c.Rate != (sources.Rate{N: 200, Per: time.Minute}) {
-			t.Errorf("%v: coverage %+v", tc.opts, c)
-		}
-	}
-	src, _ := f.New(sources.Settings{Key: "k", Secret: "s", Rate: sources.Rate{N: 1, Per: time.Second}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 1, Per: time.Second}) {
-		t.Errorf("rate setting not in coverage: %v", src.Coverage().Rate)
-	}
+	adaptertest.Coverages(t, Type, sources.Settings{Name: "a", Key: "k", Secret: "s"}, []adaptertest.OptionCase{
+		{Options: nil, Want: cov(0, ext...)},
+		{Options: map[string]string{"feed": "iex"}, Want: cov(0, ext...)},
+		{Options: map[string]string{"feed": "SIP"}, Want: cov(15*time.Minute, ext...)},
+		{Options: map[string]string{"feed": "boats"}, Want: cov(0, market.Overnight)},
+		{Options: map[string]string{"feed": "nasdaq"}, Bad: "feed"},
+		{Options: map[string]string{"adjustment": "split"}, Bad: "adjustment"},
+	})
+	adaptertest.RateReachesCoverage(t, Type, sources.Settings{Key: "k", Secret: "s", Rate: sources.Rate{N: 1, Per: time.Second}})
 }
 
 // TestLive asks the real Alpaca. It runs only with PRICERIG_LIVE=1, ALPACA_API_KEY_ID and
 // ALPACA_API_SECRET_KEY set.
 func TestLive(t *testing.T) {
-	key, secret := os.Getenv("ALPACA_API_KEY_ID"), os.Getenv("ALPACA_API_SECRET_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" || secret == "" {
-		t.Skip("set PRICERIG_LIVE=1, ALPACA_API_KEY_ID and ALPACA_API_SECRET_KEY to ask the real Alpaca")
-	}
-	src, err := New(sources.Settings{Key: key, Secret: secret}, sources.Deps{})
+	keys := adaptertest.Live(t, "Alpaca", "ALPACA_API_KEY_ID", "ALPACA_API_SECRET_KEY")
+	src, err := New(sources.Settings{Key: keys[0], Secret: keys[1]}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := time.Date(2024, 6, 10, 13, 30, 0, 0, time.UTC) // NVDA's first day after its 10:1 split
-	bars, err := src.Bars(context.Background(), "NVDA", from, from.Add(30*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no NVDA bars on a trading morning")
-	}
-	t.Logf("%d bars, first %s %s", len(bars), bars[0].Start, bars[0].Close)
+	adaptertest.AskLive(t, src, "NVDA", from, from.Add(30*time.Minute), false)
 }

@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -22,18 +20,10 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
 const fakeKey = "AVfake0KEY9LEAKME"
-
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func newSource(t testing.TB, base string, now time.Time, s sources.Settings, logger *slog.Logger) *Source {
 	t.Helper()
@@ -89,7 +79,7 @@ func TestParseMSFT2017(t *testing.T) {
 		{false, time.Date(2017, 12, 18, 18, 17, 0, 0, time.UTC)}, // "13:17:00" is the bar 13:17–13:18 EST
 		{true, time.Date(2017, 12, 18, 18, 16, 0, 0, time.UTC)},  // "13:17:00" is the bar 13:16–13:17 EST
 	} {
-		bars, warning, err := parse(readSample(t, "alphavantage-intraday-1min-msft-2017.json"), "MSFT", tc.end)
+		bars, warning, err := parse(adaptertest.ReadFile(t, "alphavantage-intraday-1min-msft-2017.json"), "MSFT", tc.end)
 		if err != nil || warning != "" {
 			t.Fatalf("end=%v: %v %q", tc.end, err, warning)
 		}
@@ -109,7 +99,7 @@ func TestParseMSFT2017(t *testing.T) {
 // csvAsJSON turns the recorded extended-history CSV (time,open,high,low,close,volume) into the
 // JSON shape parse reads, so the label evidence in it can be read by the adapter itself.
 func csvAsJSON(t *testing.T, symbol string) []byte {
-	rows, err := csv.NewReader(bytes.NewReader(readSample(t, "alphavantage-intraday-extended-1min-head.csv"))).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(adaptertest.ReadFile(t, "alphavantage-intraday-extended-1min-head.csv"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +138,7 @@ func TestLabelEvidence(t *testing.T) {
 }
 
 func TestParseMalformed(t *testing.T) {
-	sample := string(readSample(t, "alphavantage-intraday-1min-msft-2017.json"))
+	sample := string(adaptertest.ReadFile(t, "alphavantage-intraday-1min-msft-2017.json"))
 	series := func(sym, entries string) string {
 		return `{"Meta Data":{"2. Symbol":"` + sym + `","4. Interval":"1min","6. Time Zone":"US/Eastern"},"Time Series (1min)":{` + entries + `}}`
 	}
@@ -160,7 +150,7 @@ func TestParseMalformed(t *testing.T) {
 	}{
 		{"truncated", sample[:len(sample)/2], sources.ErrBadResponse, nil},
 		{"empty", "", sources.ErrBadResponse, nil},
-		{"csv instead of json", string(readSample(t, "alphavantage-intraday-extended-1min-head.csv")), sources.ErrBadResponse, nil},
+		{"csv instead of json", string(adaptertest.ReadFile(t, "alphavantage-intraday-extended-1min-head.csv")), sources.ErrBadResponse, nil},
 		{"daily limit", `{"Information":"Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day. Please subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to instantly remove all daily rate limits."}`, sources.ErrRateLimited, nil},
 		{"old note", `{"Note":"Thank you for using Alpha Vantage! Our standard API call frequency is 5 calls per minute and 500 calls per day."}`, sources.ErrRateLimited, nil},
 		{"premium endpoint", `{"Information":"Thank you for using Alpha Vantage! This is a premium endpoint. You may subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to instantly unlock all premium endpoints"}`, sources.ErrUnauthorized, nil},
@@ -188,47 +178,18 @@ func TestParseMalformed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			bars, _, err := parse([]byte(tc.body), "NVDA", false)
-			if tc.kind != nil {
-				if !errors.Is(err, tc.kind) {
-					t.Fatalf("error %v, want kind %v", err, tc.kind)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bars == nil {
-				t.Fatal("nil slice; want an empty one")
-			}
-			var got []numeric.Scaled
-			for _, b := range sorted(bars) {
-				got = append(got, b.Close)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.closes) {
-				t.Errorf("closes %v, want %v", got, tc.closes)
-			}
+			adaptertest.CheckCloses(t, sorted(bars), err, tc.kind, tc.closes)
 		})
 	}
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(readSample(f, "alphavantage-intraday-1min-msft-2017.json"), "MSFT", false)
+	f.Add(adaptertest.ReadFile(f, "alphavantage-intraday-1min-msft-2017.json"), "MSFT", false)
 	f.Add([]byte(`{"Information":"rate limit"}`), "NVDA", true)
 	f.Add([]byte(`{"Meta Data":{"2. Symbol":"NVDA"},"Time Series (1min)":{"2026-03-08 02:30:00":{"4. close":"1"}}}`), "NVDA", true)
 	f.Fuzz(func(t *testing.T, b []byte, symbol string, end bool) {
 		bars, _, err := parse(b, symbol, end)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, bar := range bars {
-			if !bar.Start.Truncate(time.Minute).Equal(bar.Start) || bar.Close <= 0 || bar.Volume < 0 {
-				t.Fatalf("bad bar %+v", bar)
-			}
-		}
+		adaptertest.Fuzzed(t, bars, err, true)
 	})
 }
 
@@ -366,66 +327,31 @@ func TestBarsBefore2000(t *testing.T) {
 
 func TestBarsHTTPFailures(t *testing.T) {
 	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   error
-		ra     time.Duration
-	}{
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "44"}, `{"Information":"Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day."}`, sources.ErrRateLimited, 44 * time.Second},
-		{"200 daily limit", 200, nil, `{"Information":"Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day."}`, sources.ErrRateLimited, 0},
-		{"200 invalid call", 200, nil, `{"Error Message":"Invalid API call. Please retry or visit the documentation."}`, sources.ErrUnknownSymbol, 0},
-		{"401", 401, nil, `Unauthorized`, sources.ErrUnauthorized, 0},
-		{"403", 403, nil, `{"Error Message":"forbidden"}`, sources.ErrUnauthorized, 0},
-		{"502", 502, nil, `bad gateway`, sources.ErrUnavailable, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				fmt.Fprint(w, tc.body)
-			}))
-			defer ts.Close()
-			src := newSource(t, ts.URL, now, sources.Settings{Name: "av", Retries: -1}, nil)
-			_, err := src.Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tc.kind) {
-				t.Fatalf("error %v, want kind %v", err, tc.kind)
-			}
-			if e.Source != "av" || e.RetryAfter != tc.ra {
-				t.Errorf("error %+v", e)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "av", Key: fakeKey, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Name: "av", Retries: -1}, nil).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 with Retry-After", Status: 429, Header: http.Header{"Retry-After": {"44"}}, Body: `{"Information":"Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day."}`, Kind: sources.ErrRateLimited, RetryAfter: 44 * time.Second},
+		{Name: "200 daily limit", Status: 200, Body: `{"Information":"Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day."}`, Kind: sources.ErrRateLimited},
+		{Name: "200 invalid call", Status: 200, Body: `{"Error Message":"Invalid API call. Please retry or visit the documentation."}`, Kind: sources.ErrUnknownSymbol},
+		{Name: "401", Status: 401, Body: `Unauthorized`, Kind: sources.ErrUnauthorized},
+		{Name: "403", Status: 403, Body: `{"Error Message":"forbidden"}`, Kind: sources.ErrUnauthorized},
+		{Name: "502", Status: 502, Body: `bad gateway`, Kind: sources.ErrUnavailable},
+	}}.Run(t)
 }
 
 func TestKeyNeverInErrors(t *testing.T) {
-	var texts []string
-	for _, status := range []int{200, 400, 401, 403, 404, 429, 500} {
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"Error Message":"Invalid API call for %s"}`, r.URL.String())
-		}))
-		src := newSource(t, ts.URL, time.Now(), sources.Settings{Retries: -1}, nil)
-		_, err := src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		if err == nil {
-			t.Fatalf("status %d: no error", status)
-		}
-		texts = append(texts, err.Error())
-		ts.Close()
-		_, err = src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		texts = append(texts, err.Error())
-	}
-	for _, s := range texts {
-		if strings.Contains(s, fakeKey) {
-			t.Errorf("key in error: %s", s)
-		}
-	}
+	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{fakeKey},
+		Answers: adaptertest.Echo(func(_ int, r *http.Request) string {
+			return fmt.Sprintf(`{"Error Message":"Invalid API call for %s"}`, r.URL.String())
+		}, 200, 400, 401, 403, 404, 429, 500),
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base, now, sources.Settings{Retries: -1}, nil).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+			return err
+		},
+	})
 }
 
 func TestFactoryAndCoverage(t *testing.T) {
@@ -436,61 +362,38 @@ func TestFactoryAndCoverage(t *testing.T) {
 	if _, err := f.New(sources.Settings{}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Errorf("no key: %v", err)
 	}
-	for _, tc := range []struct {
-		opts  map[string]string
-		end   bool
-		delay time.Duration
-		bad   string
-	}{
-		{nil, false, 24 * time.Hour, ""},
-		{map[string]string{"label": "start"}, false, 24 * time.Hour, ""},
-		{map[string]string{"label": "END", "delay": "15m"}, true, 15 * time.Minute, ""},
-		{map[string]string{"label": "middle"}, false, 0, "label"},
-		{map[string]string{"delay": "a day"}, false, 0, "delay"},
-		{map[string]string{"adjusted": "true"}, false, 0, "adjusted"},
-	} {
-		src, err := f.New(sources.Settings{Key: "k", Options: tc.opts}, sources.Deps{})
-		if tc.bad != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.bad) {
-				t.Errorf("%v: %v, want an error naming %q", tc.opts, err, tc.bad)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := src.Coverage()
-		if src.(*Source).endLabel != tc.end || fmt.Sprint(c.Sessions) != fmt.Sprint([]market.Session{market.Pre, market.Regular, market.Post}) ||
-			c.Lookback != 0 || c.MaxWindow != 31*24*time.Hour || c.Adjustment != sources.Raw || c.Delay != tc.delay || c.Rate != (sources.Rate{N: 5, Per: time.Minute}) {
-			t.Errorf("%v: coverage %+v", tc.opts, c)
+	cov := func(delay time.Duration) sources.Coverage {
+		return sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, MaxWindow: 31 * 24 * time.Hour,
+			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}}
+	}
+	cases := []adaptertest.OptionCase{
+		{Options: nil, Want: cov(24 * time.Hour)},
+		{Options: map[string]string{"label": "start"}, Want: cov(24 * time.Hour)},
+		{Options: map[string]string{"label": "END", "delay": "15m"}, Want: cov(15 * time.Minute)},
+		{Options: map[string]string{"label": "middle"}, Bad: "label"},
+		{Options: map[string]string{"delay": "a day"}, Bad: "delay"},
+		{Options: map[string]string{"adjusted": "true"}, Bad: "adjusted"},
+	}
+	endLabel := []bool{false, false, true}
+	for i, src := range adaptertest.Coverages(t, Type, sources.Settings{Key: "k"}, cases) {
+		if src != nil && src.(*Source).endLabel != endLabel[i] {
+			t.Errorf("%v: end label %v, want %v", cases[i].Options, src.(*Source).endLabel, endLabel[i])
 		}
 	}
-	src, _ := f.New(sources.Settings{Key: "k", Rate: sources.Rate{N: 25, Per: 24 * time.Hour}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 25, Per: 24 * time.Hour}) {
-		t.Errorf("rate setting not in coverage: %v", src.Coverage().Rate)
-	}
+	adaptertest.RateReachesCoverage(t, Type, sources.Settings{Key: "k", Rate: sources.Rate{N: 25, Per: 24 * time.Hour}})
 }
 
 // TestLive asks the real Alpha Vantage for one month (one of the free plan's 25 daily requests).
 // It runs only with PRICERIG_LIVE=1 and ALPHAVANTAGE_API_KEY set, and logs whether the keys of a
 // regular day look start- or end-labelled.
 func TestLive(t *testing.T) {
-	key := os.Getenv("ALPHAVANTAGE_API_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" {
-		t.Skip("set PRICERIG_LIVE=1 and ALPHAVANTAGE_API_KEY to ask the real Alpha Vantage")
-	}
+	key := adaptertest.Live(t, "Alpha Vantage", "ALPHAVANTAGE_API_KEY")[0]
 	var logs bytes.Buffer
 	src, err := New(sources.Settings{Key: key}, sources.Deps{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := time.Date(2024, 6, 10, 8, 0, 0, 0, time.UTC)
-	bars, err := src.Bars(context.Background(), "NVDA", from, from.Add(16*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no NVDA bars on a trading day")
-	}
-	t.Logf("%d bars, first %s, last %s; label warnings: %q", len(bars), bars[0].Start, bars[len(bars)-1].Start, logs.String())
+	bars := adaptertest.AskLive(t, src, "NVDA", from, from.Add(16*time.Hour), false)
+	t.Logf("first %s, last %s; label warnings: %q", bars[0].Start, bars[len(bars)-1].Start, logs.String())
 }

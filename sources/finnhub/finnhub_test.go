@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,43 +12,23 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/udf"
 )
 
 const testKey = "finnhubKey0q7c"
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func utc(s string) time.Time {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+var utc = adaptertest.UTC
 
 type request struct{ path, rawQuery, token string }
 
-func serve(t *testing.T, status int, header http.Header, body []byte) (*httptest.Server, *[]request) {
-	t.Helper()
-	var got []request
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = append(got, request{r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Finnhub-Token")})
-		for k, v := range header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(status)
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &got
+// requests are what a server was asked, with the key header Finnhub reads.
+func requests(srv *adaptertest.Server) []request {
+	var out []request
+	for _, r := range srv.Requests() {
+		out = append(out, request{r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Finnhub-Token")})
+	}
+	return out
 }
 
 func newSource(t *testing.T, base string) sources.Source {
@@ -86,7 +63,7 @@ func TestRecordedBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+strconv.Itoa(tt.status), func(t *testing.T) {
-			srv, got := serve(t, tt.status, nil, readFile(t, tt.file))
+			srv := adaptertest.Serve(t, tt.status, nil, adaptertest.ReadFile(t, tt.file))
 			bars, err := newSource(t, srv.URL).Bars(context.Background(), "AAPL", utc("2019-09-24T13:30:00Z"), utc("2019-09-24T20:00:00Z"))
 			if tt.wantKind != nil {
 				var e *sources.Error
@@ -97,15 +74,15 @@ func TestRecordedBodies(t *testing.T) {
 				t.Fatalf("bars = %v err %v, want %v", bars, err, tt.want)
 			}
 			want := request{candlePath, "from=1569331800&resolution=1&symbol=AAPL&to=" + strconv.FormatInt(utc("2019-09-24T20:00:00Z").Unix()-1, 10), testKey}
-			if len(*got) != 1 || (*got)[0] != want {
-				t.Fatalf("requests = %+v, want [%+v]", *got, want)
+			if got := requests(srv); len(got) != 1 || got[0] != want {
+				t.Fatalf("requests = %+v, want [%+v]", got, want)
 			}
 		})
 	}
 }
 
 func TestWindowsOfThirtyDays(t *testing.T) {
-	srv, got := serve(t, 200, nil, []byte(`{"s":"no_data"}`))
+	srv := adaptertest.Serve(t, 200, nil, []byte(`{"s":"no_data"}`))
 	from := utc("2026-01-01T00:00:00Z")
 	to := from.Add(45 * 24 * time.Hour)
 	bars, err := newSource(t, srv.URL).Bars(context.Background(), "NVDA", from, to)
@@ -117,77 +94,56 @@ func TestWindowsOfThirtyDays(t *testing.T) {
 		"from=" + strconv.FormatInt(from.Unix(), 10) + "&resolution=1&symbol=NVDA&to=" + strconv.FormatInt(mid.Unix()-1, 10),
 		"from=" + strconv.FormatInt(mid.Unix(), 10) + "&resolution=1&symbol=NVDA&to=" + strconv.FormatInt(to.Unix()-1, 10),
 	}
-	if len(*got) != 2 || (*got)[0].rawQuery != want[0] || (*got)[1].rawQuery != want[1] {
-		t.Fatalf("requests = %+v, want queries %v", *got, want)
+	if got := requests(srv); len(got) != 2 || got[0].rawQuery != want[0] || got[1].rawQuery != want[1] {
+		t.Fatalf("requests = %+v, want queries %v", got, want)
 	}
 }
 
 func TestMalformed(t *testing.T) {
-	tests := []struct {
-		name, body string
-		status     int
-		header     http.Header
-		wantKind   error
-		retry      time.Duration
-	}{
-		{"truncated", `{"c":[217.68],"s":"ok","t":[15693`, 200, nil, sources.ErrBadResponse, 0},
-		{"no s", `{"c":[],"t":[]}`, 200, nil, sources.ErrBadResponse, 0},
-		{"null times", `{"c":[1],"s":"ok","t":[null]}`, 200, nil, sources.ErrBadResponse, 0},
-		{"length mismatch", `{"c":[1,2],"s":"ok","t":[1569331800]}`, 200, nil, sources.ErrBadResponse, 0},
-		{"429 Retry-After", `{"error":"API limit reached."}`, 429, http.Header{"Retry-After": {"12"}}, sources.ErrRateLimited, 12 * time.Second},
-		{"502", `<html>bad gateway</html>`, 502, nil, sources.ErrUnavailable, 0},
+	bars := func(t *testing.T, base string) ([]sources.Bar, error) {
+		return newSource(t, base).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := serve(t, tt.status, tt.header, []byte(tt.body))
-			_, err := newSource(t, srv.URL).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) || e.RetryAfter != tt.retry || e.Source != "finnhub" {
-				t.Fatalf("err = %#v, want %v", err, tt.wantKind)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "finnhub", Key: testKey, Bars: func(t *testing.T, base string) error {
+		_, err := bars(t, base)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "truncated", Status: 200, Body: `{"c":[217.68],"s":"ok","t":[15693`, Kind: sources.ErrBadResponse},
+		{Name: "no s", Status: 200, Body: `{"c":[],"t":[]}`, Kind: sources.ErrBadResponse},
+		{Name: "null times", Status: 200, Body: `{"c":[1],"s":"ok","t":[null]}`, Kind: sources.ErrBadResponse},
+		{Name: "length mismatch", Status: 200, Body: `{"c":[1,2],"s":"ok","t":[1569331800]}`, Kind: sources.ErrBadResponse},
+		{Name: "429 Retry-After", Status: 429, Header: http.Header{"Retry-After": {"12"}}, Body: `{"error":"API limit reached."}`, Kind: sources.ErrRateLimited, RetryAfter: 12 * time.Second},
+		{Name: "502", Status: 502, Body: `<html>bad gateway</html>`, Kind: sources.ErrUnavailable},
+	}}.Run(t)
 	// numbers as strings and null closes are read like the rest of UDF
-	srv, _ := serve(t, 200, nil, []byte(`{"c":["101.5",null],"s":"ok","t":["1767364200",1767364260],"v":["10",null]}`))
-	bars, err := newSource(t, srv.URL).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
-	if err != nil || len(bars) != 1 || bars[0] != (sources.Bar{Start: utc("2026-01-02T14:30:00Z"), Close: 10150000000, Volume: 10}) {
-		t.Fatalf("bars %v err %v", bars, err)
+	srv := adaptertest.Serve(t, 200, nil, []byte(`{"c":["101.5",null],"s":"ok","t":["1767364200",1767364260],"v":["10",null]}`))
+	got, err := bars(t, srv.URL)
+	if err != nil || len(got) != 1 || got[0] != (sources.Bar{Start: utc("2026-01-02T14:30:00Z"), Close: 10150000000, Volume: 10}) {
+		t.Fatalf("bars %v err %v", got, err)
 	}
 }
 
 func TestKeyNeverInErrorsOrURLs(t *testing.T) {
-	srv, got := serve(t, 401, nil, []byte(`{"error":"Invalid API key `+testKey+`"}`))
-	_, err := newSource(t, srv.URL).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
-	if !errors.Is(err, sources.ErrUnauthorized) || strings.Contains(err.Error(), testKey) {
-		t.Fatalf("err = %v", err)
-	}
-	if strings.Contains((*got)[0].rawQuery, testKey) || strings.Contains((*got)[0].rawQuery, "token") {
-		t.Fatalf("key in query %q: it belongs in X-Finnhub-Token", (*got)[0].rawQuery)
-	}
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
-	_, err = newSource(t, dead.URL).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
-	if !errors.Is(err, sources.ErrUnavailable) || strings.Contains(err.Error(), testKey) {
-		t.Fatalf("err = %v", err)
-	}
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{testKey},
+		Answers: []adaptertest.Answer{{Status: 401, Kind: sources.ErrUnauthorized,
+			Body: func(*http.Request) string { return `{"error":"Invalid API key ` + testKey + `"}` }}},
+		Header: "X-Finnhub-Token", HeaderValue: testKey, NotInURL: []string{"token"}, // the key belongs in X-Finnhub-Token
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base).Bars(context.Background(), "NVDA", utc("2026-01-02T14:30:00Z"), utc("2026-01-02T15:30:00Z"))
+			return err
+		},
+	})
 }
 
 func TestNewAndCoverage(t *testing.T) {
 	if _, err := New(sources.Settings{Name: "finnhub"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: %v", err)
 	}
-	if _, err := New(sources.Settings{Name: "finnhub", Key: "k", Options: map[string]string{"resolution": "5"}}, sources.Deps{}); err == nil || !strings.Contains(err.Error(), "resolution") {
-		t.Fatalf("unknown option: %v", err)
-	}
-	src, err := New(sources.Settings{Name: "finnhub", Key: "k"}, sources.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cov := src.Coverage()
-	if !slices.Equal(cov.Sessions, []market.Session{market.Regular}) || cov.Lookback != 0 || cov.MaxWindow != 30*24*time.Hour ||
-		cov.Adjustment != sources.Raw || cov.Rate != (sources.Rate{N: 60, Per: time.Minute}) {
-		t.Fatalf("coverage = %+v", cov)
-	}
+	adaptertest.Coverages(t, "finnhub", sources.Settings{Name: "finnhub", Key: "k"}, []adaptertest.OptionCase{
+		{Options: map[string]string{"resolution": "5"}, Bad: "resolution"},
+		{Want: sources.Coverage{Sessions: []market.Session{market.Regular}, MaxWindow: 30 * 24 * time.Hour, Adjustment: sources.Raw,
+			Rate: sources.Rate{N: 60, Per: time.Minute}}},
+	})
 	if f, ok := sources.Lookup("finnhub"); !ok || !f.NeedsKey || f.DefaultRate != DefaultRate {
 		t.Fatalf("factory = %+v", f)
 	}
@@ -198,20 +154,16 @@ func TestNewAndCoverage(t *testing.T) {
 func FuzzBody(f *testing.F) {
 	for _, name := range []string{"stock-candle-ok.handmade.json", "finnhub-stock-candle-no-data.json", "finnhub-error-403-no-access.json",
 		"error-401-invalid-key.handmade.json", "error-429-limit.handmade.json"} {
-		f.Add(readFile(f, name))
+		f.Add(adaptertest.ReadFile(f, name))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		bars, err := udf.Parse(body)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("error without a kind: %v", err)
-			}
+		if !adaptertest.Fuzzed(t, bars, err, false) {
 			return
 		}
 		for _, b := range bars {
-			if b.Close <= 0 || b.Start.Location() != time.UTC || b.Start.Nanosecond() != 0 {
-				t.Fatalf("bad bar %+v", b)
+			if b.Start.Nanosecond() != 0 {
+				t.Fatalf("bar %+v not on a whole second", b)
 			}
 		}
 	})
@@ -220,29 +172,11 @@ func FuzzBody(f *testing.F) {
 // TestLive asks Finnhub for a recent week of SPY when PRICERIG_LIVE=1 and FINNHUB_API_KEY are
 // set. Free keys have no candle access; that is reported, not failed.
 func TestLive(t *testing.T) {
-	key := os.Getenv("FINNHUB_API_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" {
-		t.Skip("set PRICERIG_LIVE=1 and FINNHUB_API_KEY to ask the live API")
-	}
+	key := adaptertest.Live(t, "Finnhub", "FINNHUB_API_KEY")[0]
 	src, err := New(sources.Settings{Name: "finnhub", Type: "finnhub", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	to := time.Now().UTC().Truncate(time.Minute)
-	from := to.Add(-7 * 24 * time.Hour)
-	bars, err := src.Bars(context.Background(), "SPY", from, to)
-	if errors.Is(err, sources.ErrUnauthorized) {
-		t.Skipf("plan has no candles: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no SPY bars in a week")
-	}
-	for i, b := range bars {
-		if b.Start.Before(from) || !b.Start.Before(to) || b.Close <= 0 || (i > 0 && !bars[i-1].Start.Before(b.Start)) {
-			t.Fatalf("bar %d = %+v", i, b)
-		}
-	}
+	adaptertest.AskLive(t, src, "SPY", to.Add(-7*24*time.Hour), to, true)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,24 +16,10 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func utc(s string) time.Time {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+var utc = adaptertest.UTC
 
 // Specs that describe real providers' bodies, as a user would in sources.yaml.
 var (
@@ -80,7 +64,7 @@ func TestParseRecorded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			bars, err := Parse(readFile(t, tt.file), tt.spec, tt.symbol)
+			bars, err := Parse(adaptertest.ReadFile(t, tt.file), tt.spec, tt.symbol)
 			if tt.wantKind != nil {
 				var e *sources.Error
 				if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) || !strings.Contains(err.Error(), tt.wantMsg) {
@@ -146,16 +130,7 @@ func TestParseMalformed(t *testing.T) {
 				s = *tt.spec
 			}
 			got, err := Parse([]byte(tt.body), s, "NVDA")
-			if tt.wantKind != nil {
-				var e *sources.Error
-				if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) || !strings.Contains(err.Error(), tt.wantMsg) {
-					t.Fatalf("err = %v, want %v saying %q", err, tt.wantKind, tt.wantMsg)
-				}
-				return
-			}
-			if err != nil || got == nil || !slices.Equal(got, tt.want) {
-				t.Fatalf("bars = %v err %v, want %v", got, err, tt.want)
-			}
+			adaptertest.CheckParsed(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
 		})
 	}
 }
@@ -163,26 +138,15 @@ func TestParseMalformed(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"polygon-aggs-range-example.json", "polygon-aggs-empty.json", "twelvedata-time-series-1min-aapl.json",
 		"twelvedata-error-no-data.json", "alpaca-bars-15min-amzn-sip.json"} {
-		f.Add(readFile(f, name), 0)
+		f.Add(adaptertest.ReadFile(f, name), 0)
 	}
-	f.Add(readFile(f, "tiingo-iex-prices-30min-googl.json"), 3)
-	f.Add(readFile(f, "fmp-historical-chart-1min-docs.json"), 4)
+	f.Add(adaptertest.ReadFile(f, "tiingo-iex-prices-30min-googl.json"), 3)
+	f.Add(adaptertest.ReadFile(f, "fmp-historical-chart-1min-docs.json"), 4)
 	specs := []Spec{polygonSpec, twelveDataSpec, alpacaSpec, tiingoSpec, fmpSpec}
 	f.Fuzz(func(t *testing.T, body []byte, which int) {
 		spec := specs[(which%len(specs)+len(specs))%len(specs)]
 		bars, err := Parse(body, spec, "AAPL")
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("error without a kind: %v", err)
-			}
-			return
-		}
-		for _, b := range bars {
-			if b.Close <= 0 || b.Volume < 0 || b.Start.Location() != time.UTC {
-				t.Fatalf("bad bar %+v", b)
-			}
-		}
+		adaptertest.Fuzzed(t, bars, err, false)
 	})
 }
 
@@ -308,51 +272,20 @@ func TestBarsWindowsAndExactRequests(t *testing.T) {
 
 func TestBarsFailures(t *testing.T) {
 	const key = "jsonKeyQ81x"
-	tests := []struct {
-		name     string
-		status   int
-		header   http.Header
-		body     string
-		wantKind error
-		wantMsg  string
-		retry    time.Duration
-	}{
-		{"429 Retry-After", 429, http.Header{"Retry-After": {"9"}}, `{"error":"slow down"}`, sources.ErrRateLimited, "", 9 * time.Second},
-		{"401 with error_path", 401, nil, `{"error":"key ` + key + ` revoked","status":"x"}`, sources.ErrUnauthorized, "key REDACTED revoked", 0},
-		{"403", 403, nil, `forbidden`, sources.ErrUnauthorized, "forbidden", 0},
-		{"200 error_path", 200, nil, `{"error":"Unknown symbol XYZ"}`, sources.ErrUnknownSymbol, "XYZ", 0},
-		{"200 wrong symbol", 200, nil, `{"symbol":"TSLA","rows":[]}`, sources.ErrBadResponse, "TSLA", 0},
-		{"200 truncated", 200, nil, `{"rows":[{"ms":1`, sources.ErrBadResponse, "not valid JSON", 0},
-		{"200 echoing key", 200, nil, `{"rows":[{"ms":1764079200000,"price":"` + key + `"}]}`, sources.ErrBadResponse, "REDACTED", 0},
-		{"200 misaligned", 200, nil, `{"rows":[{"ms":1764079200001,"price":"1"}]}`, sources.ErrBadResponse, "whole minute", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tt.header {
-					w.Header()[k] = v
-				}
-				w.WriteHeader(tt.status)
-				w.Write([]byte(tt.body))
-			}))
-			defer srv.Close()
-			_, err := newSource(t, srv.URL, key, opts(map[string]string{"symbol_path": "symbol"})).
-				Bars(context.Background(), "NVDA", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) || e.RetryAfter != tt.retry || !strings.Contains(e.Msg, tt.wantMsg) {
-				t.Fatalf("err = %#v, want %v saying %q", err, tt.wantKind, tt.wantMsg)
-			}
-			if strings.Contains(err.Error(), key) {
-				t.Fatalf("key in error %q", err)
-			}
-		})
-	}
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
-	_, err := newSource(t, dead.URL, key, opts(nil)).Bars(context.Background(), "NVDA", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-	if !errors.Is(err, sources.ErrUnavailable) || strings.Contains(err.Error(), key) {
-		t.Fatalf("err = %v", err)
-	}
+	adaptertest.Failures{Source: "j", Key: key, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, key, opts(map[string]string{"symbol_path": "symbol"})).
+			Bars(context.Background(), "NVDA", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 Retry-After", Status: 429, Header: http.Header{"Retry-After": {"9"}}, Body: `{"error":"slow down"}`, Kind: sources.ErrRateLimited, RetryAfter: 9 * time.Second},
+		{Name: "401 with error_path", Status: 401, Body: `{"error":"key ` + key + ` revoked","status":"x"}`, Kind: sources.ErrUnauthorized, MsgPart: "key REDACTED revoked"},
+		{Name: "403", Status: 403, Body: `forbidden`, Kind: sources.ErrUnauthorized, MsgPart: "forbidden"},
+		{Name: "200 error_path", Status: 200, Body: `{"error":"Unknown symbol XYZ"}`, Kind: sources.ErrUnknownSymbol, MsgPart: "XYZ"},
+		{Name: "200 wrong symbol", Status: 200, Body: `{"symbol":"TSLA","rows":[]}`, Kind: sources.ErrBadResponse, MsgPart: "TSLA"},
+		{Name: "200 truncated", Status: 200, Body: `{"rows":[{"ms":1`, Kind: sources.ErrBadResponse, MsgPart: "not valid JSON"},
+		{Name: "200 echoing key", Status: 200, Body: `{"rows":[{"ms":1764079200000,"price":"` + key + `"}]}`, Kind: sources.ErrBadResponse, MsgPart: "REDACTED"},
+		{Name: "200 misaligned", Status: 200, Body: `{"rows":[{"ms":1764079200001,"price":"1"}]}`, Kind: sources.ErrBadResponse, MsgPart: "whole minute"},
+	}}.Run(t)
 }
 
 func TestBarsEmptyWindowAndLookback(t *testing.T) {

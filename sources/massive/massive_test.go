@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,18 +17,10 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
 const fakeKey = "mAsSiVe-FAKE-key-4b1d-LEAK"
-
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *Source {
 	t.Helper()
@@ -48,7 +38,7 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 }
 
 func TestParseRecordedBodies(t *testing.T) {
-	bars, next, err := parse(readSample(t, "polygon-aggs-range-example.json"), "AAPL")
+	bars, next, err := parse(adaptertest.ReadFile(t, "polygon-aggs-range-example.json"), "AAPL")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +57,14 @@ func TestParseRecordedBodies(t *testing.T) {
 			t.Errorf("bar %d = %+v, want %+v", i, bars[i], want[i])
 		}
 	}
-	bars, next, err = parse(readSample(t, "polygon-aggs-empty.json"), "AAPL")
+	bars, next, err = parse(adaptertest.ReadFile(t, "polygon-aggs-empty.json"), "AAPL")
 	if err != nil || bars == nil || len(bars) != 0 || next != "" {
 		t.Errorf("empty window: %v %q %v, want an empty slice", bars, next, err)
 	}
 }
 
 func TestParseMalformed(t *testing.T) {
-	sample := string(readSample(t, "polygon-aggs-range-example.json"))
+	sample := string(adaptertest.ReadFile(t, "polygon-aggs-range-example.json"))
 	ok := func(results string) string {
 		return `{"ticker":"NVDA","status":"OK","resultsCount":1,"results":` + results + `}`
 	}
@@ -112,47 +102,18 @@ func TestParseMalformed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			bars, _, err := parse([]byte(tc.body), "NVDA")
-			if tc.kind != nil {
-				if !errors.Is(err, tc.kind) {
-					t.Fatalf("error %v, want kind %v", err, tc.kind)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bars == nil {
-				t.Fatal("nil slice; want an empty one")
-			}
-			var got []numeric.Scaled
-			for _, b := range bars {
-				got = append(got, b.Close)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.closes) {
-				t.Errorf("closes %v, want %v", got, tc.closes)
-			}
+			adaptertest.CheckCloses(t, bars, err, tc.kind, tc.closes)
 		})
 	}
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(readSample(f, "polygon-aggs-range-example.json"), "AAPL")
-	f.Add(readSample(f, "polygon-aggs-empty.json"), "AAPL")
+	f.Add(adaptertest.ReadFile(f, "polygon-aggs-range-example.json"), "AAPL")
+	f.Add(adaptertest.ReadFile(f, "polygon-aggs-empty.json"), "AAPL")
 	f.Add([]byte(`{"ticker":"NVDA","status":"OK","results":[{"t":1756733400000,"c":"2.5","v":1e3}]}`), "NVDA")
 	f.Fuzz(func(t *testing.T, b []byte, symbol string) {
 		bars, _, err := parse(b, symbol)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, bar := range bars {
-			if !bar.Start.Truncate(time.Minute).Equal(bar.Start) || bar.Close <= 0 || bar.Volume < 0 {
-				t.Fatalf("bad bar %+v", bar)
-			}
-		}
+		adaptertest.Fuzzed(t, bars, err, true)
 	})
 }
 
@@ -256,7 +217,7 @@ func TestNextURLToAnotherHostGetsNoKey(t *testing.T) {
 func TestBarsEmptyAndInProgress(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "/1757073600000/") { // 2025-09-05 12:00Z, then nothing
-			fmt.Fprint(w, string(readSample(t, "polygon-aggs-empty.json")))
+			fmt.Fprint(w, string(adaptertest.ReadFile(t, "polygon-aggs-empty.json")))
 			return
 		}
 		fmt.Fprint(w, `{"ticker":"NVDA","status":"OK","results":[{"t":1756735140000,"c":5},{"t":1756735200000,"c":6}]}`)
@@ -280,61 +241,32 @@ func TestBarsEmptyAndInProgress(t *testing.T) {
 
 func TestBarsHTTPFailures(t *testing.T) {
 	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   error
-		ra     time.Duration
-	}{
-		{"429 Retry-After", 429, map[string]string{"Retry-After": "13"}, `{"status":"ERROR","request_id":"x","error":"You've exceeded the maximum requests per minute"}`, sources.ErrRateLimited, 13 * time.Second},
-		{"401", 401, nil, `{"status":"ERROR","request_id":"x","error":"Unknown API Key"}`, sources.ErrUnauthorized, 0},
-		{"403 not authorized", 403, nil, `{"status":"NOT_AUTHORIZED","message":"You are not entitled to this data."}`, sources.ErrUnauthorized, 0},
-		{"400", 400, nil, `{"status":"ERROR","error":"Could not parse"}`, sources.ErrBadResponse, 0},
-		{"502", 502, nil, `bad gateway`, sources.ErrUnavailable, 0},
-		{"200 not authorized", 200, nil, `{"status":"NOT_AUTHORIZED","message":"You are not entitled to this data."}`, sources.ErrUnauthorized, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				fmt.Fprint(w, tc.body)
-			}))
-			defer ts.Close()
-			src := newSource(t, ts.URL, now, sources.Settings{Name: "mv", Retries: -1})
-			_, err := src.Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tc.kind) {
-				t.Fatalf("error %v, want kind %v", err, tc.kind)
-			}
-			if e.Source != "mv" || e.RetryAfter != tc.ra {
-				t.Errorf("error %+v", e)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "mv", Key: fakeKey, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Name: "mv", Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 Retry-After", Status: 429, Header: http.Header{"Retry-After": {"13"}}, Body: `{"status":"ERROR","request_id":"x","error":"You've exceeded the maximum requests per minute"}`, Kind: sources.ErrRateLimited, RetryAfter: 13 * time.Second},
+		{Name: "401", Status: 401, Body: `{"status":"ERROR","request_id":"x","error":"Unknown API Key"}`, Kind: sources.ErrUnauthorized},
+		{Name: "403 not authorized", Status: 403, Body: `{"status":"NOT_AUTHORIZED","message":"You are not entitled to this data."}`, Kind: sources.ErrUnauthorized},
+		{Name: "400", Status: 400, Body: `{"status":"ERROR","error":"Could not parse"}`, Kind: sources.ErrBadResponse},
+		{Name: "502", Status: 502, Body: `bad gateway`, Kind: sources.ErrUnavailable},
+		{Name: "200 not authorized", Status: 200, Body: `{"status":"NOT_AUTHORIZED","message":"You are not entitled to this data."}`, Kind: sources.ErrUnauthorized},
+	}}.Run(t)
 }
 
 func TestKeyNeverInErrors(t *testing.T) {
-	var texts []string
-	for _, status := range []int{200, 400, 401, 403, 404, 429, 500} {
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"status":"ERROR","error":"bad request %s"}`, r.URL.String())
-		}))
-		src := newSource(t, ts.URL, time.Now(), sources.Settings{Retries: -1})
-		_, err := src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		if err == nil {
-			t.Fatalf("status %d: no error", status)
-		}
-		texts = append(texts, err.Error())
-		ts.Close()
-		_, err = src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		texts = append(texts, err.Error())
+	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
+	bars := func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
 	}
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{fakeKey},
+		Answers: adaptertest.Echo(func(_ int, r *http.Request) string {
+			return fmt.Sprintf(`{"status":"ERROR","error":"bad request %s"}`, r.URL.String())
+		}, 200, 400, 401, 403, 404, 429, 500),
+		Bars: bars,
+	})
 	// a next_url that already carries the key, echoed in a failure of the next page
 	var n atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -346,16 +278,11 @@ func TestKeyNeverInErrors(t *testing.T) {
 		fmt.Fprintf(w, `{"status":"ERROR","error":"no such page %s"}`, r.URL.String())
 	}))
 	defer ts.Close()
-	_, err := newSource(t, ts.URL, time.Now(), sources.Settings{Retries: -1}).Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
+	err := bars(t, ts.URL)
 	if err == nil {
 		t.Fatal("no error from the second page")
 	}
-	texts = append(texts, err.Error())
-	for _, s := range texts {
-		if strings.Contains(s, fakeKey) {
-			t.Errorf("key in error: %s", s)
-		}
-	}
+	adaptertest.NoSecret(t, err.Error(), fakeKey)
 }
 
 func TestFactoryAndCoverage(t *testing.T) {
@@ -366,56 +293,27 @@ func TestFactoryAndCoverage(t *testing.T) {
 	if _, err := f.New(sources.Settings{}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Errorf("no key: %v", err)
 	}
-	for _, tc := range []struct {
-		opts  map[string]string
-		delay time.Duration
-		bad   string
-	}{
-		{nil, 24 * time.Hour, ""},
-		{map[string]string{"delay": "15m"}, 15 * time.Minute, ""},
-		{map[string]string{"delay": "0s"}, 0, ""},
-		{map[string]string{"delay": "soon"}, 0, "delay"},
-		{map[string]string{"adjusted": "true"}, 0, "adjusted"},
-	} {
-		src, err := f.New(sources.Settings{Key: "k", Options: tc.opts}, sources.Deps{})
-		if tc.bad != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.bad) {
-				t.Errorf("%v: %v, want an error naming %q", tc.opts, err, tc.bad)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := src.Coverage()
-		if fmt.Sprint(c.Sessions) != fmt.Sprint([]market.Session{market.Pre, market.Regular, market.Post}) || c.Lookback != 0 ||
-			c.MaxWindow != 30*24*time.Hour || c.Adjustment != sources.Raw || c.Delay != tc.delay || c.Rate != (sources.Rate{N: 5, Per: time.Minute}) {
-			t.Errorf("%v: coverage %+v", tc.opts, c)
-		}
+	cov := func(delay time.Duration) sources.Coverage {
+		return sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, MaxWindow: 30 * 24 * time.Hour,
+			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}}
 	}
-	src, _ := f.New(sources.Settings{Key: "k", Rate: sources.Rate{N: 100, Per: time.Minute}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 100, Per: time.Minute}) {
-		t.Errorf("rate setting not in coverage: %v", src.Coverage().Rate)
-	}
+	adaptertest.Coverages(t, Type, sources.Settings{Key: "k"}, []adaptertest.OptionCase{
+		{Options: nil, Want: cov(24 * time.Hour)},
+		{Options: map[string]string{"delay": "15m"}, Want: cov(15 * time.Minute)},
+		{Options: map[string]string{"delay": "0s"}, Want: cov(0)},
+		{Options: map[string]string{"delay": "soon"}, Bad: "delay"},
+		{Options: map[string]string{"adjusted": "true"}, Bad: "adjusted"},
+	})
+	adaptertest.RateReachesCoverage(t, Type, sources.Settings{Key: "k", Rate: sources.Rate{N: 100, Per: time.Minute}})
 }
 
 // TestLive asks the real Massive. It runs only with PRICERIG_LIVE=1 and MASSIVE_API_KEY set.
 func TestLive(t *testing.T) {
-	key := os.Getenv("MASSIVE_API_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" {
-		t.Skip("set PRICERIG_LIVE=1 and MASSIVE_API_KEY to ask the real Massive")
-	}
+	key := adaptertest.Live(t, "Massive", "MASSIVE_API_KEY")[0]
 	src, err := New(sources.Settings{Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := time.Date(2024, 6, 10, 13, 30, 0, 0, time.UTC)
-	bars, err := src.Bars(context.Background(), "NVDA", from, from.Add(30*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no NVDA bars on a trading morning")
-	}
-	t.Logf("%d bars, first %s %s", len(bars), bars[0].Start, bars[0].Close)
+	adaptertest.AskLive(t, src, "NVDA", from, from.Add(30*time.Minute), false)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,46 +12,25 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/udf"
 )
 
 const testKey = "pyth-Pro-Key-9xZ"
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func utc(s string) time.Time {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+var utc = adaptertest.UTC
 
 type request struct {
 	path, rawQuery, auth string
 }
 
-// serve answers every request with one status and body and records what was asked.
-func serve(t *testing.T, status int, header http.Header, body []byte) (*httptest.Server, *[]request) {
-	t.Helper()
-	var got []request
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = append(got, request{r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization")})
-		for k, v := range header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(status)
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &got
+// requests are what a server was asked, with the Authorization header.
+func requests(srv *adaptertest.Server) []request {
+	var out []request
+	for _, r := range srv.Requests() {
+		out = append(out, request{r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization")})
+	}
+	return out
 }
 
 func newSource(t *testing.T, base string, opts map[string]string) sources.Source {
@@ -82,7 +58,7 @@ func TestRecordedBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			srv, got := serve(t, 200, nil, readFile(t, tt.file))
+			srv := adaptertest.Serve(t, 200, nil, adaptertest.ReadFile(t, tt.file))
 			bars, err := newSource(t, srv.URL, nil).Bars(context.Background(), "Crypto.ETH/USD", utc("2023-05-15T05:06:00Z"), utc("2023-05-15T05:08:00Z"))
 			if tt.wantKind != nil {
 				if !errors.Is(err, tt.wantKind) || !strings.Contains(err.Error(), "An error occured.") {
@@ -92,15 +68,15 @@ func TestRecordedBodies(t *testing.T) {
 				t.Fatalf("bars = %v, err %v; want %v", bars, err, tt.want)
 			}
 			want := request{DefaultHistoryPath, "from=1684127160&resolution=1&symbol=Crypto.ETH%2FUSD&to=1684127279", "Bearer " + testKey}
-			if len(*got) != 1 || (*got)[0] != want {
-				t.Fatalf("requests = %+v, want [%+v]", *got, want)
+			if got := requests(srv); len(got) != 1 || got[0] != want {
+				t.Fatalf("requests = %+v, want [%+v]", got, want)
 			}
 		})
 	}
 }
 
 func TestWindowsOfSevenDays(t *testing.T) {
-	srv, got := serve(t, 200, nil, []byte(`{"s":"no_data","nextTime":1684040760}`))
+	srv := adaptertest.Serve(t, 200, nil, []byte(`{"s":"no_data","nextTime":1684040760}`))
 	src := newSource(t, srv.URL, map[string]string{"history_path": "/v1/real_time/history"})
 	from := utc("2026-11-01T00:00:00Z")
 	bars, err := src.Bars(context.Background(), "Equity.US.NVDA/USD", from, from.Add(10*24*time.Hour))
@@ -112,10 +88,11 @@ func TestWindowsOfSevenDays(t *testing.T) {
 		"from=" + itoa(from.Unix()) + "&resolution=1&symbol=Equity.US.NVDA%2FUSD&to=" + itoa(mid.Unix()-1),
 		"from=" + itoa(mid.Unix()) + "&resolution=1&symbol=Equity.US.NVDA%2FUSD&to=" + itoa(from.Add(10*24*time.Hour).Unix()-1),
 	}
-	if len(*got) != 2 {
-		t.Fatalf("requests = %+v", *got)
+	got := requests(srv)
+	if len(got) != 2 {
+		t.Fatalf("requests = %+v", got)
 	}
-	for i, r := range *got {
+	for i, r := range got {
 		if r.path != "/v1/real_time/history" || r.rawQuery != want[i] {
 			t.Fatalf("request %d = %+v, want query %s", i, r, want[i])
 		}
@@ -125,79 +102,44 @@ func TestWindowsOfSevenDays(t *testing.T) {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestFailures(t *testing.T) {
-	tests := []struct {
-		name     string
-		status   int
-		header   http.Header
-		body     string
-		wantKind error
-		retry    time.Duration
-	}{
-		{"429 Retry-After", 429, http.Header{"Retry-After": {"60"}}, ``, sources.ErrRateLimited, 60 * time.Second},
-		{"401 no key", 401, nil, `{"error":"missing or invalid API key"}`, sources.ErrUnauthorized, 0},
-		{"403 not entitled", 403, nil, `Not entitled: feed 1314`, sources.ErrUnauthorized, 0},
-		{"404 retired shim", 404, nil, `{"detail":"Not Found"}`, sources.ErrBadResponse, 0},
-		{"200 s error", 200, nil, `{"s":"error","errmsg":"Symbol not found: Equity.US.NVDX/USD"}`, sources.ErrUnknownSymbol, 0},
-		{"200 truncated", 200, nil, `{"s":"ok","t":[1684127160],"c":[27296.3`, sources.ErrBadResponse, 0},
-		{"200 null", 200, nil, `null`, sources.ErrBadResponse, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := serve(t, tt.status, tt.header, []byte(tt.body))
-			_, err := newSource(t, srv.URL, nil).Bars(context.Background(), "Equity.US.NVDA/USD", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) || e.Source != "pyth" || e.RetryAfter != tt.retry {
-				t.Fatalf("err = %#v, want kind %v retry %v", err, tt.wantKind, tt.retry)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Fatalf("key in error %q", err)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "pyth", Key: testKey, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, nil).Bars(context.Background(), "Equity.US.NVDA/USD", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 Retry-After", Status: 429, Header: http.Header{"Retry-After": {"60"}}, Kind: sources.ErrRateLimited, RetryAfter: 60 * time.Second},
+		{Name: "401 no key", Status: 401, Body: `{"error":"missing or invalid API key"}`, Kind: sources.ErrUnauthorized},
+		{Name: "403 not entitled", Status: 403, Body: `Not entitled: feed 1314`, Kind: sources.ErrUnauthorized},
+		{Name: "404 retired shim", Status: 404, Body: `{"detail":"Not Found"}`, Kind: sources.ErrBadResponse},
+		{Name: "200 s error", Status: 200, Body: `{"s":"error","errmsg":"Symbol not found: Equity.US.NVDX/USD"}`, Kind: sources.ErrUnknownSymbol},
+		{Name: "200 truncated", Status: 200, Body: `{"s":"ok","t":[1684127160],"c":[27296.3`, Kind: sources.ErrBadResponse},
+		{Name: "200 null", Status: 200, Body: `null`, Kind: sources.ErrBadResponse},
+	}}.Run(t)
 }
 
 func TestKeyNeverInErrors(t *testing.T) {
-	srv, got := serve(t, 401, nil, []byte(`{"error":"API key `+testKey+` is expired"}`))
-	_, err := newSource(t, srv.URL, nil).Bars(context.Background(), "Equity.US.NVDA/USD", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-	if !errors.Is(err, sources.ErrUnauthorized) || strings.Contains(err.Error(), testKey) {
-		t.Fatalf("err = %v", err)
-	}
-	if strings.Contains((*got)[0].rawQuery, testKey) {
-		t.Fatalf("key in query %q", (*got)[0].rawQuery)
-	}
-	dead := httptest.NewServer(http.NotFoundHandler())
-	dead.Close()
-	_, err = newSource(t, dead.URL, nil).Bars(context.Background(), "Equity.US.NVDA/USD", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-	if !errors.Is(err, sources.ErrUnavailable) || strings.Contains(err.Error(), testKey) {
-		t.Fatalf("err = %v", err)
-	}
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{testKey},
+		Answers: []adaptertest.Answer{{Status: 401, Kind: sources.ErrUnauthorized,
+			Body: func(*http.Request) string { return `{"error":"API key ` + testKey + ` is expired"}` }}},
+		Header: "Authorization", HeaderValue: "Bearer " + testKey,
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base, nil).Bars(context.Background(), "Equity.US.NVDA/USD", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
+			return err
+		},
+	})
 }
 
 func TestNewAndCoverage(t *testing.T) {
 	if _, err := New(sources.Settings{Name: "pyth", Type: "pyth"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: err %v", err)
 	}
-	for wantKey, opts := range map[string]map[string]string{
-		"history_path": {"history_path": "v1/history"},
-		"channel":      {"channel": "real_time"},
-	} {
-		if _, err := New(sources.Settings{Name: "pyth", Key: "k", Options: opts}, sources.Deps{}); err == nil || !strings.Contains(err.Error(), wantKey) {
-			t.Fatalf("%v: err %v, want one naming %s", opts, err, wantKey)
-		}
-	}
-	src, err := New(sources.Settings{Name: "pyth", Key: "k"}, sources.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cov := src.Coverage()
-	if !slices.Equal(cov.Sessions, []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}) ||
-		cov.Lookback != 0 || cov.MaxWindow != 7*24*time.Hour || cov.Adjustment != sources.Raw || cov.Rate != DefaultRate {
-		t.Fatalf("coverage = %+v", cov)
-	}
-	src, _ = New(sources.Settings{Name: "pyth", Key: "k", Rate: sources.Rate{N: 5, Per: time.Second}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 5, Per: time.Second}) {
-		t.Fatalf("rate from settings ignored: %+v", src.Coverage())
-	}
+	adaptertest.Coverages(t, "pyth", sources.Settings{Name: "pyth", Key: "k"}, []adaptertest.OptionCase{
+		{Options: map[string]string{"history_path": "v1/history"}, Bad: "history_path"},
+		{Options: map[string]string{"channel": "real_time"}, Bad: "channel"},
+		{Want: sources.Coverage{Sessions: []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}, MaxWindow: 7 * 24 * time.Hour,
+			Adjustment: sources.Raw, Rate: DefaultRate}},
+	})
+	adaptertest.RateReachesCoverage(t, "pyth", sources.Settings{Name: "pyth", Key: "k", Rate: sources.Rate{N: 5, Per: time.Second}})
 	if f, ok := sources.Lookup("pyth"); !ok || !f.NeedsKey || f.DefaultRate != DefaultRate {
 		t.Fatalf("pyth factory = %+v", f)
 	}
@@ -207,7 +149,7 @@ func TestNewAndCoverage(t *testing.T) {
 // that what survives is well-formed.
 func FuzzBody(f *testing.F) {
 	for _, name := range []string{"pyth-benchmarks-tv-history-ok.json", "pyth-benchmarks-tv-history-empty.json", "pyth-benchmarks-tv-history-error.json"} {
-		f.Add(readFile(f, name))
+		f.Add(adaptertest.ReadFile(f, name))
 	}
 	from, to := utc("2023-05-15T05:00:00Z"), utc("2023-05-15T06:00:00Z")
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -230,30 +172,11 @@ func FuzzBody(f *testing.F) {
 // TestLive asks the real Pyth Pro History API for the last week of SPY when PRICERIG_LIVE=1 and
 // PYTH_API_KEY are set. A trial key not entitled to the feed is reported, not failed.
 func TestLive(t *testing.T) {
-	key := os.Getenv("PYTH_API_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" {
-		t.Skip("set PRICERIG_LIVE=1 and PYTH_API_KEY to ask the live API")
-	}
+	key := adaptertest.Live(t, "Pyth Pro", "PYTH_API_KEY")[0]
 	src, err := New(sources.Settings{Name: "pyth", Type: "pyth", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	to := time.Now().UTC().Truncate(time.Minute)
-	from := to.Add(-7 * 24 * time.Hour)
-	bars, err := src.Bars(context.Background(), "Equity.US.SPY/USD", from, to)
-	if errors.Is(err, sources.ErrUnauthorized) {
-		t.Skipf("key not entitled: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no SPY bars in a week")
-	}
-	for i, b := range bars {
-		if b.Start.Before(from) || !b.Start.Before(to) || b.Close <= 0 || (i > 0 && !bars[i-1].Start.Before(b.Start)) {
-			t.Fatalf("bar %d = %+v out of order or window", i, b)
-		}
-	}
-	t.Logf("%d bars, last %v at %s", len(bars), bars[len(bars)-1].Close, bars[len(bars)-1].Start)
+	adaptertest.AskLive(t, src, "Equity.US.SPY/USD", to.Add(-7*24*time.Hour), to, true)
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,18 +16,10 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
 const fakeKey = "tw3lve-FAKE-key-0c4f-LEAK"
-
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *Source {
 	t.Helper()
@@ -49,7 +39,7 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 func TestParseRecordedBodies(t *testing.T) {
 	// The AAPL sample was asked without timezone=: its datetimes are New York wall clock
 	// (meta.exchange_timezone), newest first. 11:09 EDT is 15:09 UTC.
-	bars, n, err := parse(readSample(t, "twelvedata-time-series-1min-aapl.json"), "AAPL", nil)
+	bars, n, err := parse(adaptertest.ReadFile(t, "twelvedata-time-series-1min-aapl.json"), "AAPL", nil)
 	if err != nil || n != 30 {
 		t.Fatalf("%v, %d values", err, n)
 	}
@@ -99,18 +89,18 @@ func TestParseRecordedBodies(t *testing.T) {
 		}
 	}
 	// Read as if asked with timezone=UTC, the same text is four hours earlier.
-	utc, _, err := parse(readSample(t, "twelvedata-time-series-1min-aapl.json"), "AAPL", time.UTC)
+	utc, _, err := parse(adaptertest.ReadFile(t, "twelvedata-time-series-1min-aapl.json"), "AAPL", time.UTC)
 	if err != nil || !utc[0].Start.Equal(time.Date(2023, 8, 24, 11, 9, 0, 0, time.UTC)) {
 		t.Errorf("UTC reading: %v %v", utc[0], err)
 	}
-	bars, n, err = parse(readSample(t, "twelvedata-error-no-data.json"), "AAPL", time.UTC)
+	bars, n, err = parse(adaptertest.ReadFile(t, "twelvedata-error-no-data.json"), "AAPL", time.UTC)
 	if err != nil || bars == nil || len(bars) != 0 || n != 0 {
 		t.Errorf("no-data body: %v %v, want an empty window", bars, err)
 	}
 }
 
 func TestParseMalformed(t *testing.T) {
-	sample := string(readSample(t, "twelvedata-time-series-1min-aapl.json"))
+	sample := string(adaptertest.ReadFile(t, "twelvedata-time-series-1min-aapl.json"))
 	series := func(sym, values string) string {
 		return `{"meta":{"symbol":"` + sym + `","interval":"1min","exchange_timezone":"America/New_York"},"values":` + values + `,"status":"ok"}`
 	}
@@ -146,25 +136,7 @@ func TestParseMalformed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			bars, _, err := parse([]byte(tc.body), "NVDA", time.UTC)
-			if tc.kind != nil {
-				if !errors.Is(err, tc.kind) {
-					t.Fatalf("error %v, want kind %v", err, tc.kind)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bars == nil {
-				t.Fatal("nil slice; want an empty one")
-			}
-			var got []numeric.Scaled
-			for _, b := range bars {
-				got = append(got, b.Close)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.closes) {
-				t.Errorf("closes %v, want %v", got, tc.closes)
-			}
+			adaptertest.CheckCloses(t, bars, err, tc.kind, tc.closes)
 		})
 	}
 	// a zone that does not exist
@@ -175,26 +147,15 @@ func TestParseMalformed(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(readSample(f, "twelvedata-time-series-1min-aapl.json"), "AAPL", false)
-	f.Add(readSample(f, "twelvedata-error-no-data.json"), "AAPL", true)
+	f.Add(adaptertest.ReadFile(f, "twelvedata-time-series-1min-aapl.json"), "AAPL", false)
+	f.Add(adaptertest.ReadFile(f, "twelvedata-error-no-data.json"), "AAPL", true)
 	f.Fuzz(func(t *testing.T, b []byte, symbol string, utc bool) {
 		var loc *time.Location
 		if utc {
 			loc = time.UTC
 		}
 		bars, _, err := parse(b, symbol, loc)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, bar := range bars {
-			if !bar.Start.Truncate(time.Minute).Equal(bar.Start) || bar.Close <= 0 || bar.Volume < 0 {
-				t.Fatalf("bad bar %+v", bar)
-			}
-		}
+		adaptertest.Fuzzed(t, bars, err, true)
 	})
 }
 
@@ -349,66 +310,31 @@ func TestBarsEmptyWindowAndInProgress(t *testing.T) {
 
 func TestBarsHTTPFailures(t *testing.T) {
 	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   error
-		ra     time.Duration
-	}{
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "33"}, `{"code":429,"message":"You have run out of API credits for the current minute.","status":"error"}`, sources.ErrRateLimited, 33 * time.Second},
-		{"401", 401, nil, `{"code":401,"message":"apikey parameter is incorrect","status":"error"}`, sources.ErrUnauthorized, 0},
-		{"403 text", 403, nil, `Forbidden`, sources.ErrUnauthorized, 0},
-		{"404 symbol", 404, nil, `{"code":404,"message":"**symbol** not found","status":"error"}`, sources.ErrUnknownSymbol, 0},
-		{"503", 503, nil, `down`, sources.ErrUnavailable, 0},
-		{"200 rate limited", 200, nil, `{"code":429,"message":"You have run out of API credits for the current minute.","status":"error"}`, sources.ErrRateLimited, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				fmt.Fprint(w, tc.body)
-			}))
-			defer ts.Close()
-			src := newSource(t, ts.URL, now, sources.Settings{Name: "td", Retries: -1})
-			_, err := src.Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tc.kind) {
-				t.Fatalf("error %v, want kind %v", err, tc.kind)
-			}
-			if e.Source != "td" || e.RetryAfter != tc.ra {
-				t.Errorf("error %+v", e)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "td", Key: fakeKey, Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Name: "td", Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 with Retry-After", Status: 429, Header: http.Header{"Retry-After": {"33"}}, Body: `{"code":429,"message":"You have run out of API credits for the current minute.","status":"error"}`, Kind: sources.ErrRateLimited, RetryAfter: 33 * time.Second},
+		{Name: "401", Status: 401, Body: `{"code":401,"message":"apikey parameter is incorrect","status":"error"}`, Kind: sources.ErrUnauthorized},
+		{Name: "403 text", Status: 403, Body: `Forbidden`, Kind: sources.ErrUnauthorized},
+		{Name: "404 symbol", Status: 404, Body: `{"code":404,"message":"**symbol** not found","status":"error"}`, Kind: sources.ErrUnknownSymbol},
+		{Name: "503", Status: 503, Body: `down`, Kind: sources.ErrUnavailable},
+		{Name: "200 rate limited", Status: 200, Body: `{"code":429,"message":"You have run out of API credits for the current minute.","status":"error"}`, Kind: sources.ErrRateLimited},
+	}}.Run(t)
 }
 
 func TestKeyNeverInErrors(t *testing.T) {
-	var texts []string
-	for _, status := range []int{200, 400, 401, 403, 404, 429, 500} {
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"code":%d,"message":"you asked %s","status":"error"}`, status, r.URL.String())
-		}))
-		src := newSource(t, ts.URL, time.Now(), sources.Settings{Retries: -1})
-		_, err := src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		if err == nil {
-			t.Fatalf("status %d: no error", status)
-		}
-		texts = append(texts, err.Error())
-		ts.Close()
-		_, err = src.Bars(context.Background(), "NVDA", time.Now().Add(-time.Hour), time.Now())
-		texts = append(texts, err.Error())
-	}
-	for _, s := range texts {
-		if strings.Contains(s, fakeKey) {
-			t.Errorf("key in error: %s", s)
-		}
-	}
+	now := time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{fakeKey},
+		Answers: adaptertest.Echo(func(status int, r *http.Request) string {
+			return fmt.Sprintf(`{"code":%d,"message":"you asked %s","status":"error"}`, status, r.URL.String())
+		}, 200, 400, 401, 403, 404, 429, 500),
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base, now, sources.Settings{Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+			return err
+		},
+	})
 }
 
 func TestFactoryAndCoverage(t *testing.T) {
@@ -419,59 +345,27 @@ func TestFactoryAndCoverage(t *testing.T) {
 	if _, err := f.New(sources.Settings{}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Errorf("no key: %v", err)
 	}
-	reg := []market.Session{market.Regular}
-	ext := []market.Session{market.Pre, market.Regular, market.Post}
-	for _, tc := range []struct {
-		opts     map[string]string
-		sessions []market.Session
-		bad      string
-	}{
-		{nil, reg, ""},
-		{map[string]string{"timezone": "UTC"}, reg, ""},
-		{map[string]string{"timezone": "exchange", "prepost": "true"}, ext, ""},
-		{map[string]string{"timezone": "Europe/Paris"}, nil, "timezone"},
-		{map[string]string{"prepost": "sometimes"}, nil, "prepost"},
-		{map[string]string{"adjust": "splits"}, nil, "adjust"},
-	} {
-		src, err := f.New(sources.Settings{Key: "k", Options: tc.opts}, sources.Deps{})
-		if tc.bad != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.bad) {
-				t.Errorf("%v: %v, want an error naming %q", tc.opts, err, tc.bad)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := src.Coverage()
-		if fmt.Sprint(c.Sessions) != fmt.Sprint(tc.sessions) || c.Lookback != 0 || c.MaxWindow != 7*24*time.Hour ||
-			c.Adjustment != sources.Raw || c.Rate != (sources.Rate{N: 8, Per: time.Minute}) {
-			t.Errorf("%v: coverage %+v", tc.opts, c)
-		}
+	cov := func(sessions ...market.Session) sources.Coverage {
+		return sources.Coverage{Sessions: sessions, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 8, Per: time.Minute}}
 	}
-	src, _ := f.New(sources.Settings{Key: "k", Rate: sources.Rate{N: 55, Per: time.Minute}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 55, Per: time.Minute}) {
-		t.Errorf("rate setting not in coverage: %v", src.Coverage().Rate)
-	}
+	adaptertest.Coverages(t, Type, sources.Settings{Key: "k"}, []adaptertest.OptionCase{
+		{Options: nil, Want: cov(market.Regular)},
+		{Options: map[string]string{"timezone": "UTC"}, Want: cov(market.Regular)},
+		{Options: map[string]string{"timezone": "exchange", "prepost": "true"}, Want: cov(market.Pre, market.Regular, market.Post)},
+		{Options: map[string]string{"timezone": "Europe/Paris"}, Bad: "timezone"},
+		{Options: map[string]string{"prepost": "sometimes"}, Bad: "prepost"},
+		{Options: map[string]string{"adjust": "splits"}, Bad: "adjust"},
+	})
+	adaptertest.RateReachesCoverage(t, Type, sources.Settings{Key: "k", Rate: sources.Rate{N: 55, Per: time.Minute}})
 }
 
 // TestLive asks the real Twelve Data. It runs only with PRICERIG_LIVE=1 and TWELVEDATA_API_KEY.
 func TestLive(t *testing.T) {
-	key := os.Getenv("TWELVEDATA_API_KEY")
-	if os.Getenv("PRICERIG_LIVE") != "1" || key == "" {
-		t.Skip("set PRICERIG_LIVE=1 and TWELVEDATA_API_KEY to ask the real Twelve Data")
-	}
+	key := adaptertest.Live(t, "Twelve Data", "TWELVEDATA_API_KEY")[0]
 	src, err := New(sources.Settings{Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := time.Date(2024, 6, 10, 13, 30, 0, 0, time.UTC)
-	bars, err := src.Bars(context.Background(), "NVDA", from, from.Add(30*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no NVDA bars on a trading morning")
-	}
-	t.Logf("%d bars, first %s %s", len(bars), bars[0].Start, bars[0].Close)
+	adaptertest.AskLive(t, src, "NVDA", from, from.Add(30*time.Minute), false)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,24 +16,10 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
 
-func readFile(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func utc(s string) time.Time {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+var utc = adaptertest.UTC
 
 func TestParseRecorded(t *testing.T) {
 	tests := []struct {
@@ -60,42 +44,9 @@ func TestParseRecorded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got, err := Parse(readFile(t, tt.file))
-			checkParse(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
+			got, err := Parse(adaptertest.ReadFile(t, tt.file))
+			adaptertest.CheckParsed(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
 		})
-	}
-}
-
-func checkParse(t *testing.T, got []sources.Bar, err error, want []sources.Bar, wantKind error, wantMsg string) {
-	t.Helper()
-	if wantKind != nil {
-		if !errors.Is(err, wantKind) {
-			t.Fatalf("err = %v, want kind %v", err, wantKind)
-		}
-		var e *sources.Error
-		if !errors.As(err, &e) {
-			t.Fatalf("err %T is not a *sources.Error", err)
-		}
-		if !strings.Contains(err.Error(), wantMsg) {
-			t.Fatalf("err = %q, want it to contain %q", err, wantMsg)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("unexpected error: %v", err)
-	}
-	if got == nil {
-		t.Fatal("bars are nil, want a non-nil slice")
-	}
-	if !slices.EqualFunc(got, want, func(a, b sources.Bar) bool {
-		return a.Start.Equal(b.Start) && a.Close == b.Close && a.Volume == b.Volume
-	}) {
-		t.Fatalf("bars =\n%v\nwant\n%v", got, want)
-	}
-	for _, b := range got {
-		if b.Start.Location() != time.UTC {
-			t.Fatalf("bar start %v is not in UTC", b.Start)
-		}
 	}
 }
 
@@ -141,7 +92,7 @@ func TestParseMalformed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Parse([]byte(tt.body))
-			checkParse(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
+			adaptertest.CheckParsed(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
 		})
 	}
 }
@@ -152,16 +103,12 @@ func FuzzParse(f *testing.F) {
 	for _, name := range []string{"pyth-benchmarks-tv-history-ok.json", "pyth-benchmarks-tv-history-empty.json",
 		"pyth-benchmarks-tv-history-error.json", "no-data-next-time.handmade.json", "strings-and-nulls.handmade.json",
 		"truncated.handmade.json", "millis.handmade.json"} {
-		f.Add(readFile(f, name))
+		f.Add(adaptertest.ReadFile(f, name))
 	}
 	f.Add([]byte(`{"error":"Invalid API key."}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		bars, err := Parse(body)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("error %v is not a *sources.Error with a kind", err)
-			}
+		if !adaptertest.Fuzzed(t, bars, err, false) {
 			return
 		}
 		again, err := Parse(udfBody(bars))
@@ -170,11 +117,6 @@ func FuzzParse(f *testing.F) {
 		}
 		if !slices.Equal(bars, again) {
 			t.Fatalf("round trip changed the bars: %v → %v", bars, again)
-		}
-		for _, b := range bars {
-			if b.Close <= 0 || b.Volume < 0 || b.Start.Location() != time.UTC {
-				t.Fatalf("bad bar %+v", b)
-			}
 		}
 	})
 }
@@ -344,7 +286,7 @@ func TestBarsEmptyAndInvertedWindows(t *testing.T) {
 	}
 	// a 200 with s:"ok" and empty arrays over a real window is an empty slice too
 	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(readFile(t, "pyth-benchmarks-tv-history-empty.json"))
+		w.Write(adaptertest.ReadFile(t, "pyth-benchmarks-tv-history-empty.json"))
 	}))
 	defer empty.Close()
 	bars, err = newSource(t, empty.URL, nil, "").Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
@@ -366,46 +308,20 @@ func TestBarsMisalignedTimesAreBadResponses(t *testing.T) {
 }
 
 func TestBarsHTTPFailures(t *testing.T) {
-	tests := []struct {
-		name       string
-		status     int
-		header     map[string]string
-		body       string
-		wantKind   error
-		wantMsg    string
-		wantRetry  time.Duration
-		wantStatus int
-	}{
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "7"}, `{"s":"error","errmsg":"rate limited"}`, sources.ErrRateLimited, "", 7 * time.Second, 429},
-		{"401", 401, nil, `{"detail":"missing bearer token"}`, sources.ErrUnauthorized, "missing bearer token", 0, 401},
-		{"403 not entitled", 403, nil, `Not entitled: feed 1314`, sources.ErrUnauthorized, "1314", 0, 403},
-		{"404 path", 404, nil, `{"detail":"Not Found"}`, sources.ErrBadResponse, "Not Found", 0, 404},
-		{"422 validation", 422, nil, `{"detail":[{"loc":["query","from"],"msg":"field required"}]}`, sources.ErrBadResponse, "", 0, 422},
-		{"500", 500, nil, `oops`, sources.ErrUnavailable, "", 0, 500},
-		{"200 error body", 200, nil, `{"s":"error","errmsg":"An error occured."}`, sources.ErrBadResponse, "An error occured.", 0, 200},
-		{"200 truncated", 200, nil, `{"s":"ok","t":[1`, sources.ErrBadResponse, "", 0, 200},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				for k, v := range tt.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tt.status)
-				w.Write([]byte(tt.body))
-			}))
-			defer srv.Close()
-			at := utc("2026-11-25T14:00:00Z")
-			_, err := newSource(t, srv.URL, nil, "").Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tt.wantKind) {
-				t.Fatalf("err = %v, want a *sources.Error of kind %v", err, tt.wantKind)
-			}
-			if e.Source != "u" || e.Status != tt.wantStatus || e.RetryAfter != tt.wantRetry || !strings.Contains(e.Msg, tt.wantMsg) {
-				t.Fatalf("err = %+v", e)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "u", StatusInError: true, Bars: func(t *testing.T, base string) error {
+		at := utc("2026-11-25T14:00:00Z")
+		_, err := newSource(t, base, nil, "").Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 with Retry-After", Status: 429, Header: http.Header{"Retry-After": {"7"}}, Body: `{"s":"error","errmsg":"rate limited"}`, Kind: sources.ErrRateLimited, RetryAfter: 7 * time.Second},
+		{Name: "401", Status: 401, Body: `{"detail":"missing bearer token"}`, Kind: sources.ErrUnauthorized, MsgPart: "missing bearer token"},
+		{Name: "403 not entitled", Status: 403, Body: `Not entitled: feed 1314`, Kind: sources.ErrUnauthorized, MsgPart: "1314"},
+		{Name: "404 path", Status: 404, Body: `{"detail":"Not Found"}`, Kind: sources.ErrBadResponse, MsgPart: "Not Found"},
+		{Name: "422 validation", Status: 422, Body: `{"detail":[{"loc":["query","from"],"msg":"field required"}]}`, Kind: sources.ErrBadResponse},
+		{Name: "500", Status: 500, Body: `oops`, Kind: sources.ErrUnavailable},
+		{Name: "200 error body", Status: 200, Body: `{"s":"error","errmsg":"An error occured."}`, Kind: sources.ErrBadResponse, MsgPart: "An error occured."},
+		{Name: "200 truncated", Status: 200, Body: `{"s":"ok","t":[1`, Kind: sources.ErrBadResponse},
+	}}.Run(t)
 }
 
 func TestBarsRetryHonoursRetryAfter(t *testing.T) {
@@ -439,44 +355,31 @@ func TestBarsRetryHonoursRetryAfter(t *testing.T) {
 
 func TestKeyNeverInErrors(t *testing.T) {
 	const key = "udf-Secret-Key-7Hq2"
-	tests := []struct {
-		status int
-		body   string
-	}{
-		{401, `{"detail":"bad key ` + key + `"}`},
-		{200, `{"s":"error","errmsg":"key ` + key + ` is not entitled"}`},
-		{429, `slow down ` + key},
-		{200, `{"s":"ok","t":[1],"c":["` + key + `"]}`},
+	answer := func(status int, body string) adaptertest.Answer {
+		return adaptertest.Answer{Status: status, Body: func(*http.Request) string { return body }}
 	}
-	for _, tt := range tests {
-		var gotAuth string
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			gotAuth = r.Header.Get("Authorization")
-			if strings.Contains(r.URL.String(), key) {
-				t.Errorf("key in URL %s", r.URL)
-			}
-			w.WriteHeader(tt.status)
-			w.Write([]byte(tt.body))
-		}))
-		at := utc("2026-11-25T14:00:00Z")
-		_, err := newSource(t, srv.URL, nil, key).Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
-		srv.Close()
-		if err == nil || strings.Contains(err.Error(), key) {
-			t.Fatalf("status %d: err = %v (want an error without the key)", tt.status, err)
-		}
-		if gotAuth != "Bearer "+key {
-			t.Fatalf("Authorization = %q, want the Bearer key", gotAuth)
-		}
-	}
-	// no server at all: the transport error names the URL, never the key
-	srv := httptest.NewServer(http.NotFoundHandler())
-	base := srv.URL
-	srv.Close()
-	src := newSource(t, base, map[string]string{"auth_header": "X-Api-Key", "auth_scheme": ""}, key)
-	_, err := src.Bars(context.Background(), "NVDA", utc("2026-11-25T14:00:00Z"), utc("2026-11-25T15:00:00Z"))
-	if !errors.Is(err, sources.ErrUnavailable) || strings.Contains(err.Error(), key) {
+	at := utc("2026-11-25T14:00:00Z")
+	adaptertest.KeyNeverLeaks(t, adaptertest.Leak{
+		Secrets: []string{key},
+		Answers: []adaptertest.Answer{
+			answer(401, `{"detail":"bad key `+key+`"}`),
+			answer(200, `{"s":"error","errmsg":"key `+key+` is not entitled"}`),
+			answer(429, `slow down `+key),
+			answer(200, `{"s":"ok","t":[1],"c":["`+key+`"]}`),
+		},
+		Header: "Authorization", HeaderValue: "Bearer " + key,
+		Bars: func(t *testing.T, base string) error {
+			_, err := newSource(t, base, nil, key).Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
+			return err
+		},
+	})
+	// the key in a header of its own, no server at all: the transport error names the URL only
+	src := newSource(t, adaptertest.Gone(t), map[string]string{"auth_header": "X-Api-Key", "auth_scheme": ""}, key)
+	_, err := src.Bars(context.Background(), "NVDA", at, at.Add(time.Hour))
+	if !errors.Is(err, sources.ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
+	adaptertest.NoSecret(t, err.Error(), key)
 }
 
 func TestAuthHeaderOptions(t *testing.T) {

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,16 +16,8 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 )
-
-func readSample(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // The AMZN sample was captured at 2023-05-02 16:00:04 EDT (its regularMarketTime).
 var sampleNow = time.Unix(1683057604, 0).UTC()
@@ -45,7 +35,7 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 }
 
 func TestParseAMZNSample(t *testing.T) {
-	bars, err := parse(readSample(t, "yahoo-chart-1m-amzn-range30m.json"), "AMZN")
+	bars, err := parse(adaptertest.ReadFile(t, "yahoo-chart-1m-amzn-range30m.json"), "AMZN")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +71,7 @@ func TestParseAMZNSample(t *testing.T) {
 }
 
 func TestParseWeekendIsEmpty(t *testing.T) {
-	bars, err := parse(readSample(t, "yahoo-chart-1m-weekend-empty.body.json"), "AAPL")
+	bars, err := parse(adaptertest.ReadFile(t, "yahoo-chart-1m-weekend-empty.body.json"), "AAPL")
 	if err != nil || bars == nil || len(bars) != 0 {
 		t.Fatalf("weekend: %v %v, want an empty slice and no error", bars, err)
 	}
@@ -102,7 +92,7 @@ func TestParseMalformed(t *testing.T) {
 		}
 		return strings.Join(s, ",")
 	}
-	sample := string(readSample(t, "yahoo-chart-1m-amzn-range30m.json"))
+	sample := string(adaptertest.ReadFile(t, "yahoo-chart-1m-amzn-range30m.json"))
 	cases := []struct {
 		name   string
 		body   string
@@ -115,8 +105,8 @@ func TestParseMalformed(t *testing.T) {
 		{"no chart", `{"finance":{}}`, sources.ErrBadResponse, nil},
 		{"null result no error", `{"chart":{"result":null,"error":null}}`, sources.ErrBadResponse, nil},
 		{"two results", `{"chart":{"result":[{"meta":{"symbol":"NVDA"}},{"meta":{"symbol":"NVDA"}}]}}`, sources.ErrBadResponse, nil},
-		{"404 body in a 200", string(readSample(t, "yahoo-chart-error-404-not-found.json")), sources.ErrUnknownSymbol, nil},
-		{"422 body in a 200", string(readSample(t, "yahoo-chart-error-422-1m-out-of-window.elided.json")), sources.ErrUnsupportedWindow, nil},
+		{"404 body in a 200", string(adaptertest.ReadFile(t, "yahoo-chart-error-404-not-found.json")), sources.ErrUnknownSymbol, nil},
+		{"422 body in a 200", string(adaptertest.ReadFile(t, "yahoo-chart-error-422-1m-out-of-window.elided.json")), sources.ErrUnsupportedWindow, nil},
 		{"outage in a 200", `{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`, sources.ErrUnavailable, nil},
 		{"other chart error", `{"chart":{"result":null,"error":{"code":"Bad Request","description":"Invalid input"}}}`, sources.ErrBadResponse, nil},
 		{"wrong symbol", body("TSLA", ts(2), "1.5,2.5", "10,20"), sources.ErrBadResponse, nil},
@@ -144,25 +134,7 @@ func TestParseMalformed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			bars, err := parse([]byte(tc.body), "NVDA")
-			if tc.kind != nil {
-				if !errors.Is(err, tc.kind) {
-					t.Fatalf("error %v, want kind %v", err, tc.kind)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("error %v", err)
-			}
-			if bars == nil {
-				t.Fatal("nil slice; want an empty one for no bars")
-			}
-			var got []numeric.Scaled
-			for _, b := range bars {
-				got = append(got, b.Close)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.closes) {
-				t.Errorf("closes %v, want %v", got, tc.closes)
-			}
+			adaptertest.CheckCloses(t, bars, err, tc.kind, tc.closes)
 		})
 	}
 }
@@ -170,23 +142,12 @@ func TestParseMalformed(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"yahoo-chart-1m-amzn-range30m.json", "yahoo-chart-1m-weekend-empty.body.json",
 		"yahoo-chart-error-404-not-found.json", "yahoo-chart-error-422-1m-out-of-window.elided.json"} {
-		f.Add(readSample(f, name), "AMZN")
+		f.Add(adaptertest.ReadFile(f, name), "AMZN")
 	}
 	f.Add([]byte(body("NVDA", "1683055860,1683055920", `"1.5",null`, "0,1")), "NVDA")
 	f.Fuzz(func(t *testing.T, b []byte, symbol string) {
 		bars, err := parse(b, symbol)
-		if err != nil {
-			var e *sources.Error
-			if !errors.As(err, &e) || e.Kind == nil {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		for _, bar := range bars {
-			if bar.Start.Second() != 0 || bar.Start.Nanosecond() != 0 || bar.Close <= 0 || bar.Volume < 0 {
-				t.Fatalf("bad bar %+v", bar)
-			}
-		}
+		adaptertest.Fuzzed(t, bars, err, true)
 	})
 }
 
@@ -296,51 +257,24 @@ func TestBarsOlderThanLookbackSendsNothing(t *testing.T) {
 }
 
 func TestBarsHTTPFailures(t *testing.T) {
-	cases := []struct {
-		name   string
-		status int
-		header map[string]string
-		body   string
-		kind   error
-		ra     time.Duration
-	}{
-		{"429 with Retry-After", 429, map[string]string{"Retry-After": "17"}, "Edge: Too Many Requests", sources.ErrRateLimited, 17 * time.Second},
-		{"404 unknown symbol", 404, nil, string(readSample(t, "yahoo-chart-error-404-not-found.json")), sources.ErrUnknownSymbol, 0},
-		{"422 out of window", 422, nil, string(readSample(t, "yahoo-chart-error-422-1m-out-of-window.elided.json")), sources.ErrUnsupportedWindow, 0},
-		{"401", 401, nil, `{"finance":{"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`, sources.ErrUnauthorized, 0},
-		{"403", 403, nil, "Forbidden", sources.ErrUnauthorized, 0},
-		{"500", 500, nil, "Will be right back", sources.ErrUnavailable, 0},
-		{"200 with chart error", 200, nil, string(readSample(t, "yahoo-chart-error-404-not-found.json")), sources.ErrUnknownSymbol, 0},
-		{"200 wrong symbol", 200, nil, body("TSLA", "1683055860", "1.5", "1"), sources.ErrBadResponse, 0},
-	}
 	now := time.Date(2026, 9, 3, 20, 0, 0, 0, time.UTC)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			hits := 0
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				hits++
-				for k, v := range tc.header {
-					w.Header().Set(k, v)
-				}
-				w.WriteHeader(tc.status)
-				fmt.Fprint(w, tc.body)
-			}))
-			defer ts.Close()
-			src := newSource(t, ts.URL, now, sources.Settings{Name: "yh", Retries: -1})
-			_, err := src.Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
-			var e *sources.Error
-			if !errors.As(err, &e) || !errors.Is(err, tc.kind) {
-				t.Fatalf("error %v, want kind %v", err, tc.kind)
-			}
-			if e.Source != "yh" || e.RetryAfter != tc.ra || hits != 1 {
-				t.Errorf("source %q retry-after %s hits %d", e.Source, e.RetryAfter, hits)
-			}
-		})
-	}
+	adaptertest.Failures{Source: "yh", Bars: func(t *testing.T, base string) error {
+		_, err := newSource(t, base, now, sources.Settings{Name: "yh", Retries: -1}).Bars(context.Background(), "NVDA", now.Add(-time.Hour), now)
+		return err
+	}, Cases: []adaptertest.Failure{
+		{Name: "429 with Retry-After", Status: 429, Header: http.Header{"Retry-After": {"17"}}, Body: "Edge: Too Many Requests", Kind: sources.ErrRateLimited, RetryAfter: 17 * time.Second},
+		{Name: "404 unknown symbol", Status: 404, Body: string(adaptertest.ReadFile(t, "yahoo-chart-error-404-not-found.json")), Kind: sources.ErrUnknownSymbol},
+		{Name: "422 out of window", Status: 422, Body: string(adaptertest.ReadFile(t, "yahoo-chart-error-422-1m-out-of-window.elided.json")), Kind: sources.ErrUnsupportedWindow},
+		{Name: "401", Status: 401, Body: `{"finance":{"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`, Kind: sources.ErrUnauthorized},
+		{Name: "403", Status: 403, Body: "Forbidden", Kind: sources.ErrUnauthorized},
+		{Name: "500", Status: 500, Body: "Will be right back", Kind: sources.ErrUnavailable},
+		{Name: "200 with chart error", Status: 200, Body: string(adaptertest.ReadFile(t, "yahoo-chart-error-404-not-found.json")), Kind: sources.ErrUnknownSymbol},
+		{Name: "200 wrong symbol", Status: 200, Body: body("TSLA", "1683055860", "1.5", "1"), Kind: sources.ErrBadResponse},
+	}}.Run(t)
 }
 
 func TestBarsFromRecordedBody(t *testing.T) {
-	sample := readSample(t, "yahoo-chart-1m-amzn-range30m.json")
+	sample := adaptertest.ReadFile(t, "yahoo-chart-1m-amzn-range30m.json")
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(sample) }))
 	defer ts.Close()
 	src := newSource(t, ts.URL, sampleNow, sources.Settings{})
@@ -360,45 +294,24 @@ func TestFactoryAndCoverage(t *testing.T) {
 	if !ok || f.NeedsKey || f.DefaultRate != DefaultRate {
 		t.Fatalf("registration: %+v %v", f, ok)
 	}
-	if _, err := New(sources.Settings{Options: map[string]string{"feed": "x"}}, sources.Deps{}); err == nil || !strings.Contains(err.Error(), "feed") {
-		t.Errorf("unknown option: %v", err)
+	built := adaptertest.Coverages(t, Type, sources.Settings{Name: "y"}, []adaptertest.OptionCase{
+		{Options: map[string]string{"feed": "x"}, Bad: "feed"},
+		{Want: sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, Lookback: 29 * 24 * time.Hour,
+			MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.SplitAdjusted, Rate: sources.Rate{N: 60, Per: time.Minute}}},
+	})
+	if name := built[1].Name(); name != "y" {
+		t.Errorf("name %q, want y", name)
 	}
-	src, err := f.New(sources.Settings{Name: "y"}, sources.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := src.Coverage()
-	if src.Name() != "y" || c.Lookback != 29*24*time.Hour || c.MaxWindow != 7*24*time.Hour || c.Adjustment != sources.SplitAdjusted ||
-		c.Rate != (sources.Rate{N: 60, Per: time.Minute}) || fmt.Sprint(c.Sessions) != fmt.Sprint([]market.Session{market.Pre, market.Regular, market.Post}) {
-		t.Errorf("coverage %+v", c)
-	}
-	src, _ = f.New(sources.Settings{Rate: sources.Rate{N: 10, Per: time.Minute}}, sources.Deps{})
-	if src.Coverage().Rate != (sources.Rate{N: 10, Per: time.Minute}) {
-		t.Errorf("rate setting not in coverage: %v", src.Coverage().Rate)
-	}
+	adaptertest.RateReachesCoverage(t, Type, sources.Settings{Rate: sources.Rate{N: 10, Per: time.Minute}})
 }
 
 // TestLive asks the real Yahoo for the last few days of SPY. It runs only with PRICERIG_LIVE=1.
 func TestLive(t *testing.T) {
-	if os.Getenv("PRICERIG_LIVE") != "1" {
-		t.Skip("set PRICERIG_LIVE=1 to ask the real Yahoo")
-	}
+	adaptertest.Live(t, "Yahoo")
 	src, err := New(sources.Settings{}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Minute)
-	bars, err := src.Bars(context.Background(), "SPY", now.Add(-4*24*time.Hour), now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bars) == 0 {
-		t.Fatal("no SPY bars in four days")
-	}
-	for i, b := range bars {
-		if b.Close <= 0 || (i > 0 && !b.Start.After(bars[i-1].Start)) {
-			t.Fatalf("bar %d: %+v", i, b)
-		}
-	}
-	t.Logf("%d bars, last %s %s", len(bars), bars[len(bars)-1].Start, bars[len(bars)-1].Close)
+	adaptertest.AskLive(t, src, "SPY", now.Add(-4*24*time.Hour), now, false)
 }

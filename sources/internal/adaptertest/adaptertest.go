@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"context"
+	"errors"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -59,12 +61,21 @@ func Live(t testing.TB, provider string, env ...string) []string {
 	return vals
 }
 
-// InOrder checks bars a real provider returned: at least one, each starting in [from, to) with
-// a positive close, in strictly rising order.
-func InOrder(t testing.TB, bars []sources.Bar, from, to time.Time) {
+// AskLive asks a real provider's source for symbol's bars in [from, to) and checks them: at
+// least one, each starting in the window with a positive close, in strictly rising order. With
+// mayLack set, a key whose plan has no access (ErrUnauthorized) skips the test: free keys often
+// have no intraday history.
+func AskLive(t testing.TB, src sources.Source, symbol string, from, to time.Time, mayLack bool) []sources.Bar {
 	t.Helper()
+	bars, err := src.Bars(context.Background(), symbol, from, to)
+	if mayLack && errors.Is(err, sources.ErrUnauthorized) {
+		t.Skipf("the plan has no access: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(bars) == 0 {
-		t.Fatalf("no bars in [%s, %s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
+		t.Fatalf("no %s bars in [%s, %s)", symbol, from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	for i, b := range bars {
 		if b.Start.Before(from) || !b.Start.Before(to) || b.Close <= 0 || (i > 0 && !bars[i-1].Start.Before(b.Start)) {
@@ -72,4 +83,5 @@ func InOrder(t testing.TB, bars []sources.Bar, from, to time.Time) {
 		}
 	}
 	t.Logf("%d bars, last %s at %s", len(bars), bars[len(bars)-1].Close, bars[len(bars)-1].Start)
+	return bars
 }
