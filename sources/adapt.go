@@ -258,7 +258,7 @@ func ProviderMessage(body []byte) string {
 			return clipText(root.Str)
 		}
 	}
-	return firstLine(body)
+	return FirstLine(body)
 }
 
 // ResponseError is the error of a response whose status is not a success: StatusError with the
@@ -301,6 +301,19 @@ func (c *Client) Adopt(status int, err error) error {
 		return out
 	}
 	return c.Fail(ErrBadResponse, status, err.Error())
+}
+
+// FirstLine is the first line of a body, trimmed and clipped to 200 bytes: the provider's words
+// for an error that has no message field.
+func FirstLine(body []byte) string {
+	s := strings.TrimSpace(string(body))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
 }
 
 func clipText(s string) string {

@@ -202,7 +202,7 @@ func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 		// A provider that asks for a longer pause than we would ever back off is told so by
 		// its caller, which can schedule around it, rather than asked again too early.
 		if attempt >= c.retries || wait > maxBackoff {
-			e := c.StatusError(resp, firstLine(resp.Body))
+			e := c.StatusError(resp, FirstLine(resp.Body))
 			e.RetryAfter = wait
 			return nil, e
 		}
@@ -360,17 +360,6 @@ func (c *Client) Redact(s string) string {
 // Redact removes the values of secret-looking query parameters from a string.
 func Redact(s string) string {
 	return secretParam.ReplaceAllString(s, "${1}REDACTED")
-}
-
-func firstLine(body []byte) string {
-	s := strings.TrimSpace(string(body))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }
 
 // Window is a half-open span of time [From, To).

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -183,7 +182,7 @@ func (s *Source) fetch(ctx context.Context, path string, symbols []string, from,
 				bars = map[string][]sources.Bar{symbols[0]: one}
 			}
 			if err != nil {
-				return nil, s.fail(err, resp.Status)
+				return nil, s.client.Adopt(resp.Status, err)
 			}
 			for sym, b := range bars {
 				all[sym] = append(all[sym], b...)
@@ -227,14 +226,6 @@ func (s *Source) statusError(resp *sources.Response) error {
 		return s.client.Fail(sources.ErrUnknownSymbol, resp.Status, msg)
 	}
 	return s.client.StatusError(resp, msg)
-}
-
-func (s *Source) fail(err error, status int) error {
-	var e *sources.Error
-	if errors.As(err, &e) {
-		return s.client.Fail(e.Kind, status, e.Msg)
-	}
-	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
 }
 
 // page is a bars answer: bars is an array on the single-symbol endpoint and an object keyed by

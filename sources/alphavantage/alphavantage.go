@@ -17,7 +17,6 @@ package alphavantage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -160,13 +159,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		if resp.Status != http.StatusOK {
 			msg := message(resp.Body)
 			if msg == "" {
-				msg = firstLine(resp.Body)
+				msg = sources.FirstLine(resp.Body)
 			}
 			return nil, s.client.StatusError(resp, msg)
 		}
 		bars, warning, err := parse(resp.Body, symbol, s.endLabel)
 		if err != nil {
-			return nil, s.fail(err, resp.Status)
+			return nil, s.client.Adopt(resp.Status, err)
 		}
 		if warning != "" {
 			s.log.Warn("alphavantage bar labels look wrong", "source", s.name, "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
@@ -186,14 +185,6 @@ func months(from, to time.Time) []time.Time {
 		out = append(out, m)
 	}
 	return out
-}
-
-func (s *Source) fail(err error, status int) error {
-	var e *sources.Error
-	if errors.As(err, &e) {
-		return s.client.Fail(e.Kind, status, e.Msg)
-	}
-	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
 }
 
 // entry is one bar of the series; numbers stay text.
@@ -315,17 +306,6 @@ func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warnin
 		out = append(out, bar)
 	}
 	return out, warning, nil
-}
-
-func firstLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }
 
 func minTime(a, b time.Time) time.Time {

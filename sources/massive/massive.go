@@ -5,7 +5,6 @@ package massive
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -134,7 +133,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			}
 			bars, next, err := parse(resp.Body, symbol)
 			if err != nil {
-				return nil, s.fail(err, resp.Status)
+				return nil, s.client.Adopt(resp.Status, err)
 			}
 			all = append(all, bars...)
 			if next == "" {
@@ -145,7 +144,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			}
 			seen[next] = true
 			if path, err = s.nextPage(next); err != nil {
-				return nil, s.fail(err, resp.Status)
+				return nil, s.client.Adopt(resp.Status, err)
 			}
 			// next_url carries the cursor (with limit, sort and adjusted) but not the key.
 			q = url.Values{"apiKey": {s.key}}
@@ -179,14 +178,6 @@ func (s *Source) statusError(resp *sources.Response) error {
 		}
 	}
 	return s.client.StatusError(resp, msg)
-}
-
-func (s *Source) fail(err error, status int) error {
-	var e *sources.Error
-	if errors.As(err, &e) {
-		return s.client.Fail(e.Kind, status, e.Msg)
-	}
-	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
 }
 
 // aggsBody is an aggregates answer; numbers stay JSON text.

@@ -152,7 +152,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			// Twelve Data explains failures in a JSON body under 200 and under other statuses
 			// alike; a non-200 without that body is classified by its status.
 			if resp.Status != http.StatusOK && !isErrorBody(resp.Body) {
-				return nil, s.client.StatusError(resp, firstLine(resp.Body))
+				return nil, s.client.StatusError(resp, sources.FirstLine(resp.Body))
 			}
 			bars, n, err := parse(resp.Body, symbol, parseLoc)
 			if err != nil {
@@ -293,17 +293,6 @@ func errorKind(code int, msg string) error {
 		return sources.ErrUnknownSymbol
 	}
 	return sources.ErrBadResponse
-}
-
-func firstLine(body []byte) string {
-	s := strings.TrimSpace(string(body))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }
 
 func ceilSecond(t time.Time) time.Time {

@@ -6,7 +6,6 @@ package yahoo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -109,7 +108,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		}
 		bars, err := parse(resp.Body, symbol)
 		if err != nil {
-			return nil, s.fail(err, resp.Status)
+			return nil, s.client.Adopt(resp.Status, err)
 		}
 		all = append(all, bars...)
 	}
@@ -135,14 +134,6 @@ func (s *Source) statusError(resp *sources.Response) error {
 		return s.client.Fail(sources.ErrUnsupportedWindow, resp.Status, msg)
 	}
 	return s.client.StatusError(resp, msg)
-}
-
-func (s *Source) fail(err error, status int) error {
-	var e *sources.Error
-	if errors.As(err, &e) {
-		return s.client.Fail(e.Kind, status, e.Msg)
-	}
-	return s.client.Fail(sources.ErrBadResponse, status, err.Error())
 }
 
 // chartBody is the part of a chart v8 answer we read. Numbers stay raw text: prices go through
