@@ -31,7 +31,8 @@ type Options struct {
 	Spec *feeds.Spec
 	// Symbols are the feed symbols to fill; nil means every feed of the spec.
 	Symbols []string
-	// Sources are the sources to ask, by name; nil means every source of the spec.
+	// Sources are the sources to ask, by name; nil means every source of the spec. What the
+	// store holds of the others still counts in the answers.
 	Sources []string
 	// Sessions are the sessions whose minutes are reconciled (and whose bars count); nil means
 	// the spec's reconcile sessions.
@@ -274,29 +275,31 @@ func (b *Backfill) build() error {
 }
 
 // need is the part of the range a member is asked for for one symbol, and the parts it cannot
-// give (recorded as gaps).
-func (b *Backfill) need(m *member, symbol string) (Span, bool) {
+// give: before its history, or not published yet.
+func (b *Backfill) need(m *member, symbol string) (Span, []Gap, bool) {
+	var gaps []Gap
 	from, to := b.opts.From, minTime(b.opts.To, b.now.Truncate(time.Minute))
 	if len(m.sessions) == 0 {
-		m.addGap(Gap{Symbol: symbol, From: from, To: to, Reason: fmt.Sprintf("covers %s, none of the requested sessions", sessionNames(m.cov.Sessions))})
-		return Span{}, false
+		gaps = append(gaps, Gap{Symbol: symbol, From: from, To: to, Reason: fmt.Sprintf("covers %s, none of the requested sessions", sessionNames(m.cov.Sessions))})
+		return Span{}, gaps, false
 	}
 	if !m.planLB.IsZero() && from.Before(m.planLB) {
 		if g, ok := trimToSessions(from, minTime(m.planLB, to), m.sessions); ok {
-			m.addGap(Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("before its 1-minute history (it reaches back %s, to %s)", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))})
+			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("before its 1-minute history (it reaches back %s, to %s)", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))})
 		}
 		from = m.planLB
 	}
 	if m.ready.Before(to) {
 		if g, ok := trimToSessions(maxTime(from, m.ready), to, m.sessions); ok {
-			m.addGap(Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("not published yet (it serves a minute %s after it closes)", m.cov.Delay)})
+			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("not published yet (it serves a minute %s after it closes)", m.cov.Delay)})
 		}
 		to = m.ready
 	}
 	if !from.Before(to) {
-		return Span{}, false
+		return Span{}, gaps, false
 	}
-	return trimToSessions(from, to, m.sessions)
+	span, ok := trimToSessions(from, to, m.sessions)
+	return span, gaps, ok
 }
 
 // plan lists, for every member, the windows of the range it has not fetched yet.
@@ -328,7 +331,10 @@ func (b *Backfill) plan(ctx context.Context) error {
 			if _, in := b.feeds[sym].ProviderSymbol(m.name); !in {
 				continue
 			}
-			want, ok := b.need(m, sym)
+			want, cannot, ok := b.need(m, sym)
+			for _, g := range cannot {
+				m.addGap(g)
+			}
 			if !ok {
 				continue
 			}
@@ -781,7 +787,7 @@ func (b *Backfill) planLeadIns(ctx context.Context) error {
 			if _, in := b.feeds[sym].ProviderSymbol(m.name); !in {
 				continue
 			}
-			want, ok := b.needQuiet(m, sym)
+			want, _, ok := b.need(m, sym)
 			if !ok {
 				continue
 			}
@@ -811,18 +817,6 @@ func (b *Backfill) planLeadIns(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// needQuiet is need without recording gaps (they were recorded when planning).
-func (b *Backfill) needQuiet(m *member, symbol string) (Span, bool) {
-	m.mu.Lock()
-	saved := len(m.gaps)
-	m.mu.Unlock()
-	span, ok := b.need(m, symbol)
-	m.mu.Lock()
-	m.gaps = m.gaps[:saved]
-	m.mu.Unlock()
-	return span, ok
 }
 
 func (m *member) addGap(g Gap) {
