@@ -490,52 +490,21 @@ out: such a minute is not the answer 'pricerig price' would give.`,
 	return cmd
 }
 
-// storedPrice answers `pricerig price --db` from a backfilled store: the stored answer of the
-// minute, as a feeds.Result, when it is complete and was reconciled under the spec's own rules.
-// ok is false (and note says why, when there is something to say) when the store cannot answer.
-func storedPrice(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time) (res feeds.Result, ok bool, note string, err error) {
-	if _, err := os.Stat(db); err != nil {
-		return res, false, "", badInput("--db %s: %v", db, err)
-	}
-	store, err := history.Open(db)
-	if err != nil {
-		return res, false, "", failed("%v", err)
-	}
-	defer store.Close()
-	a, found, err := store.Lookup(ctx, symbol, minute)
-	if err != nil {
-		return res, false, "", failed("--db %s: %v", db, err)
-	}
-	switch {
-	case !found:
-		return res, false, "", nil
-	case a.Rules != history.RulesText(spec, nil):
-		return res, false, fmt.Sprintf("the stored answer was reconciled under other rules (%s)", a.Rules), nil
-	case !a.Complete:
-		return res, false, "the stored answer is incomplete (" + a.Reason + ")", nil
-	}
-	feed, _ := spec.Feed(symbol)
-	res = feeds.Result{
-		Symbol: a.Symbol, Minute: a.Minute, Effective: a.Minute, Session: a.Session, Agreed: a.Agreed,
-		Price: a.Price, Median: a.Median, Survivors: a.Survivors, Reason: a.Reason,
-	}
-	for _, q := range a.Quotes {
-		prov, _ := feed.ProviderSymbol(q.Source)
-		res.Quotes = append(res.Quotes, feeds.Quote{
-			Source: q.Source, Symbol: prov, Status: q.Status, Price: q.Price, BarTime: q.BarTime,
-			Carried: q.Status.Priced() && !q.BarTime.Equal(a.Minute), Err: q.Err, DistanceCentiBps: q.DistanceCentiBps,
-		})
-	}
-	return res, true, "", nil
-}
-
 // priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
 // it (done is true) and says that it came from the store; otherwise it says why not on stderr
 // and the caller asks the sources.
 func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	res, ok, note, err := storedPrice(ctx, db, spec, symbol, minute)
+	if _, err := os.Stat(db); err != nil {
+		return false, badInput("--db %s: %v", db, err)
+	}
+	store, err := history.Open(db)
 	if err != nil {
-		return false, err
+		return false, failed("%v", err)
+	}
+	defer store.Close()
+	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
+	if err != nil {
+		return false, failed("--db %s: %v", db, err)
 	}
 	if !ok {
 		if note == "" {

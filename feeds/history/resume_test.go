@@ -241,6 +241,23 @@ func TestAProviderWithGaps(t *testing.T) {
 	if inGap == 0 || outside == 0 || sum.Incomplete != inGap {
 		t.Fatalf("%d minutes in the gap, %d outside, %d incomplete", inGap, outside, sum.Incomplete)
 	}
+	// what price --db and the rig may take from the store: a complete answer under the same rules
+	ctx := context.Background()
+	outMinute, gapMinute := ny(2025, time.October, 31, 10, 0), ny(2025, time.November, 3, 10, 0)
+	if res, ok, why, err := store.Price(ctx, spec, "TSLA", outMinute); err != nil || !ok || !res.Agreed || len(res.Quotes) != 3 {
+		t.Errorf("outside the gap: ok %v (%s), %v", ok, why, err)
+	}
+	if _, ok, why, _ := store.Price(ctx, spec, "TSLA", gapMinute); ok || !strings.Contains(why, "incomplete") {
+		t.Errorf("in the gap: ok %v, %q", ok, why)
+	}
+	other := *spec
+	other.Rules.OutlierBps = 10
+	if _, ok, why, _ := store.Price(ctx, &other, "TSLA", outMinute); ok || !strings.Contains(why, "other rules") {
+		t.Errorf("under other rules: ok %v, %q", ok, why)
+	}
+	if _, ok, why, _ := store.Price(ctx, spec, "TSLA", ny(2025, time.November, 1, 10, 0)); ok || why != "" {
+		t.Errorf("a Saturday: ok %v, %q", ok, why)
+	}
 
 	// the provider recovers: a re-run asks for that window alone and the store is whole
 	rec.fail = nil

@@ -592,3 +592,35 @@ func unix(s int64) time.Time { return time.Unix(s, 0).UTC() }
 
 // ceilUnix is the first whole second at or after t.
 func ceilUnix(t time.Time) int64 { return sources.CeilUnix(t) }
+
+// Price is the stored answer of symbol at minute as the live reconciler would give it, for
+// `pricerig price --db` and the rig: a minute already in the history needs no fetch. ok is true
+// only for an answer that is complete and was reconciled under the spec's own rules (see
+// RulesText); otherwise why says what is missing ("" when the store simply lacks the minute,
+// as it lacks every minute outside the backfilled sessions).
+func (s *Store) Price(ctx context.Context, spec *feeds.Spec, symbol string, minute time.Time) (res feeds.Result, ok bool, why string, err error) {
+	a, found, err := s.Lookup(ctx, symbol, minute)
+	switch {
+	case err != nil:
+		return res, false, "", err
+	case !found:
+		return res, false, "", nil
+	case a.Rules != RulesText(spec, nil):
+		return res, false, fmt.Sprintf("the stored answer was reconciled under other rules (%s)", a.Rules), nil
+	case !a.Complete:
+		return res, false, "the stored answer is incomplete (" + a.Reason + ")", nil
+	}
+	feed, _ := spec.Feed(symbol)
+	res = feeds.Result{
+		Symbol: a.Symbol, Minute: a.Minute, Effective: a.Minute, Session: a.Session, Agreed: a.Agreed,
+		Price: a.Price, Median: a.Median, Survivors: a.Survivors, Reason: a.Reason,
+	}
+	for _, q := range a.Quotes {
+		prov, _ := feed.ProviderSymbol(q.Source)
+		res.Quotes = append(res.Quotes, feeds.Quote{
+			Source: q.Source, Symbol: prov, Status: q.Status, Price: q.Price, BarTime: q.BarTime,
+			Carried: q.Status.Priced() && !q.BarTime.Equal(a.Minute), Err: q.Err, DistanceCentiBps: q.DistanceCentiBps,
+		})
+	}
+	return res, true, "", nil
+}
