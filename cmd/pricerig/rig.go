@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -35,6 +36,7 @@ type rigFlags struct {
 	keyEnvs        []string
 	relayerKeyEnv  string
 	journal        string
+	db             string
 	fromBlock      uint64
 	metrics        string
 	allowSpecDrift bool
@@ -81,6 +83,7 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
 	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
 	fl.StringVar(&f.journal, "journal", "rig.db", "the journal (SQLite) of answers, salts and task states")
+	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on this address, like 127.0.0.1:9464")
 	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
@@ -143,6 +146,15 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if err != nil {
 		return failed("%v", err)
 	}
+	var pricer rig.Pricer = reconciler
+	if f.db != "" {
+		store, err := history.Open(f.db)
+		if err != nil {
+			return failed("%v", err)
+		}
+		defer store.Close()
+		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
+	}
 	from := f.fromBlock
 	if from == 0 {
 		if head, err := client.BlockNumber(ctx); err == nil && head > 256 {
@@ -160,7 +172,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 		defer stop()
 	}
-	runner, err := rig.NewRunner(ctx, client, journal, reconciler, rig.Config{
+	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: common.HexToAddress(f.contract), JobID: f.job, Operators: keys, Relayer: relayer,
 		FromBlock: from, CommitMargin: f.commitMargin, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.InputRules{Symbols: spec.Symbols()},
@@ -197,6 +209,29 @@ func loadOperatorKeys(f rigFlags) ([]rig.Key, error) {
 		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// storePricer answers a minute from the backfill store when the store holds it complete and
+// reconciled under the spec's rules, and asks the sources otherwise.
+type storePricer struct {
+	store *history.Store
+	spec  *feeds.Spec
+	next  rig.Pricer
+	log   *slog.Logger
+}
+
+func (p storePricer) Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error) {
+	res, ok, why, err := p.store.Price(ctx, p.spec, symbol, minute)
+	switch {
+	case err != nil:
+		p.log.Warn("price store unreadable; asking the sources", "error", err)
+	case ok:
+		p.log.Info("price from the store", "symbol", symbol, "minute", minute.Format(time.RFC3339), "price", res.Price.String())
+		return res, nil
+	case why != "":
+		p.log.Info("store minute not usable; asking the sources", "symbol", symbol, "minute", minute.Format(time.RFC3339), "why", why)
+	}
+	return p.next.Price(ctx, symbol, minute, opts...)
 }
 
 // serveMetrics serves /metrics on addr until the returned stop is called.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +17,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/pricerig/pricerig"
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 type lockedBuffer struct {
@@ -172,4 +178,67 @@ func scrapeMetrics(t *testing.T, log string) string {
 		t.Fatal(err)
 	}
 	return string(body)
+}
+
+type countingPricer struct{ calls int }
+
+func (c *countingPricer) Price(_ context.Context, s string, m time.Time, _ ...feeds.PriceOption) (feeds.Result, error) {
+	c.calls++
+	return feeds.Result{Symbol: s, Minute: m}, nil
+}
+
+func TestStorePricerFallsBackToTheSourcesForAMinuteItLacks(t *testing.T) {
+	store, err := history.Open(filepath.Join(t.TempDir(), "prices.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &countingPricer{}
+	p := storePricer{store: store, spec: spec, next: next, log: slog.New(slog.DiscardHandler)}
+	minute := time.Date(2026, 11, 25, 15, 30, 0, 0, time.UTC)
+	res, err := p.Price(context.Background(), "NVDA", minute)
+	if err != nil || next.calls != 1 || res.Symbol != "NVDA" || !res.Minute.Equal(minute) {
+		t.Fatalf("fallback: %+v %v, %d calls", res, err, next.calls)
+	}
+}
+
+func TestStorePricerAnswersAMinuteTheBackfillStored(t *testing.T) {
+	srv := sim.New(sim.Options{Seed: 1})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "prices.db")
+	code, out, stderr := runCLI(t, "backfill", "--sim", hs.URL, "--config", "../../sources.yaml", "--from", "2026-11-25T15:00Z",
+		"--to", "2026-11-25T16:00Z", "--symbols", "NVDA", "--db", db, "--json")
+	if code != 0 {
+		t.Fatalf("backfill exit %d\n%s\n%s", code, out, stderr)
+	}
+	store, err := history.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	spec, err := feeds.LoadFile("../../sources.yaml", feeds.LoadOptions{Getenv: func(string) string { return "" },
+		Sim: &feeds.SimTarget{Root: hs.URL, Key: sim.Key, Secret: sim.Secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &countingPricer{}
+	p := storePricer{store: store, spec: spec, next: next, log: slog.New(slog.DiscardHandler)}
+	minute := time.Date(2026, 11, 25, 15, 30, 0, 0, time.UTC)
+	if _, ok, why, err := store.Price(context.Background(), spec, "NVDA", minute); !ok {
+		t.Fatalf("the store cannot answer: %s %v", why, err)
+	}
+	res, err := p.Price(context.Background(), "NVDA", minute)
+	if err != nil || next.calls != 0 || !res.Agreed {
+		t.Fatalf("from the store: %+v %v, %d source calls", res, err, next.calls)
+	}
+	bar, ok := srv.Tape().Bar("NVDA", minute)
+	if !ok || res.Price != bar.Close {
+		t.Fatalf("stored price %s, tape %s (%v)", res.Price, bar.Close, ok)
+	}
 }
