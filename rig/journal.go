@@ -80,7 +80,12 @@ type Journal struct {
 
 // OpenJournal opens (creating when needed) the journal at path.
 func OpenJournal(path string) (*Journal, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	// A plain path, not a file: URI, where a '#' or '%' in a folder name would be read as URI
+	// syntax and open some other file. The driver cuts its options at the first '?'.
+	if strings.Contains(path, "?") {
+		return nil, fmt.Errorf("journal %s: a '?' in the path is not supported", path)
+	}
+	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", path, err)

@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -129,5 +130,27 @@ func TestJournalRejectsNewerSchema(t *testing.T) {
 	j.Close()
 	if _, err := OpenJournal(path); err == nil || errors.Is(err, nil) {
 		t.Fatal("a journal from a newer pricerig was opened")
+	}
+}
+
+func TestJournalPathWithURISyntax(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "odd #1 %20")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rig.db")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.SetCursor(context.Background(), "x", 7); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the journal is not where it was asked to be: %v", err)
+	}
+	if _, err := OpenJournal(filepath.Join(dir, "what?.db")); err == nil {
+		t.Fatal("a '?' in the path was accepted")
 	}
 }
