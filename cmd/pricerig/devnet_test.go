@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 )
 
 func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
@@ -44,5 +49,52 @@ func TestDevnetCommandRejectsABadMinute(t *testing.T) {
 	code, _, stderr := runCLI(t, "devnet", "--minute", "2026-11-27T15:30:30Z")
 	if code != exitBadInput || !strings.Contains(stderr, "--minute") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// --keep leaves the chain up after the tasks settle, prints how to attach, and stops on cancel.
+func TestDevnetKeepServesUntilCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+	}()
+	for !strings.Contains(errOut.String(), "kept up until Ctrl-C") {
+		select {
+		case code := <-done:
+			t.Fatalf("devnet --keep exited %d before keeping:\n%s\n%s", code, out.String(), errOut.String())
+		case <-ctx.Done():
+			t.Fatal("devnet --keep never said it was kept up")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// The printed RPC URL serves the chain with the contract deployed.
+	var rpcURL, contract string
+	for _, line := range strings.Split(errOut.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "rpc:" {
+			rpcURL = f[1]
+		}
+		if len(f) == 2 && f[0] == "contract:" {
+			contract = f[1]
+		}
+	}
+	client, err := ethclient.DialContext(ctx, rpcURL)
+	if err != nil {
+		t.Fatalf("rpc %q: %v", rpcURL, err)
+	}
+	defer client.Close()
+	code, err := client.CodeAt(ctx, common.HexToAddress(contract), nil)
+	if err != nil || len(code) == 0 {
+		t.Fatalf("no contract at %s: %v", contract, err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("devnet --keep exited %d after cancel:\n%s", code, errOut.String())
 	}
 }
