@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,8 +45,9 @@ func newSimCmd(a *app) *cobra.Command {
 	var seed int64
 	var rateLimit int
 	var latency time.Duration
+	var faults, drifts, splits []string
 	cmd := &cobra.Command{
-		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D]",
+		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE]",
 		Short: "Serve every quote provider's API from a deterministic simulated tape",
 		Long: `Serve simulated quote APIs on one loopback address until interrupted (Ctrl-C).
 
@@ -55,9 +58,15 @@ tape of NVDA, TSLA and SPY minute bars (2020–2028, with the real splits). Poin
 at the printed URL and it works unchanged.
 
 The command prints the base URL of each provider, the environment to export (the simulator accepts
-only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" block, then serves.`,
+only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" block, then serves.
+
+Faults, for trying the audit and the reconciler against a broken source (each flag repeatable):
+  --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol or unauthorized
+  --drift PROVIDER=BPS      every price of the provider off by BPS basis points
+  --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)`,
 		Example: `  pricerig sim --addr 127.0.0.1:8787
-  pricerig sim --addr 127.0.0.1:8787 --seed 7 --rate-limit 5 --latency 150ms`,
+  pricerig sim --addr 127.0.0.1:8787 --seed 7 --rate-limit 5 --latency 150ms
+  pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rateLimit < 0 {
@@ -69,12 +78,15 @@ only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" bl
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return badInput("--addr %q: want HOST:PORT, like 127.0.0.1:8787", addr)
 			}
+			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency})
+			if err := applySimFaults(s, faults, drifts, splits); err != nil {
+				return badInput("%v", err)
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return failed("listen on %s: %v", addr, err)
 			}
 			ctx := cmd.Context()
-			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency})
 			root := "http://" + ln.Addr().String()
 			printSimSetup(a.stdout, s, root, seed)
 
@@ -107,7 +119,60 @@ only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" bl
 	cmd.Flags().Int64Var(&seed, "seed", 1, "seed of the simulated tape: the same seed serves the same bars")
 	cmd.Flags().IntVar(&rateLimit, "rate-limit", 0, "requests per provider per minute before 429 with Retry-After; 0 is unlimited")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every response, like 150ms")
+	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized)")
+	cmd.Flags().StringArrayVar(&drifts, "drift", nil, "PROVIDER=BPS: shift every price of a provider by BPS basis points")
+	cmd.Flags().StringArrayVar(&splits, "split", nil, "PROVIDER=RATIO@YYYY-MM-DD: a split only this provider applies")
 	return cmd
+}
+
+// applySimFaults reads the --fault, --drift and --split flags into the simulator.
+func applySimFaults(s *sim.Server, faults, drifts, splits []string) error {
+	provider := func(flag, arg string) (string, string, error) {
+		p, v, ok := strings.Cut(arg, "=")
+		if !ok || v == "" {
+			return "", "", fmt.Errorf("--%s %q: want PROVIDER=VALUE", flag, arg)
+		}
+		if !slices.Contains(sim.Providers(), p) {
+			return "", "", fmt.Errorf("--%s %q: unknown provider %q (want one of %s)", flag, arg, p, strings.Join(sim.Providers(), ", "))
+		}
+		return p, v, nil
+	}
+	for _, arg := range faults {
+		p, v, err := provider("fault", arg)
+		if err != nil {
+			return err
+		}
+		f, err := sim.ParseFault(v)
+		if err != nil {
+			return fmt.Errorf("--fault %q: %v", arg, err)
+		}
+		s.SetFault(p, f)
+	}
+	for _, arg := range drifts {
+		p, v, err := provider("drift", arg)
+		if err != nil {
+			return err
+		}
+		bps, err := strconv.Atoi(v)
+		if err != nil || bps <= -10_000 || bps > 10_000 {
+			return fmt.Errorf("--drift %q: want basis points between -9999 and 10000", arg)
+		}
+		s.SetDriftBps(p, bps)
+	}
+	for _, arg := range splits {
+		p, v, err := provider("split", arg)
+		if err != nil {
+			return err
+		}
+		r, d, ok := strings.Cut(v, "@")
+		ratio, rerr := strconv.Atoi(r)
+		on, derr := time.ParseInLocation("2006-01-02", d, market.NewYork)
+		if !ok || rerr != nil || ratio < 2 || ratio > 1000 || derr != nil {
+			return fmt.Errorf("--split %q: want PROVIDER=RATIO@YYYY-MM-DD, a whole ratio 2..1000", arg)
+		}
+		s.SetExtraSplit(p, ratio, on.Add(4*time.Hour)) // splits take effect at 04:00 New York
+	}
+	return nil
 }
 
 // printSimSetup writes what a user needs to point pricerig at the simulator: base URLs, the

@@ -144,6 +144,12 @@ func TestSimBadFlags(t *testing.T) {
 		{[]string{"sim", "--addr", "nonsense"}, "--addr"},
 		{[]string{"sim", "--seed", "x"}, "invalid argument"},
 		{[]string{"sim", "extra"}, "unknown command"},
+		{[]string{"sim", "--fault", "yahoo"}, "PROVIDER=VALUE"},
+		{[]string{"sim", "--fault", "nowhere=5xx"}, "unknown provider"},
+		{[]string{"sim", "--fault", "yahoo=melted"}, "unknown fault"},
+		{[]string{"sim", "--drift", "alpaca=lots"}, "basis points"},
+		{[]string{"sim", "--split", "tiingo=2"}, "RATIO@YYYY-MM-DD"},
+		{[]string{"sim", "--split", "tiingo=1@2026-11-20"}, "RATIO@YYYY-MM-DD"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -152,5 +158,61 @@ func TestSimBadFlags(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 			}
 		})
+	}
+}
+
+// A standalone simulator with injected faults: the audit, pointed at it, names each one.
+func TestSimFaultFlagsReachTheAudit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, w := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--fault", "yahoo=5xx", "--drift", "alpaca=40",
+			"--fault", "pyth=unauthorized"}, strings.NewReader(""), w, &stderr)
+		w.Close()
+	}()
+	root := ""
+	rootLine := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if m := rootLine.FindStringSubmatch(lines.Text()); m != nil && root == "" {
+			root = m[1]
+		}
+		if strings.HasPrefix(lines.Text(), "serving;") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	if root == "" {
+		t.Fatalf("no root URL printed; stderr %s", stderr.String())
+	}
+	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", "../../sources.yaml", "--symbol", "NVDA", "--minutes", "3")
+	if auditCode != exitFailure {
+		t.Fatalf("audit exit %d:\n%s\n%s", auditCode, report, auditErr)
+	}
+	var rep struct {
+		Findings []struct {
+			Name   string `json:"name"`
+			Source string `json:"source"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(report), &rep); err != nil {
+		t.Fatalf("%v in %s", err, report)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.Source] = f.Name
+	}
+	want := map[string]string{"yahoo": "source_down", "alpaca": "source_drift", "pyth": "source_unauthorized"}
+	for src, name := range want {
+		if got[src] != name {
+			t.Errorf("%s: finding %q, want %q (all: %v)", src, got[src], name, got)
+		}
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Fatalf("sim exited %d: %s", c, stderr.String())
 	}
 }

@@ -73,6 +73,16 @@ func (f Fault) String() string {
 	return "fault(" + strconv.Itoa(int(f)) + ")"
 }
 
+// ParseFault reads a fault by the name String gives it ("5xx", "error-in-200", …).
+func ParseFault(name string) (Fault, error) {
+	for i, n := range faultNames {
+		if n == name {
+			return Fault(i), nil
+		}
+	}
+	return FaultNone, fmt.Errorf("unknown fault %q (want one of %s)", name, strings.Join(faultNames, ", "))
+}
+
 // Server is the simulator: an http.Handler serving every provider under "/<provider>/".
 type Server struct {
 	opts Options
