@@ -29,7 +29,7 @@ type devnetOutput struct {
 	Minute   string               `json:"minute"`
 	Tasks    []devnet.TaskReport  `json:"tasks"`
 	Agreed   bool                 `json:"agreed"`
-	Seconds  float64              `json:"seconds"`
+	Elapsed  int64                `json:"elapsed_ms"`
 	Rigs     []devnetRigProcessJS `json:"rig_processes"`
 }
 
@@ -141,7 +141,7 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 			elapsed := time.Since(start)
 			if asJSON {
 				res := devnetOutput{RPC: d.Chain.URL, ChainID: devnet.ChainID, Contract: d.Contract.Hex(), Sim: d.SimURL,
-					Minute: at.Format(time.RFC3339), Tasks: reports, Agreed: allAgreed, Seconds: elapsed.Seconds()}
+					Minute: at.Format(time.RFC3339), Tasks: reports, Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
 				for i, r := range d.Runners {
 					res.Rigs = append(res.Rigs, devnetRigProcessJS{Rigs: r.RigIDs(), Relayed: i == len(d.Runners)-1 && !noRelayer})
 				}

@@ -67,25 +67,26 @@ type Gap struct {
 	Reason string    `json:"reason"`
 }
 
-// MarshalJSON writes durations as seconds, which every JSON reader can use.
+// MarshalJSON writes durations as whole milliseconds, which every JSON reader can use (and no
+// float enters this package).
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary
 	return json.Marshal(struct {
 		plain
-		ElapsedSeconds   float64         `json:"elapsed_seconds"`
-		FetchSeconds     float64         `json:"fetch_seconds"`
-		ReconcileSeconds float64         `json:"reconcile_seconds"`
-		Sources          []SourceSummary `json:"sources"`
-	}{plain(s), s.Elapsed.Seconds(), s.FetchTime.Seconds(), s.ReconcileTime.Seconds(), s.Sources})
+		ElapsedMs   int64           `json:"elapsed_ms"`
+		FetchMs     int64           `json:"fetch_ms"`
+		ReconcileMs int64           `json:"reconcile_ms"`
+		Sources     []SourceSummary `json:"sources"`
+	}{plain(s), s.Elapsed.Milliseconds(), s.FetchTime.Milliseconds(), s.ReconcileTime.Milliseconds(), s.Sources})
 }
 
-// MarshalJSON writes the wait as seconds.
+// MarshalJSON writes the wait as whole milliseconds.
 func (s SourceSummary) MarshalJSON() ([]byte, error) {
 	type plain SourceSummary
 	return json.Marshal(struct {
 		plain
-		WaitedSeconds float64 `json:"waited_seconds"`
-	}{plain(s), s.Waited.Seconds()})
+		WaitedMs int64 `json:"waited_ms"`
+	}{plain(s), s.Waited.Milliseconds()})
 }
 
 // fill totals the members into the summary.
