@@ -323,3 +323,24 @@ func clipText(s string) string {
 	}
 	return s
 }
+
+// Keyed is the start every keyed adapter's New shares: its options checked against f, the key
+// required (keyHelp says what is missing, e.g. "tiingo needs an API token"), base_url defaulted
+// and checked, and the rate defaulted (the client paces at it, Coverage reports it). It returns
+// the settings to build the client with.
+func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string, defaultRate Rate) (Settings, error) {
+	if err := CheckOptions(s, f); err != nil {
+		return s, err
+	}
+	if s.Key == "" {
+		return s, Errorf(s.Name, ErrNoKey, "%s in the variable key_env names", keyHelp)
+	}
+	if s.BaseURL == "" {
+		s.BaseURL = defaultBaseURL
+	}
+	if err := CheckBaseURL(s); err != nil {
+		return s, err
+	}
+	s.Rate = s.Rate.Or(defaultRate)
+	return s, nil
+}

@@ -272,3 +272,25 @@ func TestCheckBaseURLAndWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyed(t *testing.T) {
+	def := Rate{N: 5, Per: time.Minute}
+	s, err := Keyed(Settings{Name: "x", Key: "k"}, Factory{}, "x needs a key", "https://api.example", def)
+	if err != nil || s.BaseURL != "https://api.example" || s.Rate != def {
+		t.Fatalf("defaults: %+v %v", s, err)
+	}
+	own := Rate{N: 1, Per: time.Second}
+	s, err = Keyed(Settings{Name: "x", Key: "k", BaseURL: "http://127.0.0.1:9", Rate: own}, Factory{}, "x needs a key", "https://api.example", def)
+	if err != nil || s.BaseURL != "http://127.0.0.1:9" || s.Rate != own {
+		t.Fatalf("settings kept: %+v %v", s, err)
+	}
+	if _, err := Keyed(Settings{Name: "x"}, Factory{}, "x needs a key", "https://api.example", def); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs a key in the variable key_env names") {
+		t.Fatalf("no key: %v", err)
+	}
+	if _, err := Keyed(Settings{Name: "x", Key: "k", BaseURL: "ftp://nope"}, Factory{}, "x needs a key", "https://api.example", def); err == nil {
+		t.Fatal("a non-http base_url accepted")
+	}
+	if _, err := Keyed(Settings{Name: "x", Key: "k", Options: map[string]string{"bogus": "1"}}, Factory{}, "x needs a key", "https://api.example", def); err == nil {
+		t.Fatal("an unknown option accepted")
+	}
+}

@@ -27,19 +27,10 @@ func init() {
 // New builds a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
 // accepts like token=, so it never lands in a URL.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{}); err != nil {
+	s, err := sources.Keyed(s, sources.Factory{}, "finnhub needs an API key", DefaultBaseURL, DefaultRate)
+	if err != nil {
 		return nil, err
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "finnhub needs an API key in the variable key_env names")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = DefaultBaseURL
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
-		return nil, err
-	}
-	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
 	d = d.WithDefaults()
 	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"X-Finnhub-Token": s.Key}})
 	return udf.NewSource(c, udf.Config{

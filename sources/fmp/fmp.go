@@ -42,19 +42,10 @@ type Source struct {
 // New builds an fmp source. FMP documents only apikey= for its key; the client redacts it from
 // every URL it logs or puts in an error.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{}); err != nil {
+	s, err := sources.Keyed(s, sources.Factory{}, "fmp needs an API key", DefaultBaseURL, DefaultRate)
+	if err != nil {
 		return nil, err
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "fmp needs an API key in the variable key_env names")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = DefaultBaseURL
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
-		return nil, err
-	}
-	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
 	return &Source{client: sources.NewClient(s, d, sources.ClientOptions{}), key: s.Key, cov: sources.Coverage{
 		Sessions:   []market.Session{market.Regular},
 		MaxWindow:  maxDays * 24 * time.Hour,

@@ -33,16 +33,8 @@ func init() {
 
 // New builds a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{Options: options}); err != nil {
-		return nil, err
-	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "pyth needs a Pyth Pro API key in the variable key_env names")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = DefaultBaseURL
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
+	s, err := sources.Keyed(s, sources.Factory{Options: options}, "pyth needs a Pyth Pro API key", DefaultBaseURL, DefaultRate)
+	if err != nil {
 		return nil, err
 	}
 	path := DefaultHistoryPath
@@ -52,7 +44,6 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 		path = v
 	}
-	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
 	d = d.WithDefaults()
 	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"Authorization": "Bearer " + s.Key}})
 	return udf.NewSource(c, udf.Config{

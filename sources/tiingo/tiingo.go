@@ -37,19 +37,10 @@ type Source struct {
 // New builds a tiingo source. The key goes in "Authorization: Token <key>" rather than token=,
 // so it never lands in a URL.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{}); err != nil {
+	s, err := sources.Keyed(s, sources.Factory{}, "tiingo needs an API token", DefaultBaseURL, DefaultRate)
+	if err != nil {
 		return nil, err
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "tiingo needs an API token in the variable key_env names")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = DefaultBaseURL
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
-		return nil, err
-	}
-	s.Rate = s.Rate.Or(DefaultRate) // the client paces at it, Coverage reports it
 	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"Authorization": "Token " + s.Key}})
 	return &Source{client: c, cov: sources.Coverage{
 		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
