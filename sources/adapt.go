@@ -19,6 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // DateRange is a run of calendar dates, both inclusive, as UTC midnights; format them with
@@ -343,4 +344,24 @@ func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string, defaultRate Ra
 	}
 	s.Rate = s.Rate.Or(defaultRate)
 	return s, nil
+}
+
+// RowBar builds bar i of a row-per-bar JSON body from its start and the raw JSON text of its close
+// and volume. A null close is a minute with no trade: ok is false and there is no error.
+func RowBar(i int, start time.Time, close, volume []byte) (bar Bar, ok bool, err error) {
+	if len(close) == 0 {
+		return bar, false, Errorf("", ErrBadResponse, "bar %d has no close", i)
+	}
+	if string(close) == "null" {
+		return bar, false, nil
+	}
+	price, err := numeric.ParsePrice(string(close))
+	if err != nil {
+		return bar, false, Errorf("", ErrBadResponse, "bar %d close: %v", i, err)
+	}
+	vol, err := ParseVolume(string(volume))
+	if err != nil {
+		return bar, false, Errorf("", ErrBadResponse, "bar %d: %v", i, err)
+	}
+	return Bar{Start: start.UTC(), Close: price, Volume: vol}, true, nil
 }

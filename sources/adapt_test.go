@@ -294,3 +294,22 @@ func TestKeyed(t *testing.T) {
 		t.Fatal("an unknown option accepted")
 	}
 }
+
+func TestRowBar(t *testing.T) {
+	start := time.Date(2026, 11, 25, 10, 30, 0, 0, time.FixedZone("EST", -5*3600))
+	bar, ok, err := RowBar(0, start, []byte(`"169.42"`), []byte(`1200`))
+	if err != nil || !ok || bar.Close != 16942000000 || bar.Volume != 1200 || bar.Start.Location() != time.UTC || !bar.Start.Equal(start) {
+		t.Fatalf("%+v %v %v", bar, ok, err)
+	}
+	if _, ok, err := RowBar(1, start, []byte(`null`), nil); ok || err != nil {
+		t.Fatalf("null close: %v %v", ok, err)
+	}
+	for _, c := range [][]byte{nil, []byte(`"abc"`), []byte(`-1`)} {
+		if _, _, err := RowBar(2, start, c, nil); !errors.Is(err, ErrBadResponse) {
+			t.Errorf("close %q: %v", c, err)
+		}
+	}
+	if _, _, err := RowBar(3, start, []byte(`1`), []byte(`"lots"`)); !errors.Is(err, ErrBadResponse) {
+		t.Errorf("bad volume: %v", err)
+	}
+}

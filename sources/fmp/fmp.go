@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -138,21 +137,13 @@ func Parse(body []byte, symbol string) ([]sources.Bar, error) {
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not %s New York time", i, *r.Date, etLayout)
 		}
-		if len(r.Close) == 0 {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d has no close", i)
-		}
-		if string(r.Close) == "null" {
-			continue
-		}
-		price, err := numeric.ParsePrice(string(r.Close))
+		bar, ok, err := sources.RowBar(i, t, r.Close, r.Volume)
 		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d close: %v", i, err)
+			return nil, err
 		}
-		vol, err := sources.ParseVolume(string(r.Volume))
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
+		if ok {
+			bars = append(bars, bar)
 		}
-		bars = append(bars, sources.Bar{Start: t.UTC(), Close: price, Volume: vol})
 	}
 	return bars, nil
 }
