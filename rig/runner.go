@@ -383,13 +383,12 @@ func (r *Runner) ensureInput(ctx context.Context, t *taskState) error {
 
 // relayBatch collects the signed commits and reveals of one step for one relayed transaction.
 type relayBatch struct {
-	commits      []agentrig.AgentRigCommit
-	commitSigs   [][]byte
-	commitKeys   []string
-	reveals      []agentrig.AgentRigReveal
-	revealSigs   [][]byte
-	revealKeys   []string
-	revealOwners []uint64
+	commits    []agentrig.AgentRigCommit
+	commitSigs [][]byte
+	commitKeys []string
+	reveals    []agentrig.AgentRigReveal
+	revealSigs [][]byte
+	revealKeys []string
 }
 
 // ours returns, for each of our rigs drawn in the task, its index in info.RigIds.
@@ -688,7 +687,6 @@ func (r *Runner) reveal(ctx context.Context, t *taskState, rigID uint64, batch *
 				batch.reveals = append(batch.reveals, agentrig.AgentRigReveal{TaskId: taskID, Answer: entry.Answer, Salt: entry.Salt})
 				batch.revealSigs = append(batch.revealSigs, sig)
 				batch.revealKeys = append(batch.revealKeys, key)
-				batch.revealOwners = append(batch.revealOwners, rigID)
 			}
 		}
 		if err != nil {
