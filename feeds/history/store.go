@@ -15,7 +15,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
@@ -137,7 +138,10 @@ func Open(path string) (*Store, error) {
 	if strings.Contains(path, "?") {
 		return nil, fmt.Errorf("store %s: a '?' in the path is not supported", path)
 	}
-	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	// _txlock=immediate: every transaction takes the write lock when it begins (BEGIN
+	// IMMEDIATE), so a second process waits for it (busy_timeout) instead of failing when a
+	// read transaction cannot be upgraded — the "database is locked" of two backfills at once.
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
@@ -168,44 +172,95 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 	return v, err
 }
 
+// migrate brings the schema to SchemaVersion. A store already there is only read, so readers
+// (`price --db`, the audit) never wait for a writer. Otherwise every missing migration runs in
+// one transaction that holds the write lock from its start (BEGIN IMMEDIATE) and reads the
+// version again under it: of two processes opening a new file at once, the second waits, then
+// finds the schema in place and applies nothing.
 func (s *Store) migrate(ctx context.Context) error {
 	v, err := s.Version(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the schema version: %w", err)
 	}
+	if v == SchemaVersion {
+		return nil
+	}
 	if v > SchemaVersion {
 		return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
 	}
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+			return fmt.Errorf("reading the schema version: %w", err)
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`); err != nil {
+			return err
+		}
+		for _, m := range migrations {
+			if m.version <= v {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+				m.version, m.name, time.Now().UTC().Format(time.RFC3339)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeAttempts is how many times a write is tried when another process holds the store's write
+// lock past the busy timeout (10 s each): a long reconcile of the other backfill is waited out
+// for a minute before the write gives up.
+const writeAttempts = 6
+
+// write runs fn in one write transaction and commits it. When the store is busy — another
+// process holds the write lock longer than the busy timeout — the whole transaction is tried
+// again from the start, a few times.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = s.writeOnce(ctx, fn)
+		if err == nil || !isBusy(err) || attempt == writeAttempts || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
 		return err
 	}
-	for _, m := range migrations {
-		if m.version <= v {
-			continue
-		}
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
-			m.version, m.name, time.Now().UTC().Format(time.RFC3339)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version)); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %d: %w", m.version, err)
-		}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
 	}
-	return nil
+	return tx.Commit()
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
 // insertRows writes rows with multi-row INSERT statements, which SQLite runs far faster than
@@ -261,11 +316,6 @@ type fetchedWindow struct {
 // putWindow writes a window's bars, its coverage and its fetch record in one transaction: a
 // window is in the store whole or not at all, which is what makes a re-run after a kill exact.
 func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
 	total := 0
 	var rows [][]any
 	for _, sym := range w.symbols {
@@ -275,21 +325,24 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 			rows = append(rows, []any{sym, b.Start.Unix(), w.source, int64(b.Close), b.Volume})
 		}
 	}
-	if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO bars (symbol, minute, source, close, volume) VALUES`, 5, rows); err != nil {
-		return 0, fmt.Errorf("writing bars: %w", err)
-	}
 	cov := make([][]any, 0, len(w.symbols))
 	for _, sym := range w.symbols {
 		cov = append(cov, []any{w.source, sym, w.span.From.Unix(), w.span.To.Unix(), len(w.bars[sym])})
 	}
-	if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO coverage (source, symbol, win_from, win_to, bars) VALUES`, 5, cov); err != nil {
-		return 0, fmt.Errorf("writing coverage: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO windows (source, symbols, win_from, win_to, lead_in, requests, bars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		w.source, strings.Join(w.symbols, ","), w.span.From.Unix(), w.span.To.Unix(), boolInt(w.leadIn), w.requests, total); err != nil {
-		return 0, fmt.Errorf("writing the window: %w", err)
-	}
-	return total, tx.Commit()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO bars (symbol, minute, source, close, volume) VALUES`, 5, rows); err != nil {
+			return fmt.Errorf("writing bars: %w", err)
+		}
+		if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO coverage (source, symbol, win_from, win_to, bars) VALUES`, 5, cov); err != nil {
+			return fmt.Errorf("writing coverage: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO windows (source, symbols, win_from, win_to, lead_in, requests, bars) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			w.source, strings.Join(w.symbols, ","), w.span.From.Unix(), w.span.To.Unix(), boolInt(w.leadIn), w.requests, total); err != nil {
+			return fmt.Errorf("writing the window: %w", err)
+		}
+		return nil
+	})
+	return total, err
 }
 
 // Coverage lists the windows fetched for a source and symbol, sorted, as stored (not merged).
@@ -486,11 +539,13 @@ ORDER BY a.symbol, a.minute, q.ord`, args...)
 
 // rulesetID returns the id of a ruleset, adding it when new.
 func (s *Store) rulesetID(ctx context.Context, rules string) (int64, error) {
-	if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO rulesets (rules) VALUES (?)`, rules); err != nil {
-		return 0, err
-	}
 	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM rulesets WHERE rules = ?`, rules).Scan(&id)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO rulesets (rules) VALUES (?)`, rules); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT id FROM rulesets WHERE rules = ?`, rules).Scan(&id)
+	})
 	return id, err
 }
 
@@ -518,33 +573,6 @@ type answerRow struct {
 // what the store held for those minutes: quotes are deleted first, so a source dropped from the
 // spec leaves no stale provenance.
 func (s *Store) putAnswers(ctx context.Context, ruleset int64, rows []answerRow) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	// A first backfill of these minutes has no quotes to clear: one probe spares the deletes.
-	var held int
-	if len(rows) > 0 {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM answers WHERE symbol = ? AND minute >= ? AND minute <= ? LIMIT 1)`,
-			rows[0].symbol, rows[0].minute.Unix(), rows[len(rows)-1].minute.Unix()).Scan(&held); err != nil {
-			return err
-		}
-	}
-	const perDelete = 500
-	for i := 0; held > 0 && i < len(rows); i += perDelete {
-		part := rows[i:min(i+perDelete, len(rows))]
-		args := make([]any, 0, len(part)+1)
-		args = append(args, part[0].symbol)
-		for _, r := range part {
-			args = append(args, r.minute.Unix())
-		}
-		// rows of one call share a symbol (see reconcileSymbol)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM quotes WHERE symbol = ? AND minute IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...); err != nil {
-			return fmt.Errorf("clearing quotes: %w", err)
-		}
-	}
 	ans := make([][]any, 0, len(rows))
 	var quotes [][]any
 	for _, r := range rows {
@@ -558,27 +586,58 @@ func (s *Store) putAnswers(ctx context.Context, ruleset int64, rows []answerRow)
 			quotes = append(quotes, []any{r.symbol, r.minute.Unix(), r.ords[i], q.Source, string(q.Status), int64(q.Price), bar, q.DistanceCentiBps, q.Err})
 		}
 	}
-	if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO answers (symbol, minute, session, agreed, price, median, survivors, complete, reason, ruleset) VALUES`, 10, ans); err != nil {
-		return fmt.Errorf("writing answers: %w", err)
-	}
-	if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO quotes (symbol, minute, ord, source, status, price, bar, centibps, err) VALUES`, 9, quotes); err != nil {
-		return fmt.Errorf("writing quotes: %w", err)
-	}
-	return tx.Commit()
+	return s.write(ctx, func(tx *sql.Tx) error {
+		// A first backfill of these minutes has no quotes to clear: one probe spares the deletes.
+		var held int
+		if len(rows) > 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM answers WHERE symbol = ? AND minute >= ? AND minute <= ? LIMIT 1)`,
+				rows[0].symbol, rows[0].minute.Unix(), rows[len(rows)-1].minute.Unix()).Scan(&held); err != nil {
+				return err
+			}
+		}
+		const perDelete = 500
+		for i := 0; held > 0 && i < len(rows); i += perDelete {
+			part := rows[i:min(i+perDelete, len(rows))]
+			args := make([]any, 0, len(part)+1)
+			args = append(args, part[0].symbol)
+			for _, r := range part {
+				args = append(args, r.minute.Unix())
+			}
+			// rows of one call share a symbol (see reconcileSymbol)
+			if _, err := tx.ExecContext(ctx, `DELETE FROM quotes WHERE symbol = ? AND minute IN (`+
+				strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...); err != nil {
+				return fmt.Errorf("clearing quotes: %w", err)
+			}
+		}
+		if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO answers (symbol, minute, session, agreed, price, median, survivors, complete, reason, ruleset) VALUES`, 10, ans); err != nil {
+			return fmt.Errorf("writing answers: %w", err)
+		}
+		if err := insertRows(ctx, tx, `INSERT OR REPLACE INTO quotes (symbol, minute, ord, source, status, price, bar, centibps, err) VALUES`, 9, quotes); err != nil {
+			return fmt.Errorf("writing quotes: %w", err)
+		}
+		return nil
+	})
 }
 
 // beginRun records a run's start; endRun its end and summary.
 func (s *Store) beginRun(ctx context.Context, started time.Time, args string) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO runs (started, args) VALUES (?, ?)`, started.UTC().Format(time.RFC3339Nano), args)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var id int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO runs (started, args) VALUES (?, ?)`, started.UTC().Format(time.RFC3339Nano), args)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, err
 }
 
 func (s *Store) endRun(ctx context.Context, id int64, finished time.Time, summary string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE runs SET finished = ?, summary = ? WHERE id = ?`, finished.UTC().Format(time.RFC3339Nano), summary, id)
-	return err
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET finished = ?, summary = ? WHERE id = ?`, finished.UTC().Format(time.RFC3339Nano), summary, id)
+		return err
+	})
 }
 
 func boolInt(b bool) int {

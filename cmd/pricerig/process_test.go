@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/pricerig/pricerig/sources/sim"
+)
+
+// asMain is the variable that makes the test binary run pricerig's main instead of the tests:
+// the tests below start real pricerig processes (two at once on one store, one to send SIGINT
+// to) without building a second binary.
+const asMain = "PRICERIG_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main() // exits
+	}
+	os.Exit(m.Run())
+}
+
+// proc is a pricerig process started by a test.
+type proc struct {
+	cmd         *exec.Cmd
+	out, stderr bytes.Buffer
+	done        chan struct{}
+	err         error
+}
+
+// startPricerig starts pricerig with args as its own process; the test's cleanup kills it if it
+// is still running.
+func startPricerig(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{done: make(chan struct{})}
+	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd.Env = append(os.Environ(), asMain+"=1")
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the process to exit and returns its exit code; a process still running after
+// limit fails the test (the bound is generous: it only keeps a hung process from hanging the
+// test, it measures nothing).
+func (p *proc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		t.Fatalf("pricerig %s still running after %s\nstderr: %s", strings.Join(p.cmd.Args[1:], " "), limit, p.stderr.String())
+	}
+	if p.cmd.ProcessState == nil {
+		t.Fatalf("no process state: %v", p.err)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// processSim serves the simulator on the wall clock, for pricerig processes (which read the
+// wall clock), and writes a spec of three sources with no rate limit worth the name.
+func processSim(t *testing.T) (url, config string) {
+	t.Helper()
+	srv := sim.New(sim.Options{Seed: 5})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	config = filepath.Join(t.TempDir(), "sources.yaml")
+	spec := `version: 1
+reconcile: {min_sources: 2, outlier_bps: 25, max_carry: 96h, sessions: [pre, regular, post]}
+sources:
+  alpaca: {type: alpaca, base_url: https://data.alpaca.markets, key_env: ALPACA_API_KEY_ID, secret_env: ALPACA_API_SECRET_KEY, feed: iex, rate: 1000/s}
+  massive: {type: massive, base_url: https://api.massive.com, key_env: MASSIVE_API_KEY, rate: 1000/s, delay: 0s}
+  alphavantage: {type: alphavantage, base_url: https://www.alphavantage.co, key_env: ALPHAVANTAGE_API_KEY, rate: 1000/s, delay: 0s}
+feeds:
+  NVDA: {alpaca: NVDA, massive: NVDA, alphavantage: NVDA}
+  TSLA: {alpaca: TSLA, massive: TSLA, alphavantage: TSLA}
+  SPY: {alpaca: SPY, massive: SPY, alphavantage: SPY}
+`
+	if err := os.WriteFile(config, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return hs.URL, config
+}
+
+// dumpStore is the content of a store's data tables, one line per row in key order: what two
+// stores must share to hold the same history. The runs table (one row per run) is left out.
+func dumpStore(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var sb strings.Builder
+	for _, q := range []string{
+		`SELECT symbol, minute, source, close, volume FROM bars ORDER BY symbol, minute, source`,
+		`SELECT source, symbol, win_from, win_to, bars FROM coverage ORDER BY source, symbol, win_from`,
+		`SELECT a.symbol, a.minute, a.session, a.agreed, a.price, a.median, a.survivors, a.complete, a.reason, r.rules FROM answers a JOIN rulesets r ON r.id = a.ruleset ORDER BY a.symbol, a.minute`,
+		`SELECT symbol, minute, ord, source, status, price, bar, centibps, err FROM quotes ORDER BY symbol, minute, ord`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		n := 0
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&sb, vals...)
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if n == 0 {
+			t.Fatalf("%s: no rows", q)
+		}
+	}
+	return sb.String()
+}
