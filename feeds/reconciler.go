@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -443,13 +444,13 @@ func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, minute
 		if errors.Is(err, sources.ErrNoData) {
 			return sources.Bar{}, false, false // an empty window, as some providers report it
 		}
-		q.Status, q.Err = classify(err), err.Error()
+		q.Status, q.Err = classify(err), redact.String(err.Error())
 		return sources.Bar{}, false, true
 	}
 	if t.adjusted {
 		bars, err = Unadjust(bars, t.splits, now)
 		if err != nil {
-			q.Status, q.Err = StatusError, err.Error()
+			q.Status, q.Err = StatusError, redact.String(err.Error())
 			return sources.Bar{}, false, true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 )
 
 // DateRange is a run of calendar dates, both inclusive, as UTC midnights; format them with
@@ -304,25 +305,36 @@ func (c *Client) Adopt(status int, err error) error {
 	return c.Fail(ErrBadResponse, status, err.Error())
 }
 
-// FirstLine is the first line of a body, trimmed and clipped to 200 bytes: the provider's words
-// for an error that has no message field.
+// FirstLine is the first line of a body, trimmed: the provider's words for an error that has no
+// message field. It is not cut to an error's length here: the client redacts the whole of it
+// first (Fail, StatusError), and only bounds it at maxText so a huge line costs little.
 func FirstLine(body []byte) string {
+	if len(body) > 2*maxText {
+		body = body[:2*maxText]
+	}
 	s := strings.TrimSpace(string(body))
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return clipText(s)
 }
 
-func clipText(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 200 {
-		return s[:200] + "…"
+// BodyText is a whole body as the text of an error message, trimmed and bounded at maxText; the
+// client redacts it before it cuts it to MaxMessage.
+func BodyText(body []byte) string {
+	if len(body) > 2*maxText {
+		body = body[:2*maxText]
 	}
-	return s
+	return clipText(string(body))
+}
+
+// maxText bounds text lifted from a body before it is redacted. The ellipsis of that cut tells the
+// redactor to drop a secret's start standing before it; the error's own cut (MaxMessage) comes
+// after redaction.
+const maxText = 4096
+
+func clipText(s string) string {
+	return redact.Clip(strings.TrimSpace(s), maxText)
 }
 
 // Keyed is the start every keyed adapter's New shares: its options checked against f, the key

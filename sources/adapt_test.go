@@ -190,9 +190,37 @@ func TestProviderMessage(t *testing.T) {
 			t.Errorf("ProviderMessage(%q) = %q, want %q", body, got, want)
 		}
 	}
-	long := `{"error":"` + strings.Repeat("x", 500) + `"}`
-	if got := ProviderMessage([]byte(long)); len(got) > 210 {
-		t.Errorf("long message not clipped: %d bytes", len(got))
+	long := `{"error":"` + strings.Repeat("x", 50000) + `"}`
+	if got := ProviderMessage([]byte(long)); len(got) > maxText+len("…") {
+		t.Errorf("long message not bounded: %d bytes", len(got))
+	}
+	c := NewClient(Settings{Name: "p"}, Deps{}, ClientOptions{})
+	if e := c.ResponseError(&Response{Status: 400, Body: []byte(long)}); len(e.Msg) > MaxMessage+len("…") {
+		t.Errorf("error message not clipped: %d bytes", len(e.Msg))
+	}
+}
+
+// TestSecretAcrossTheCut puts the key at every position around the error's 200-byte cut, in each
+// way a body reaches an error (a message field, a first line, a parser's error), and checks that
+// no part of it survives: redaction happens on the whole text, before the cut.
+func TestSecretAcrossTheCut(t *testing.T) {
+	const key = "cutKEY-0123456789-abcdef"
+	c := NewClient(Settings{Name: "p", Key: key}, Deps{}, ClientOptions{})
+	for pos := MaxMessage - len(key) - 2; pos <= MaxMessage+2; pos++ {
+		pad := strings.Repeat("y", pos)
+		for name, err := range map[string]*Error{
+			"message field": c.ResponseError(&Response{Status: 400, Body: []byte(`{"error":"` + pad + key + ` and more words"}`)}),
+			"first line":    c.ResponseError(&Response{Status: 400, Body: []byte(pad + key + " and more words\nline 2")}),
+			"status":        c.StatusError(&Response{Status: 500}, pad+key+strings.Repeat("z", 300)),
+			"parser":        c.Adopt(200, Errorf("", ErrBadResponse, "%s%s tail", pad, key)).(*Error),
+			"query":         c.Fail(ErrBadResponse, 0, pad+"apikey="+key+"&x=1"),
+		} {
+			for k := 2; k <= len(key); k++ {
+				if strings.Contains(err.Error(), key[:k]) {
+					t.Fatalf("%s, key at %d: %q holds %q", name, pos, err.Error(), key[:k])
+				}
+			}
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/go-resty/resty/v2"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
+
+	"github.com/pricerig/pricerig/redact"
 )
 
 // BrowserUserAgent is sent to providers that turn away non-browser clients (Yahoo answers
@@ -105,8 +106,9 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 			}
 		}
 	}
-	// longest first, so a secret that contains another is replaced whole
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	// every output of the process (logs, --json, stored rows) redacts them too, not only this
+	// client's errors
+	redact.Register(secrets...)
 	return &Client{
 		name:    s.Name,
 		base:    strings.TrimRight(s.BaseURL, "/"),
@@ -114,7 +116,7 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		limiter: s.Rate.Limiter(),
 		retries: retries,
 		deps:    d,
-		secrets: secrets,
+		secrets: redact.Secrets(secrets...),
 		Sleep:   sleepCtx,
 	}
 }
@@ -293,16 +295,25 @@ func (c *Client) StatusError(r *Response, msg string) *Error {
 	case r.Status >= 500:
 		kind = ErrUnavailable
 	}
-	e := &Error{Source: c.name, Kind: kind, Status: r.Status, Msg: c.Redact(msg)}
+	e := &Error{Source: c.name, Kind: kind, Status: r.Status, Msg: c.message(msg)}
 	if kind == ErrRateLimited {
 		e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
 	}
 	return e
 }
 
-// Fail builds an *Error of a kind for this source, with the message redacted.
+// Fail builds an *Error of a kind for this source, with the message redacted and then clipped.
 func (c *Client) Fail(kind error, status int, msg string) *Error {
-	return &Error{Source: c.name, Kind: kind, Status: status, Msg: c.Redact(msg)}
+	return &Error{Source: c.name, Kind: kind, Status: status, Msg: c.message(msg)}
+}
+
+// MaxMessage is how long an error's message may be: the provider's words, redacted, then cut.
+const MaxMessage = 200
+
+// message is the one place the sources layer cuts a message for an error: after redacting the
+// whole of it, so a secret that straddles the cut is gone, not halved.
+func (c *Client) message(msg string) string {
+	return redact.Clip(c.Redact(msg), MaxMessage)
 }
 
 // RetryAfter reads how long a provider asked us to wait: Retry-After in seconds or as an HTTP
@@ -332,7 +343,6 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-var secretParam = regexp.MustCompile(`(?i)((?:api_?key|apikey|token|access_token|key|secret|password)=)[^&\s"']+`)
 var secretHeaderWords = []string{"authorization", "key", "secret", "token"}
 
 func isSecretHeader(name string) bool {
@@ -345,21 +355,18 @@ func isSecretHeader(name string) bool {
 	return false
 }
 
-// Redact removes the source's secrets from a string: every literal key or secret value, and the
-// value of any apiKey=, apikey=, token=, key=, secret= query parameter.
+// Redact removes the source's secrets from a string: every literal key or secret value (as is
+// and query-escaped), every secret the process registered, the value of any apiKey=, apikey=,
+// token=, key=, secret= query parameter, and the start of a secret a clip cut through (see
+// package redact).
 func (c *Client) Redact(s string) string {
-	for _, v := range c.secrets {
-		s = strings.ReplaceAll(s, v, "REDACTED")
-		if esc := url.QueryEscape(v); esc != v {
-			s = strings.ReplaceAll(s, esc, "REDACTED")
-		}
-	}
-	return Redact(s)
+	return redact.With(s, c.secrets)
 }
 
-// Redact removes the values of secret-looking query parameters from a string.
+// Redact removes every registered secret and the values of secret-looking query parameters from
+// a string.
 func Redact(s string) string {
-	return secretParam.ReplaceAllString(s, "${1}REDACTED")
+	return redact.String(s)
 }
 
 // Window is a half-open span of time [From, To).

@@ -21,6 +21,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -163,9 +164,11 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.History = audit.StoreHistory{Store: st}
 	}
 	if f.rpc != "" {
+		// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
+		redact.Register(redact.URLSecrets(f.rpc)...)
 		client, err := ethclient.DialContext(ctx, f.rpc)
 		if err != nil {
-			return failedToRun("--rpc %s: %v", f.rpc, err)
+			return failedToRun("--rpc %s: %v", redact.URL(f.rpc), err)
 		}
 		defer client.Close()
 		cfg.Chain = client

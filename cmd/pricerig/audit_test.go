@@ -407,3 +407,26 @@ func TestAuditHistoryGaps(t *testing.T) {
 		t.Errorf("findings %v", got)
 	}
 }
+
+// TestAuditRPCSecretsRedacted gives --rpc a URL that carries credentials in each place node
+// providers put them (user:pass@, a /v3/KEY path, a key parameter); none may reach the JSON
+// report or stderr, though the failed balances check quotes the URL.
+func TestAuditRPCSecretsRedacted(t *testing.T) {
+	noEnv(t)
+	_, url := startSim(t, auditNow)
+	const pass, key, param = "pw-sEcReT-4242", "0123456789abcdef0123456789abcdef", "tok-sEcReT-9898"
+	rpc := "http://user:" + pass + "@127.0.0.1:1/v3/" + key + "?apikey=" + param
+	code, out, stderr := runCLI(t, "audit", "--json", "--sim", url, "--minutes", "1", "--symbol", "SPY",
+		"--rpc", rpc, "--address", "0x00000000000000000000000000000000000000aa")
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if !strings.Contains(out+stderr, "127.0.0.1:1") {
+		t.Fatalf("the failure does not name the endpoint at all, so the check proves nothing:\n%s\n%s", out, stderr)
+	}
+	for _, s := range []string{pass, key, param} {
+		if strings.Contains(out, s) || strings.Contains(stderr, s) {
+			t.Errorf("%q printed:\nstdout %s\nstderr %s", s, out, stderr)
+		}
+	}
+}

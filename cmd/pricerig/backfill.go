@@ -21,6 +21,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -218,7 +219,7 @@ func progressMode(flag string, stderr io.Writer) (string, error) {
 	case "bar", "log", "off":
 		return flag, nil
 	case "auto", "":
-		if f, ok := stderr.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		if f, ok := redact.Underlying(stderr).(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
 			return "bar", nil
 		}
 		return "log", nil

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pricerig/pricerig/redact"
 )
 
 // Exit codes shared by every command.
@@ -88,6 +90,10 @@ reconciles them to one exact answer (price × 10^8). The same engine answers Age
 
 // run executes the command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Everything a command writes passes the redactor: the keys of every source built and the
+	// credentials of an --rpc URL are registered as they are read, and no output path (an
+	// error, a log line, a --json field) can print them.
+	stdout, stderr = redact.Writer(stdout), redact.Writer(stderr)
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(a)
 	root.SetArgs(args)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -132,9 +133,11 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	logger := slog.New(handler)
 
+	// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
+	redact.Register(redact.URLSecrets(f.rpc)...)
 	client, err := ethclient.DialContext(ctx, f.rpc)
 	if err != nil {
-		return failed("rpc %s: %v", f.rpc, err)
+		return failed("rpc %s: %v", redact.URL(f.rpc), err)
 	}
 	defer client.Close()
 	journal, err := rig.OpenJournal(f.journal)

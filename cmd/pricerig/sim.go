@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -88,7 +89,9 @@ Faults, for trying the audit and the reconciler against a broken source (each fl
 			}
 			ctx := cmd.Context()
 			root := "http://" + ln.Addr().String()
-			printSimSetup(a.stdout, s, root, seed)
+			// the simulator's key is public (it is its setup), not a secret to redact even when
+			// a source in this process was built with it
+			printSimSetup(redact.Underlying(a.stdout), s, root, seed)
 
 			srv := &http.Server{
 				Handler:           s,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -614,7 +615,7 @@ var requestURL = regexp.MustCompile(`(Get|GET) "[^"]*": `)
 // failReason is an error as a gap states it: without the request URL, which differs per window
 // and would keep the gaps of consecutive windows that failed alike from reading as one.
 func failReason(err error) string {
-	return requestURL.ReplaceAllString(err.Error(), "")
+	return redact.String(requestURL.ReplaceAllString(err.Error(), ""))
 }
 
 // badSymbol reports whether a symbol of the batch was found unknown to the source earlier.

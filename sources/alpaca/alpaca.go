@@ -214,12 +214,9 @@ func (s *Source) statusError(resp *sources.Response) error {
 	var b struct {
 		Message string `json:"message"`
 	}
-	msg := strings.TrimSpace(string(resp.Body))
+	msg := sources.BodyText(resp.Body)
 	if json.Unmarshal(resp.Body, &b) == nil && b.Message != "" {
 		msg = b.Message
-	}
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
 	}
 	if (resp.Status == http.StatusUnprocessableEntity || resp.Status == http.StatusBadRequest || resp.Status == http.StatusNotFound) &&
 		strings.Contains(strings.ToLower(msg), "symbol") {

@@ -172,10 +172,7 @@ func (s *Source) nextPage(next string) (string, error) {
 func (s *Source) statusError(resp *sources.Response) error {
 	msg := message(resp.Body)
 	if msg == "" {
-		msg = strings.TrimSpace(string(resp.Body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		msg = sources.BodyText(resp.Body)
 	}
 	return s.client.StatusError(resp, msg)
 }

@@ -122,10 +122,7 @@ func (s *Source) statusError(resp *sources.Response) error {
 	code, desc := chartError(resp.Body)
 	msg := desc
 	if msg == "" {
-		msg = strings.TrimSpace(string(resp.Body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		msg = sources.BodyText(resp.Body)
 	}
 	switch {
 	case resp.Status == http.StatusNotFound || code == "Not Found":
