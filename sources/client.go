@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -31,12 +32,24 @@ const (
 	DefaultRetries = 2
 	maxBackoff     = 30 * time.Second
 	maxBodyBytes   = 64 << 20
+	// MaxRedirects is how many same-origin redirects one request follows.
+	MaxRedirects = 3
 )
+
+// ErrRedirect is the cause of an *Error (kind ErrBadResponse) when a provider redirected a
+// request where the client does not follow: to another origin (scheme, host or port) than the
+// source's own, or more than MaxRedirects times. Following would hand the source's key headers,
+// its key query parameter and a Referer quoting them to whoever the Location names.
+var ErrRedirect = errors.New("redirect not followed")
 
 // ClientOptions are an adapter's needs of the shared client.
 type ClientOptions struct {
 	BrowserUA bool              // send BrowserUserAgent instead of pricerig's own
 	Header    map[string]string // headers on every request (auth headers go here; they are redacted)
+	// Origins are origins besides base_url's own ("https://api.polygon.io") that the provider
+	// is documented to answer on: a redirect or a next-page link there is followed with the
+	// key, as to the base. Any other origin is refused (see Trusted).
+	Origins []string
 }
 
 // Client is the HTTP plumbing every adapter shares: one resty client per source with a timeout,
@@ -46,6 +59,7 @@ type ClientOptions struct {
 type Client struct {
 	name    string
 	base    string
+	origins []string // scheme://host:port the key may go to, base_url's first
 	rc      *resty.Client
 	limiter *rate.Limiter
 	retries int
@@ -109,7 +123,7 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 	// every output of the process (logs, --json, stored rows) redacts them too, not only this
 	// client's errors
 	redact.Register(secrets...)
-	return &Client{
+	c := &Client{
 		name:    s.Name,
 		base:    strings.TrimRight(s.BaseURL, "/"),
 		rc:      rc,
@@ -119,6 +133,64 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		secrets: redact.Secrets(secrets...),
 		Sleep:   sleepCtx,
 	}
+	for _, o := range append([]string{s.BaseURL}, o.Origins...) {
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			c.origins = append(c.origins, Origin(u))
+		}
+	}
+	rc.SetRedirectPolicy(resty.RedirectPolicyFunc(c.checkRedirect))
+	return c
+}
+
+// Origin is a URL's scheme://host:port, lower case, with the scheme's default port written out,
+// so https://Api.Example.com and https://api.example.com:443 are one origin.
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// Trusted reports whether the source's key may be sent to u: u is http(s) and its origin is
+// base_url's or one the adapter declared (ClientOptions.Origins). It is the one rule for both a
+// redirect the client is asked to follow and a next-page URL a body names.
+func (c *Client) Trusted(u *url.URL) bool {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	o := Origin(u)
+	for _, have := range c.origins {
+		if o == have {
+			return true
+		}
+	}
+	return false
+}
+
+// redirectError is why a redirect was not followed; it unwraps to ErrRedirect.
+type redirectError struct{ why string }
+
+func (e *redirectError) Error() string { return e.why }
+func (e *redirectError) Unwrap() error { return ErrRedirect }
+
+// checkRedirect is the client's redirect policy: a redirect is followed only to a trusted
+// origin, at most MaxRedirects times. A refused one ends the request with ErrRedirect; the key
+// never leaves for another origin, not in a header, not in the query, not in a Referer.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > MaxRedirects {
+		return &redirectError{fmt.Sprintf("more than %d redirects", MaxRedirects)}
+	}
+	if !c.Trusted(req.URL) {
+		return &redirectError{fmt.Sprintf("redirected to another origin (%s): not followed, the key is not sent there", Origin(req.URL))}
+	}
+	return nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -146,6 +218,8 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 	target := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		target = c.base + "/" + strings.TrimLeft(path, "/")
+	} else if u, err := url.Parse(path); err != nil || !c.Trusted(u) {
+		return nil, &Error{Source: c.name, Kind: ErrBadResponse, Msg: c.message("asked to fetch " + path + " on another origin: not sent, the key is not sent there"), Err: ErrRedirect}
 	}
 	if len(query) > 0 {
 		sep := "?"
@@ -186,6 +260,12 @@ func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 			resp, err = c.read(raw, target)
 		}
 		if err != nil {
+			if errors.Is(err, ErrRedirect) {
+				// the provider's answer, not a transient failure: asking again gets it again
+				var re *redirectError
+				errors.As(err, &re)
+				return nil, &Error{Source: c.name, Kind: ErrBadResponse, Msg: c.message(re.why), Err: ErrRedirect}
+			}
 			if ctx.Err() != nil || attempt >= c.retries {
 				return nil, c.transportError(err)
 			}

@@ -522,3 +522,45 @@ func TestTidy(t *testing.T) {
 		t.Errorf("Tidy(nil) = %#v, want an empty non-nil slice", got)
 	}
 }
+
+func TestTrustedOrigins(t *testing.T) {
+	c := NewClient(Settings{Name: "p", BaseURL: "https://API.example.com/v2"}, Deps{}, ClientOptions{Origins: []string{"https://other.example.net"}})
+	for raw, want := range map[string]bool{
+		"https://api.example.com/next?c=1":     true,
+		"https://api.example.com:443/x":        true,
+		"https://other.example.net/x":          true,
+		"http://api.example.com/x":             false, // another scheme
+		"https://api.example.com:8443/x":       false, // another port
+		"https://api.example.com.evil.test/x":  false,
+		"https://evil.test/api.example.com/x":  false,
+		"ftp://api.example.com/x":              false,
+		"https://user@api.example.com.evil/x/": false,
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Trusted(u); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// An absolute URL handed to Get (a next-page link a body names) on another origin is never
+// asked: the key would go with it.
+func TestGetRefusesAnotherOrigin(t *testing.T) {
+	srv := &scripted{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	other := &scripted{}
+	ots := httptest.NewServer(other)
+	defer ots.Close()
+	c, _ := newTestClient(ts.URL, Settings{Key: "getKEY-123456"}, ClientOptions{Header: map[string]string{"X-Api-Key": "getKEY-123456"}})
+	_, err := c.Get(context.Background(), ots.URL+"/next", url.Values{"apikey": {"getKEY-123456"}})
+	if !errors.Is(err, ErrRedirect) || !errors.Is(err, ErrBadResponse) || other.Hits() != 0 {
+		t.Fatalf("error %v, %d requests to the other origin", err, other.Hits())
+	}
+	if strings.Contains(err.Error(), "getKEY-123456") {
+		t.Errorf("error %q holds the key", err)
+	}
+}

@@ -33,10 +33,11 @@ const (
 // DefaultRate is the free plan's 5 requests a minute.
 var DefaultRate = sources.Rate{N: 5, Per: time.Minute}
 
-// Hosts Massive's own next_url may point at besides the configured base: the API moved from
-// api.polygon.io to api.massive.com in 2025 and answers on both. The key is re-added only to
-// these or to the base's own host, never to a host a body names.
-var knownHosts = map[string]bool{"api.polygon.io": true, "api.massive.com": true}
+// Origins Massive's own next_url (or a redirect) may point at besides the configured base: the
+// API moved from api.polygon.io to api.massive.com in 2025 and answers on both. The key is
+// re-added only to these or to the base's own origin, never to one a body names (the client's
+// Trusted rule, which its redirect policy applies too).
+var knownOrigins = []string{"https://api.polygon.io", "https://api.massive.com"}
 
 var options = map[string]string{
 	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
@@ -90,7 +91,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		name:   s.Name,
 		key:    s.Key,
 		base:   base,
-		client: sources.NewClient(s, d, sources.ClientOptions{}),
+		client: sources.NewClient(s, d, sources.ClientOptions{Origins: knownOrigins}),
 		now:    d.Now,
 		cov: sources.Coverage{
 			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
@@ -160,8 +161,8 @@ func (s *Source) nextPage(next string) (string, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 		return "", sources.Errorf("", sources.ErrBadResponse, "next_url %q is not an http(s) URL", sources.Redact(next))
 	}
-	if u.Host != s.base.Host && !knownHosts[strings.ToLower(u.Hostname())] {
-		return "", sources.Errorf("", sources.ErrBadResponse, "next_url points at %q, not at %q: the key is not sent there", u.Host, s.base.Host)
+	if !s.client.Trusted(u) {
+		return "", sources.Errorf("", sources.ErrBadResponse, "next_url points at %s, not at %s: the key is not sent there", sources.Origin(u), sources.Origin(s.base))
 	}
 	q := u.Query()
 	q.Del("apiKey")
