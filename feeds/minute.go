@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pricerig/pricerig/market"
 )
 
 // maxUnix is 9999-12-31T23:59:59Z, the last instant RFC 3339 can write.
@@ -37,11 +39,15 @@ func ParseTime(text string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%w: %q (want RFC 3339 like 2026-11-27T15:30:00Z, or unix seconds)", ErrBadTime, clipText(text))
 }
 
-// ParseMinute is ParseTime for a minute: the instant must be aligned to 60 s (ErrUnaligned).
+// ParseMinute is ParseTime for a minute: the instant must be aligned to 60 s (ErrUnaligned) and
+// not before the market calendar's first year (ErrBeforeCalendar).
 func ParseMinute(text string) (time.Time, error) {
 	t, err := ParseTime(text)
 	if err != nil {
 		return time.Time{}, err
+	}
+	if t.Year() < market.FirstYear {
+		return time.Time{}, fmt.Errorf("%w: %s", ErrBeforeCalendar, t.Format(time.RFC3339Nano))
 	}
 	if !Aligned(t) {
 		return time.Time{}, fmt.Errorf("%w: %s", ErrUnaligned, t.Format(time.RFC3339Nano))

@@ -16,11 +16,12 @@ import (
 
 // Errors of Price. A Result comes back with ErrNoAnswer and ErrTooOld too, for its provenance.
 var (
-	ErrUnknownSymbol = errors.New("unknown symbol")
-	ErrUnaligned     = errors.New("minute is not aligned to 60 s")
-	ErrNotClosed     = errors.New("minute has not closed yet")
-	ErrTooOld        = errors.New("minute is older than every source's 1-minute history")
-	ErrNoAnswer      = errors.New("no answer")
+	ErrUnknownSymbol  = errors.New("unknown symbol")
+	ErrUnaligned      = errors.New("minute is not aligned to 60 s")
+	ErrBeforeCalendar = fmt.Errorf("minute is before %d, the first year of the market calendar", market.FirstYear)
+	ErrNotClosed      = errors.New("minute has not closed yet")
+	ErrTooOld         = errors.New("minute is older than every source's 1-minute history")
+	ErrNoAnswer       = errors.New("no answer")
 )
 
 // Deps are what a Reconciler gets from its host. Now is the clock every decision reads (is the
@@ -187,6 +188,9 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 	minute = minute.UTC()
 	if !Aligned(minute) {
 		return Result{}, fmt.Errorf("%w: %s", ErrUnaligned, minute.Format(time.RFC3339Nano))
+	}
+	if minute.UTC().Year() < market.FirstYear {
+		return Result{}, fmt.Errorf("%w: %s", ErrBeforeCalendar, minute.UTC().Format(time.RFC3339))
 	}
 	feed, ok := r.Feed(symbol)
 	if !ok {

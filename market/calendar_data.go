@@ -12,6 +12,12 @@ const (
 	LastTabulatedYear  = 2028
 )
 
+// FirstYear is the first year the calendar answers for; the commands and the reconciler refuse a
+// minute before it. Before 1883-11-18 New York kept local mean time (UTC−4:56:02), so session
+// bounds there are not whole UTC minutes, and the standing rules the estimates apply (and any
+// source's 1-minute history) are far younger still. 1970 is also where unix seconds begin.
+const FirstYear = 1970
+
 // Holiday names, as DayInfo.Holiday reports them.
 const (
 	NewYearsDay         = "New Year's Day"

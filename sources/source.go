@@ -39,12 +39,15 @@ const (
 // Coverage is what a source can answer: it lets the reconciler skip a source for a minute it
 // cannot see, and backfill plan its windows.
 type Coverage struct {
-	Sessions   []market.Session // sessions whose trades the bars include
-	Lookback   time.Duration    // how far back 1-minute history reaches; 0 means no limit
-	MaxWindow  time.Duration    // widest [from, to) one request may ask for
-	Adjustment Adjustment       // of the bars Bars returns
-	Delay      time.Duration    // how long after a minute closes its bar can be asked for
-	Rate       Rate             // the request rate the source is held to
+	Sessions []market.Session // sessions whose trades the bars include
+	Lookback time.Duration    // how far back 1-minute history reaches; 0 means no limit
+	// Since is the oldest minute the provider's 1-minute history holds at all, whatever the
+	// plan (Alpha Vantage: 2000-01); zero when the provider does not say.
+	Since      time.Time
+	MaxWindow  time.Duration // widest [from, to) one request may ask for
+	Adjustment Adjustment    // of the bars Bars returns
+	Delay      time.Duration // how long after a minute closes its bar can be asked for
+	Rate       Rate          // the request rate the source is held to
 }
 
 // Covers reports whether the coverage includes a session.

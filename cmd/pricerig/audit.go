@@ -211,6 +211,13 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 	var cfg audit.Config
 	fl := cmd.Flags()
+	for _, name := range []string{"journal", "db"} {
+		if fl.Changed(name) {
+			if err := storePath("--"+name, fl.Lookup(name).Value.String()); err != nil {
+				return cfg, err
+			}
+		}
+	}
 	switch {
 	case fl.Changed("minutes") && fl.Changed("since"):
 		return cfg, badInput("give --minutes or --since, not both")

@@ -67,7 +67,10 @@ kill or a failed window — fetches only what is missing and ends with the same 
 uninterrupted run. Ctrl-C stops at a transaction boundary.
 
 A DATE (2025-11-03) is a New York calendar date: --from starts at its midnight, --to includes
-the whole date. A TIME is RFC 3339 or unix seconds, on a whole minute; --to is exclusive.
+the whole date. A TIME is RFC 3339 or unix seconds, on a whole minute; --to is exclusive. A range
+that is reversed, reaches past today, starts before 1970, or holds no minute any selected source
+serves (all before its history, or not published yet) is refused before the store is created.
+Two backfills may run on one --db at once: each waits for the other's writes.
 
 On a terminal it draws a progress bar per source; otherwise it logs progress every 10 s. At the
 end it prints a summary (--json: one JSON object). Exit 0 when every window was fetched; 1 when
@@ -97,16 +100,14 @@ interrupted or a window failed (run it again); 2 for bad input.
 			if err != nil {
 				return badInput("--progress: %v", err)
 			}
+			if err := storePath("--db", db); err != nil {
+				return err
+			}
 			spec, err := sf.load()
 			if err != nil {
 				return err
 			}
 			a.warn(spec)
-			store, err := history.Open(db)
-			if err != nil {
-				return failed("%v", err)
-			}
-			defer store.Close()
 
 			var show *barDisplay
 			logOut := a.stderr
@@ -118,15 +119,25 @@ interrupted or a window failed (run it again); 2 for bad input.
 			if mode == "log" {
 				logger = slog.New(slog.NewTextHandler(logOut, nil))
 			}
-			b, err := history.New(store, history.Options{
+			opts := history.Options{
 				Spec: spec, Symbols: splitUpper(symbolsText), Sources: splitList(sourcesText), Sessions: sessions,
 				From: from, To: to, Clock: backfillClock, Deps: sources.Deps{Logger: logger}, Logger: logger,
-			})
-			if errors.Is(err, history.ErrBadInput) {
-				return badInput("%s", strings.TrimPrefix(err.Error(), history.ErrBadInput.Error()+": "))
 			}
+			// refused input leaves nothing behind: the store's file is made only for a run
+			if err := history.Check(opts); err != nil {
+				return backfillError(err)
+			}
+			store, err := history.Open(db)
 			if err != nil {
 				return failed("%v", err)
+			}
+			defer store.Close()
+			b, err := history.NewContext(cmd.Context(), store, opts)
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return failed("interrupted while planning: nothing was fetched; run the same command again")
+				}
+				return backfillError(err)
 			}
 
 			stop := make(chan struct{})
@@ -177,6 +188,22 @@ interrupted or a window failed (run it again); 2 for bad input.
 	return cmd
 }
 
+// backfillError is exit 2 for the backfill's bad input, 1 otherwise.
+func backfillError(err error) error {
+	if errors.Is(err, history.ErrBadInput) {
+		return badInput("%s", strings.TrimPrefix(err.Error(), history.ErrBadInput.Error()+": "))
+	}
+	return failed("%v", err)
+}
+
+// storePath refuses an empty path for a store or journal flag: "" names no file.
+func storePath(flag, path string) error {
+	if strings.TrimSpace(path) == "" {
+		return badInput("%s: an empty path names no file", flag)
+	}
+	return nil
+}
+
 var dateOnly = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 // parseBound reads --from or --to: a New York date (an end includes the whole date) or a minute.
@@ -186,6 +213,10 @@ func parseBound(text string, end bool) (time.Time, error) {
 		d, err := time.ParseInLocation(time.DateOnly, s, market.NewYork)
 		if err != nil {
 			return time.Time{}, fmt.Errorf("%q is not a date: %v", s, err)
+		}
+		if d.Year() < market.FirstYear {
+			// New York kept local mean time before 1883: its midnight is no whole UTC minute
+			return time.Time{}, fmt.Errorf("%s is before %d, the first year of the market calendar", s, market.FirstYear)
 		}
 		if end {
 			d = d.AddDate(0, 0, 1)
@@ -454,8 +485,8 @@ out: such a minute is not the answer 'pricerig price' would give.`,
 				return badInput("--to %s is not after --from %s", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 			}
 			q.Symbols = splitUpper(symbolsText)
-			if _, err := os.Stat(db); err != nil {
-				return badInput("--db %s: %v", db, err)
+			if err := mustExist("--db", db); err != nil {
+				return err
 			}
 			store, err := history.Open(db)
 			if err != nil {
@@ -495,8 +526,8 @@ out: such a minute is not the answer 'pricerig price' would give.`,
 // it (done is true) and says that it came from the store; otherwise it says why not on stderr
 // and the caller asks the sources.
 func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	if _, err := os.Stat(db); err != nil {
-		return false, badInput("--db %s: %v", db, err)
+	if err := mustExist("--db", db); err != nil {
+		return false, err
 	}
 	store, err := history.Open(db)
 	if err != nil {

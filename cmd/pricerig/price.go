@@ -72,6 +72,11 @@ symbol, malformed or unaligned minute, a bad spec).`,
   pricerig price --sim http://127.0.0.1:8787 --json SPY 2026-11-27T15:30:00Z`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("db") {
+				if err := storePath("--db", db); err != nil {
+					return err
+				}
+			}
 			symbol := strings.ToUpper(strings.TrimSpace(args[0]))
 			minute, err := feeds.ParseMinute(args[1])
 			if err != nil {
@@ -96,7 +101,7 @@ symbol, malformed or unaligned minute, a bad spec).`,
 			}
 			res, err := r.Price(cmd.Context(), symbol, minute)
 			switch {
-			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned):
+			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
 				return badInput("%v", err)
 			case errors.Is(err, feeds.ErrNotClosed):
 				return failed("%v", err)

@@ -71,6 +71,14 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
   PRICERIG_DEV_KEY=… pricerig rig --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := storePath("--journal", f.journal); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("db") {
+				if err := mustExist("--db", f.db); err != nil {
+					return err
+				}
+			}
 			return runRig(cmd.Context(), a, f)
 		},
 	}
@@ -140,11 +148,22 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return failed("rpc %s: %v", redact.URL(f.rpc), err)
 	}
 	defer client.Close()
+	// Reach the chain before the journal is made: a rig that cannot start leaves no file.
+	if _, err := client.ChainID(ctx); err != nil {
+		return failed("rpc %s: %v", f.rpc, err)
+	}
+	_, statErr := os.Stat(f.journal)
 	journal, err := rig.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
 	}
-	defer journal.Close()
+	started := false
+	defer func() {
+		journal.Close()
+		if !started && errors.Is(statErr, os.ErrNotExist) {
+			removeStoreFiles(f.journal) // made by this run, which never ran
+		}
+	}()
 	reconciler, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Logger: logger}})
 	if err != nil {
 		return failed("%v", err)
@@ -187,7 +206,15 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 		return failed("%v", err)
 	}
+	started = true
 	return runner.Run(ctx)
+}
+
+// removeStoreFiles removes an SQLite file and its WAL companions.
+func removeStoreFiles(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		_ = os.Remove(path + suffix)
+	}
 }
 
 func loadOperatorKeys(f rigFlags) ([]rig.Key, error) {

@@ -139,10 +139,14 @@ func TestRigCommandRefusesASpecDrift(t *testing.T) {
 	if err := d.RegisterRig(ctx, d.Funded); err != nil {
 		t.Fatal(err)
 	}
+	journal := filepath.Join(t.TempDir(), "rig.db")
 	code, _, stderr := runCLI(t, "rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
-		"--sim", d.SimURL, "--config", drifted, "--journal", filepath.Join(t.TempDir(), "rig.db"))
+		"--sim", d.SimURL, "--config", drifted, "--journal", journal)
 	if code != exitBadInput || !strings.Contains(stderr, "spec drift") || !strings.Contains(stderr, "--allow-spec-drift") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Fatalf("the refused rig left its journal behind (%v)", err)
 	}
 }
 

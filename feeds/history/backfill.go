@@ -140,6 +140,32 @@ type Backfill struct {
 // New validates the options, builds the sources and plans the windows still missing from the
 // store. An error wrapping ErrBadInput means the options are at fault.
 func New(store *Store, o Options) (*Backfill, error) {
+	return NewContext(context.Background(), store, o)
+}
+
+// NewContext is New with a context: planning stops when ctx is cancelled (with ctx's error).
+func NewContext(ctx context.Context, store *Store, o Options) (*Backfill, error) {
+	b, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	b.store = store
+	if err := b.plan(ctx); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Check is what New refuses as bad input, without a store: the range, the symbols, the sources
+// and whether any source serves a minute of the range. A command runs it before it creates the
+// store's file, so refused input leaves nothing behind.
+func Check(o Options) error {
+	_, err := prepare(o)
+	return err
+}
+
+// prepare validates the options and builds the sources.
+func prepare(o Options) (*Backfill, error) {
 	if o.Spec == nil {
 		return nil, badInput("no spec")
 	}
@@ -152,7 +178,7 @@ func New(store *Store, o Options) (*Backfill, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	b := &Backfill{store: store, opts: o, clock: o.Clock, log: o.Logger, now: o.Clock.Now().UTC(), feeds: map[string]feeds.Feed{}, jobs: map[*member][]job{}}
+	b := &Backfill{opts: o, clock: o.Clock, log: o.Logger, now: o.Clock.Now().UTC(), feeds: map[string]feeds.Feed{}, jobs: map[*member][]job{}}
 	b.phase.Store("plan")
 	if err := b.validate(); err != nil {
 		return nil, err
@@ -160,7 +186,7 @@ func New(store *Store, o Options) (*Backfill, error) {
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	if err := b.plan(context.Background()); err != nil {
+	if err := b.served(); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -179,6 +205,9 @@ func (b *Backfill) validate() error {
 	case to.Before(from):
 		return badInput("reversed range: it ends at %s, before it starts at %s", to.Format(time.RFC3339), from.Format(time.RFC3339))
 	}
+	if from.Year() < market.FirstYear {
+		return badInput("the range starts at %s, before %d, the first year of the market calendar", from.Format(time.RFC3339), market.FirstYear)
+	}
 	o.From, o.To = from, to
 	spec := o.Spec
 	b.rules = spec.Rules
@@ -187,6 +216,10 @@ func (b *Backfill) validate() error {
 	}
 	if !from.Before(b.now.Truncate(time.Minute)) {
 		return badInput("the range starts at %s, and no minute of it has closed yet (it is %s)", from.Format(time.RFC3339), b.now.Format(time.RFC3339))
+	}
+	// --to may name today (a date includes itself whole); past the end of today it is a typo
+	if end := nyMidnight(nyDate(b.now).AddDate(0, 0, 1)); to.After(end) {
+		return badInput("the range reaches into the future: it ends at %s, and today (New York) ends at %s", to.Format(time.RFC3339), end.Format(time.RFC3339))
 	}
 	if !hasSessionMinute(from, to, b.rules.Sessions) {
 		return badInput("the range %s … %s holds no minute of the %s sessions", from.Format(time.RFC3339), to.Format(time.RFC3339), sessionNames(b.rules.Sessions))
@@ -258,6 +291,9 @@ func (b *Backfill) build() error {
 			m.liveLB = ceilMinute(b.now.Add(-m.cov.Lookback))
 			m.planLB = ceilMinute(b.now.Add(-m.cov.Lookback + lookbackMargin))
 		}
+		if since := ceilMinute(m.cov.Since.UTC()); !m.cov.Since.IsZero() && since.After(m.planLB) {
+			m.liveLB, m.planLB = since, since
+		}
 		m.ready = b.now.Add(-m.cov.Delay).Truncate(time.Minute)
 	}
 	if usable == 0 {
@@ -275,6 +311,39 @@ func (b *Backfill) build() error {
 	return nil
 }
 
+// reach says how far back a member's 1-minute history reaches.
+func (m *member) reach() string {
+	if m.cov.Lookback > 0 && !m.liveLB.After(ceilMinute(m.cov.Since.UTC())) {
+		return fmt.Sprintf("reaches back %s, to %s", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))
+	}
+	return "begins at " + m.liveLB.Format(time.RFC3339)
+}
+
+// served refuses a range no selected source can serve a minute of: all of it before every
+// source's history, or not yet published by any. Checked before a store is touched, it spares
+// the run planning and asking for nothing.
+func (b *Backfill) served() error {
+	var why []string
+	for _, m := range b.members {
+		if !m.selected || m.src == nil {
+			continue
+		}
+		from, to := maxTime(b.opts.From, m.liveLB), minTime(b.opts.To, m.ready)
+		if len(m.sessions) > 0 && from.Before(to) && hasSessionMinute(from, to, m.sessions) {
+			return nil
+		}
+		switch {
+		case len(m.sessions) == 0:
+			why = append(why, fmt.Sprintf("%s covers %s", m.name, sessionNames(m.cov.Sessions)))
+		case !m.liveLB.IsZero() && !b.opts.To.After(m.liveLB):
+			why = append(why, fmt.Sprintf("%s's 1-minute history %s", m.name, m.reach()))
+		default:
+			why = append(why, fmt.Sprintf("%s publishes a minute %s after it closes", m.name, m.cov.Delay))
+		}
+	}
+	return badInput("no source serves a minute of %s … %s (%s)", b.opts.From.Format(time.RFC3339), b.opts.To.Format(time.RFC3339), strings.Join(why, "; "))
+}
+
 // need is the part of the range a member is asked for for one symbol, and the parts it cannot
 // give: before its history, or not published yet.
 func (b *Backfill) need(m *member, symbol string) (Span, []Gap, bool) {
@@ -286,7 +355,7 @@ func (b *Backfill) need(m *member, symbol string) (Span, []Gap, bool) {
 	}
 	if !m.planLB.IsZero() && from.Before(m.planLB) {
 		if g, ok := trimToSessions(from, minTime(m.planLB, to), m.sessions); ok {
-			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("before its 1-minute history (it reaches back %s, to %s)", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))})
+			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: "before its 1-minute history (it " + m.reach() + ")"})
 		}
 		from = m.planLB
 	}
@@ -329,6 +398,9 @@ func (b *Backfill) plan(ctx context.Context) error {
 		}
 		missing, asked := map[string][]Span{}, map[string][]Span{}
 		for _, sym := range b.symbols {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if _, in := b.feeds[sym].ProviderSymbol(m.name); !in {
 				continue
 			}

@@ -139,6 +139,10 @@ func TestBadInput(t *testing.T) {
 		{"the future", Options{From: ny(2025, time.November, 21, 9, 30), To: ny(2025, time.November, 22, 0, 0)}, "has closed yet"},
 		{"unaligned", Options{From: mon.Add(time.Second), To: mon.Add(time.Hour)}, "whole minutes"},
 		{"missing end", Options{From: mon}, "both ends"},
+		{"into the future", Options{From: mon, To: ny(2040, time.January, 1, 0, 0)}, "reaches into the future"},
+		{"before the calendar", Options{From: time.Date(1969, 12, 31, 23, 59, 0, 0, time.UTC), To: mon}, "before 1970, the first year of the market calendar"},
+		{"before every source", Options{From: ny(1999, time.March, 1, 0, 0), To: ny(1999, time.April, 1, 0, 0), Sources: []string{"alphavantage"}},
+			"no source serves a minute of 1999-03-01T05:00:00Z … 1999-04-01T05:00:00Z (alphavantage's 1-minute history begins at 2000-01-01T05:00:00Z)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Spec = spec
@@ -146,6 +150,9 @@ func TestBadInput(t *testing.T) {
 			_, err := New(store, tc.o)
 			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want ErrBadInput with %q", err, tc.want)
+			}
+			if err := Check(tc.o); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check: error %v, want ErrBadInput with %q", err, tc.want)
 			}
 		})
 	}

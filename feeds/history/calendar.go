@@ -2,6 +2,7 @@ package history
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
@@ -22,6 +23,10 @@ type sessionSpan struct {
 	Session  market.Session
 }
 
+// calendarDays counts the days walkSessions has looked at: the planner's work, which a test holds
+// to a small multiple of the days planned.
+var calendarDays atomic.Int64
+
 // walkSessions calls fn, in time order, for every session of sessions that overlaps [a, b),
 // clipped to it, until fn returns false. It steps through each New York day's session bounds, so
 // a year costs a few hundred calendar lookups rather than half a million minute lookups.
@@ -33,6 +38,7 @@ func walkSessions(a, b time.Time, sessions []market.Session, fn func(sessionSpan
 	first := nyDate(a)
 	last := nyDate(b).AddDate(0, 0, 1)
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		calendarDays.Add(1)
 		info := market.Day(d.Year(), d.Month(), d.Day())
 		if !info.Trading {
 			continue
@@ -80,6 +86,18 @@ func trimToSessions(a, b time.Time, sessions []market.Session) (Span, bool) {
 		return true
 	})
 	return out, found
+}
+
+// firstSessionMinute is the start of the first minute of sessions in [a, b); ok is false when
+// there is none. It stops at the first session it meets.
+func firstSessionMinute(a, b time.Time, sessions []market.Session) (time.Time, bool) {
+	var first time.Time
+	found := false
+	walkSessions(a, b, sessions, func(s sessionSpan) bool {
+		first, found = s.From, true
+		return false
+	})
+	return first, found
 }
 
 // sessionMinutes counts the minutes of sessions in [a, b): an upper bound on the bars one symbol

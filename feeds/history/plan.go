@@ -70,11 +70,13 @@ func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
 	var out []Span
 	a := span.From
 	for a.Before(span.To) {
-		first, ok := trimToSessions(a, span.To, sessions)
+		// the first session minute from a on: a walk that stops at the first session, so the
+		// cut costs a few calendar days per window, not the rest of the span per window
+		first, ok := firstSessionMinute(a, span.To, sessions)
 		if !ok {
 			break
 		}
-		a = first.From
+		a = first
 		end := p.end(a, span.To, n, sessions)
 		out = append(out, Span{a, end})
 		a = end

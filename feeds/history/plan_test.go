@@ -2,13 +2,16 @@ package history
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 var prp = []market.Session{market.Pre, market.Regular, market.Post}
@@ -193,3 +196,73 @@ func TestStoreSchemaAndMigrations(t *testing.T) {
 }
 
 func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// tenYears is the benchmark's and the linearity test's backfill: ten years of three symbols from
+// three sources, on an empty store.
+func tenYears(tb testing.TB, store *Store) (Options, *fakeClock) {
+	now := ny(2026, time.November, 20, 12, 0)
+	clock := newClock(now)
+	spec, err := feeds.Load([]byte(specYAML(three, "1000/s")), feeds.LoadOptions{
+		Sim: &feeds.SimTarget{Root: "http://127.0.0.1:1", Key: sim.Key, Secret: sim.Secret},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Options{Spec: spec, From: ny(2016, time.November, 21, 0, 0), To: ny(2026, time.November, 20, 0, 0), Clock: clock}, clock
+}
+
+// Planning is linear in the windows: the calendar days it looks at are a small multiple of the
+// days in the range (each window walks its own days, a few times over), not the windows times the
+// range. Before, each window walked the rest of the range: ten years took millions of days.
+func TestPlanningIsLinear(t *testing.T) {
+	store := openStore(t, "plan.db")
+	o, _ := tenYears(t, store)
+	before := calendarDays.Load()
+	b, err := New(store, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walked := calendarDays.Load() - before
+	days := int64(o.To.Sub(o.From) / (24 * time.Hour))
+	windows := 0
+	for _, jobs := range b.jobs {
+		windows += len(jobs)
+	}
+	if windows < 1000 {
+		t.Fatalf("%d windows planned for ten years of three sources", windows)
+	}
+	// per source: need (the range, twice), count and minimum (each window's days), the cut
+	if limit := 3 * 12 * days; walked > limit {
+		t.Fatalf("planning %d windows over %d days looked at %d calendar days, more than %d", windows, days, walked, limit)
+	}
+	t.Logf("%d windows over %d days: %d calendar days looked at", windows, days, walked)
+}
+
+// Planning stops when its context is cancelled.
+func TestPlanningIsCancellable(t *testing.T) {
+	store := openStore(t, "plan.db")
+	o, _ := tenYears(t, store)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewContext(ctx, store, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("planning a cancelled context: %v", err)
+	}
+}
+
+// BenchmarkPlanTenYearsThreeSymbols is issue 11's bound: the planner for ten years of three
+// symbols (three sources, an empty store) must take well under a second.
+func BenchmarkPlanTenYearsThreeSymbols(b *testing.B) {
+	dir := b.TempDir()
+	store, err := Open(filepath.Join(dir, "plan.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	o, _ := tenYears(b, store)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := New(store, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -287,7 +287,7 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 	if !ok {
 		switch {
 		case !m.liveLB.IsZero() && t.Before(m.liveLB):
-			q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("its 1-minute history reaches back %s, to %s", days(m.cov.Lookback), m.liveLB.Format(time.RFC3339))
+			q.Status, q.Err = feeds.StatusNotCovered, "its 1-minute history "+m.reach()
 		case !t.Before(m.ready):
 			q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is not out yet", m.cov.Delay)
 		case !m.selected:

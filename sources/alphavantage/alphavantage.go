@@ -110,6 +110,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	src.now, src.log = d.Now, d.Logger
 	src.cov = sources.Coverage{
 		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
+		Since:      First.UTC(),
 		MaxWindow:  MaxWindow,
 		Adjustment: sources.Raw,
 		Delay:      delay,
