@@ -32,6 +32,10 @@ type Spec struct {
 	Sources []SourceSpec // in file order, skipped ones included (see SourceSpec.Missing)
 	Feeds   []Feed       // in file order
 	Splits  Splits
+	// RefusalAnswer is refusal_answer: the answer (price × 10^scale) every rig on the spec
+	// commits for a task the spec refuses — one whose input or minute no rig can price, whatever
+	// its sources (see rig.InputRules). nil when the spec has no such rule: such tasks are skipped.
+	RefusalAnswer *numeric.Scaled
 	// Warnings are problems that do not stop the spec from loading, such as a source whose key
 	// variable is unset (that source is skipped).
 	Warnings []Problem
@@ -485,8 +489,13 @@ func (l *loader) load(data []byte) *Spec {
 			feedsNode = e.value
 		case "splits":
 			splitsNode = e.value
+		case "refusal_answer":
+			if v, ok := l.integer(e.value, "refusal_answer", 0, 1<<63-1); ok {
+				a := numeric.Scaled(v)
+				spec.RefusalAnswer = &a
+			}
 		default:
-			l.errorf(e.node, e.key, "unknown key (want version, spec_uri, job, reconcile, sources, feeds, splits)")
+			l.errorf(e.node, e.key, "unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits)")
 		}
 	}
 	for _, k := range []string{"version", "sources", "feeds"} {

@@ -45,6 +45,7 @@ splits:
   NVDA:
     - {date: 2024-06-10, ratio: 10}
     - {date: 2021-07-20, ratio: 4}
+refusal_answer: 7
 `
 
 func env(vars map[string]string) func(string) string {
@@ -61,6 +62,9 @@ func TestLoadGood(t *testing.T) {
 	}
 	if spec.Version != 1 || spec.SpecURI != "ipfs://job2" || spec.Job != (Job{ID: 2, Scale: 8, ToleranceBps: 50, Quorum: 3}) {
 		t.Errorf("header: %+v %+v", spec, spec.Job)
+	}
+	if spec.RefusalAnswer == nil || *spec.RefusalAnswer != 7 {
+		t.Errorf("refusal_answer %v, want 7", spec.RefusalAnswer)
 	}
 	r := spec.Rules
 	if r.MinSources != 3 || r.OutlierBps != 30 || r.MaxCarry != 72*time.Hour || r.Window != 15*time.Minute ||
@@ -106,6 +110,9 @@ func TestLoadDefaultsForOmittedKeys(t *testing.T) {
 	}
 	if spec.Job != DefaultJob() {
 		t.Errorf("job %+v", spec.Job)
+	}
+	if spec.RefusalAnswer != nil {
+		t.Errorf("refusal_answer %v without the key: a spec without the rule refuses nothing", *spec.RefusalAnswer)
 	}
 	d := DefaultRules()
 	if spec.Rules.MinSources != d.MinSources || spec.Rules.MaxCarry != d.MaxCarry || len(spec.Rules.Sessions) != 3 {
@@ -191,7 +198,7 @@ feeds:
   NVDA: {p: NVDA, nope: NVDA}
 `,
 			want: []string{
-				"s.yaml:2: colour: unknown key (want version, spec_uri, job, reconcile, sources, feeds, splits)",
+				"s.yaml:2: colour: unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits)",
 				`s.yaml:3: reconcile.max_carry: duration "4 days": want a Go duration like 90s, 30m or 96h`,
 				"s.yaml:3: reconcile.outlier_bps: 0 is out of range 1..10000",
 				`s.yaml:3: reconcile.sessions: unknown session "lunch" (want one of overnight, pre, regular, post)`,
@@ -230,6 +237,16 @@ feeds:
 				`s.yaml:3: sources.k.base_url: base_url "https://x/?apikey=abc": no query or fragment; keys come from key_env`,
 				`s.yaml:3: sources.k.key_env: "pk-live 123" is not an environment variable name (the key itself never goes in the file)`,
 			},
+		},
+		{
+			name: "refusal_answer is a whole non-negative answer",
+			yaml: "version: 1\nrefusal_answer: -1\nsources: {p: {type: test-plain, base_url: http://x}}\nfeeds: {NVDA: {p: NVDA}}\n",
+			want: []string{"s.yaml:2: refusal_answer: -1 is out of range 0..9223372036854775807"},
+		},
+		{
+			name: "refusal_answer is not a price",
+			yaml: "version: 1\nrefusal_answer: 0.5\nsources: {p: {type: test-plain, base_url: http://x}}\nfeeds: {NVDA: {p: NVDA}}\n",
+			want: []string{`s.yaml:2: refusal_answer: "0.5" is not a decimal integer`},
 		},
 		{
 			name: "missing top-level keys",
@@ -407,6 +424,9 @@ func TestShippedSpec(t *testing.T) {
 	if spec.Job != DefaultJob() || r.MinSources != 2 || r.OutlierBps != 25 || r.MaxCarry != 96*time.Hour ||
 		len(r.Sessions) != 3 || r.Sessions[0] != market.Pre || r.Deadline <= 0 || spec.SpecURI == "" {
 		t.Errorf("job %+v rules %+v spec_uri %q", spec.Job, r, spec.SpecURI)
+	}
+	if spec.RefusalAnswer == nil || *spec.RefusalAnswer != 0 {
+		t.Errorf("the shipped spec answers refused tasks 0, got %v", spec.RefusalAnswer)
 	}
 	got := map[string]string{}
 	for sym, list := range spec.Splits {

@@ -15,6 +15,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // A task's input, as the seed defines it: JSON in a data URI, data:application/json,{...}, and
@@ -41,6 +45,8 @@ var (
 	ErrUnknownSymbol   = errors.New("unknown symbol")
 	ErrBadMinute       = errors.New("bad minute")
 	ErrUnalignedMinute = errors.New("minute is not aligned to 60 s")
+	ErrBeforeCalendar  = errors.New("minute is before the spec's calendar")
+	ErrAfterWindow     = errors.New("minute closes after the task's commit window ends")
 )
 
 // Input is a decoded job-2 task input.
@@ -53,6 +59,72 @@ type Input struct {
 type InputRules struct {
 	// Symbols accepted, matched exactly (case matters); nil or empty means DefaultSymbols.
 	Symbols []string
+	// NotBefore is the first minute the spec's calendar knows; an earlier minute is refused.
+	// Zero accepts any minute from 1970 on.
+	NotBefore time.Time
+	// RefusalAnswer is the spec's refusal_answer, the answer committed for a refused task (see
+	// Refusal); nil means the spec has no such rule and a refused task is skipped.
+	RefusalAnswer *numeric.Scaled
+}
+
+// SpecInputRules are the input rules of a spec: its feeds' symbols, its calendar's first day
+// (midnight New York time, 1 January of market.FirstTabulatedYear) and its refusal_answer.
+func SpecInputRules(spec *feeds.Spec) InputRules {
+	return InputRules{
+		Symbols:       spec.Symbols(),
+		NotBefore:     market.Day(market.FirstTabulatedYear, time.January, 1).Date.UTC(),
+		RefusalAnswer: spec.RefusalAnswer,
+	}
+}
+
+// Refusal says why the spec refuses a task, or nil when it does not: the input does not decode
+// under the rules (ErrInput), or its minute closes after commitDeadline (ErrAfterWindow; a zero
+// commitDeadline leaves that rule unchecked). Every reason depends only on the task and the
+// chain, never on this rig's sources, so every rig that runs the spec reaches the same one and
+// they can agree on RefusalAnswer.
+func (r InputRules) Refusal(uri string, inputHash common.Hash, commitDeadline time.Time) (Input, error) {
+	in, err := r.Decode(uri, inputHash)
+	if err != nil {
+		return Input{}, err
+	}
+	return in, r.CheckWindow(in, commitDeadline)
+}
+
+// CheckWindow refuses an input whose minute closes after the commit window ends: no rig can
+// price a minute that has not closed before it must commit. A zero deadline checks nothing.
+func (r InputRules) CheckWindow(in Input, commitDeadline time.Time) error {
+	if commitDeadline.IsZero() {
+		return nil
+	}
+	if closes := in.Minute.Add(time.Minute); closes.After(commitDeadline) {
+		return inputErr(ErrAfterWindow, "%s closes at %s, the commit window ends at %s", in.Minute.UTC().Format(time.RFC3339),
+			closes.UTC().Format(time.RFC3339), commitDeadline.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// RefusalText is the reason a refusal gives: the error's text without the "bad task input: "
+// every input error starts with.
+func RefusalText(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrInput.Error()+": ")
+}
+
+// RefusalKind names the rule an input error broke, for metric labels: hash, uri, json, symbol,
+// minute, calendar, window; "input" for anything else.
+func RefusalKind(err error) string {
+	for _, k := range []struct {
+		err  error
+		kind string
+	}{
+		{ErrInputHash, "hash"}, {ErrNotDataURI, "uri"}, {ErrMediaType, "uri"}, {ErrInputEncoding, "uri"},
+		{ErrInputJSON, "json"}, {ErrBadMinute, "json"}, {ErrUnknownSymbol, "symbol"},
+		{ErrUnalignedMinute, "minute"}, {ErrBeforeCalendar, "calendar"}, {ErrAfterWindow, "window"},
+	} {
+		if errors.Is(err, k.err) {
+			return k.kind
+		}
+	}
+	return "input"
 }
 
 func (r InputRules) symbols() []string {
@@ -103,6 +175,9 @@ func (r InputRules) Parse(uri string) (Input, error) {
 	}
 	if !slices.Contains(r.symbols(), symbol) {
 		return Input{}, inputErr(ErrUnknownSymbol, "%q (want one of %s)", clip(symbol), strings.Join(r.symbols(), ", "))
+	}
+	if minute.Before(r.NotBefore) {
+		return Input{}, inputErr(ErrBeforeCalendar, "%s is before %s", minute.Format(time.RFC3339), r.NotBefore.UTC().Format(time.RFC3339))
 	}
 	return Input{Symbol: symbol, Minute: minute}, nil
 }

@@ -26,7 +26,7 @@ const (
 	StateSkipped    State = "skipped"   // the task could not be answered honestly; Reason says why
 	StateMissed     State = "missed"    // a window closed before our transaction made it
 	StateRefunded   State = "refunded"  // the task was refunded
-	schemaVersion         = 1
+	schemaVersion         = 2
 	timeLayoutNanos       = time.RFC3339Nano
 )
 
@@ -66,7 +66,10 @@ type Entry struct {
 	Inside           bool
 	RealizedCentiBps int64
 
-	Reason    string
+	Reason string
+	// Refusal is why the spec refused the task ("" when it did not): the rig answered the spec's
+	// refusal_answer, and so did every rig on the spec. See InputRules.Refusal.
+	Refusal   string
 	UpdatedAt time.Time
 }
 
@@ -111,8 +114,29 @@ func (j *Journal) migrate() error {
 	if version == schemaVersion {
 		return nil
 	}
-	// version 0 → 1
-	_, err := j.db.Exec(`
+	// Each step runs in one transaction with the user_version it reaches, so a crash between
+	// two steps leaves a journal the next open migrates on from where it stopped.
+	for v := version; v < schemaVersion; v++ {
+		tx, err := j.db.Begin()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(migrations[v] + fmt.Sprintf("\nPRAGMA user_version = %d;", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating the schema from version %d: %w", v, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrations[v] takes the schema from version v to v+1. Never edit one that has shipped; add
+// the next.
+var migrations = []string{
+	// 0 → 1
+	`
 CREATE TABLE IF NOT EXISTS tasks (
 	task_id INTEGER NOT NULL,
 	rig_id INTEGER NOT NULL,
@@ -136,9 +160,10 @@ CREATE TABLE IF NOT EXISTS tasks (
 	PRIMARY KEY (task_id, rig_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_state ON tasks(state);
-CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NULL);
-PRAGMA user_version = 1;`)
-	return err
+CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NULL);`,
+	// 1 → 2: why the spec refused a task (issue 18), apart from reason, which says why a rig
+	// skipped or missed one.
+	`ALTER TABLE tasks ADD COLUMN refusal TEXT NOT NULL DEFAULT '';`,
 }
 
 // Drawn records that a rig was drawn for a task (idempotent).
@@ -224,6 +249,17 @@ func (j *Journal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
 	return j.query(ctx, `WHERE updated_at >= ? ORDER BY task_id, rig_id`, fmtTime(t))
 }
 
+// RefusalReason returns why the spec refused a task, as this journal's rigs recorded it when
+// they answered the spec's refusal_answer; found is false when none of them refused it (or none
+// was drawn for it). `pricerig answer` and `order --wait` print it as "refused by the spec: …".
+func (j *Journal) RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error) {
+	err = j.db.QueryRowContext(ctx, `SELECT refusal FROM tasks WHERE task_id = ? AND refusal != '' ORDER BY rig_id LIMIT 1`, taskID).Scan(&reason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return reason, err == nil, err
+}
+
 // Cursor returns the last block a follower named name has fully processed (0 when none).
 func (j *Journal) Cursor(ctx context.Context, name string) (uint64, error) {
 	var b int64
@@ -243,7 +279,7 @@ func (j *Journal) SetCursor(ctx context.Context, name string, block uint64) erro
 
 var entryColumnList = []string{"task_id", "rig_id", "symbol", "minute", "state", "answer", "salt", "commitment",
 	"price", "expected_median", "self_centibps", "commit_tx", "reveal_tx", "commit_deadline", "reveal_deadline",
-	"stored_answer", "agreed", "inside", "realized_centibps", "reason", "updated_at"}
+	"stored_answer", "agreed", "inside", "realized_centibps", "reason", "refusal", "updated_at"}
 
 var entryColumns = strings.Join(entryColumnList, ", ")
 
@@ -285,7 +321,7 @@ func scanEntry(scan func(...any) error) (Entry, error) {
 	var agreed, inside int
 	err := scan(&e.TaskID, &e.RigID, &e.Symbol, &minute, &state, &answer, &salt, &commitment, &price, &median,
 		&e.SelfCentiBps, &e.CommitTx, &e.RevealTx, &commitDL, &revealDL, &stored, &agreed, &inside,
-		&e.RealizedCentiBps, &e.Reason, &updated)
+		&e.RealizedCentiBps, &e.Reason, &e.Refusal, &updated)
 	if err != nil {
 		return e, err
 	}
@@ -316,7 +352,7 @@ func putEntry(ctx context.Context, x execer, e Entry) error {
 		e.TaskID, e.RigID, e.Symbol, fmtTime(e.Minute), e.State, e.Answer[:], e.Salt[:], e.Commitment[:],
 		int64(e.Price), int64(e.ExpectedMedian), e.SelfCentiBps, e.CommitTx, e.RevealTx, fmtTime(e.CommitDeadline),
 		fmtTime(e.RevealDeadline), e.StoredAnswer[:], boolInt(e.Agreed), boolInt(e.Inside), e.RealizedCentiBps,
-		e.Reason, fmtTime(e.UpdatedAt))
+		e.Reason, e.Refusal, fmtTime(e.UpdatedAt))
 	return err
 }
 

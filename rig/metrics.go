@@ -8,6 +8,9 @@ type Metrics struct {
 	SelfDistance, RealizedDistance                      prometheus.Histogram
 	CommitMargin                                        prometheus.Histogram
 	SourceErrors                                        *prometheus.CounterVec
+	// Refused counts tasks the spec refuses (answered refusal_answer), by the rule they broke:
+	// hash, uri, json, symbol, minute, calendar, window (see RefusalKind).
+	Refused *prometheus.CounterVec
 }
 
 // NewMetrics registers the runner's series with reg.
@@ -31,8 +34,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "commit_margin_seconds", Help: "Time left in the commit window when our commit was mined.", Buckets: []float64{5, 15, 30, 60, 120, 180, 240}}),
 		SourceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig",
 			Name: "source_errors_total", Help: "Sources that gave no price for a task, by source and status."}, []string{"source", "status"}),
+		Refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "tasks_refused_total", Help: "Tasks the spec refuses, answered its refusal_answer, by the rule the task broke."}, []string{"rule"}),
 	}
-	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors)
+	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused)
 	return m
 }
 

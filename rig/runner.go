@@ -566,16 +566,26 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.AgentRi
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Skipped })
 	}
 	r.mu.Lock()
-	input, inputErr := t.input, t.inputErr
+	input, refusal := t.input, t.inputErr
 	r.mu.Unlock()
-	if inputErr != nil {
-		skip(inputErr.Error())
+	if refusal == nil {
+		refusal = r.cfg.Inputs.CheckWindow(input, deadline)
+	}
+	if refusal != nil {
+		if r.cfg.Inputs.RefusalAnswer == nil {
+			skip(RefusalText(refusal))
+			return
+		}
+		r.refuse(ctx, t, info, input, refusal)
 		return
 	}
 	log = log.With("symbol", input.Symbol, "minute", input.Minute.Format(time.RFC3339))
 	if closes := input.Minute.Add(time.Minute); r.cfg.Now().Before(closes) {
+		// The minute closes inside the commit window (else the spec refuses the task), but too
+		// late for this rig to price it by its commit margin: that is this rig's situation, not
+		// the task's, so it skips rather than answer the refusal.
 		if closes.Sub(r.cfg.Now()) > left {
-			skip("the minute closes after the commit window")
+			skip("the minute closes too late in the commit window to price it before the commit margin")
 		}
 		return // the minute has not closed yet: wait for it
 	}
@@ -610,8 +620,34 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.AgentRi
 		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
 			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
 	}
-	answer := res.Price.Answer()
-	for rigID := range mine {
+	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
+		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored Entry) {
+		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
+			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
+	})
+}
+
+// refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
+// refuses, with the reason; the next steps commit and reveal it like any answer.
+func (r *Runner) refuse(ctx context.Context, t *taskState, info agentrig.AgentRigTaskInfo, input Input, why error) {
+	reason, kind, price := RefusalText(why), RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
+	log := r.log.With("task", t.id)
+	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
+	if m := r.cfg.Metrics; m != nil {
+		m.Refused.WithLabelValues(kind).Inc()
+	}
+	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
+		func(stored Entry) {
+			log.Info("answered the refusal", "rig", stored.RigID, "answer", stored.Price.String())
+		})
+}
+
+// record journals answer e (Price, and the fields describing it) with a fresh salt for each of
+// our rigs drawn for the task, before anything is sent. A rig whose journal already holds an
+// answer keeps that one (RecordAnswer).
+func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info agentrig.AgentRigTaskInfo, e Entry, done func(Entry)) {
+	answer := e.Price.Answer()
+	for rigID := range r.ours(info) {
 		salt, err := NewSalt()
 		if err != nil {
 			log.Error("no salt", "error", err)
@@ -622,18 +658,14 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.AgentRi
 			log.Error("commitment", "error", err)
 			return
 		}
-		stored, err := r.journal.RecordAnswer(ctx, Entry{
-			TaskID: t.id, RigID: rigID, Symbol: input.Symbol, Minute: input.Minute,
-			Answer: answer, Salt: salt, Commitment: commitment, Price: res.Price,
-			ExpectedMedian: res.Median, SelfCentiBps: self,
-			CommitDeadline: deadline, RevealDeadline: time.Unix(int64(info.RevealDeadline), 0),
-		})
+		e.TaskID, e.RigID, e.Answer, e.Salt, e.Commitment = t.id, rigID, answer, salt, commitment
+		e.CommitDeadline, e.RevealDeadline = time.Unix(int64(info.CommitDeadline), 0), time.Unix(int64(info.RevealDeadline), 0)
+		stored, err := r.journal.RecordAnswer(ctx, e)
 		if err != nil {
 			log.Error("journal write failed: not committing", "rig", rigID, "error", err)
 			return
 		}
-		log.Info("answered", "rig", rigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
-			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
+		done(stored)
 	}
 }
 

@@ -197,7 +197,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: common.HexToAddress(f.contract), JobID: f.job, Operators: keys, Relayer: relayer,
 		FromBlock: from, CommitMargin: f.commitMargin, SelfCheckShare: f.selfCheckShare,
-		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.InputRules{Symbols: spec.Symbols()},
+		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics,
 	})
 	if err != nil {

@@ -68,6 +68,8 @@ type Options struct {
 	WrapPricer func(process int, p rig.Pricer) rig.Pricer
 	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.
 	RPCURL func(process int, url string) string
+	// Metrics gives process i's Prometheus series (may be nil, or return nil).
+	Metrics func(process int) *rig.Metrics
 	// Dir holds the rigs' journals; "" means a temporary folder removed by Close.
 	Dir string
 	// Stake is how many slashes each rig stakes (default 10). Each draw locks one until the
@@ -235,7 +237,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	for i, n := range o.Layout {
 		cfg := rig.Config{
 			Contract: addr, JobID: PriceJobID, FromBlock: head,
-			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Now: o.Now,
+			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Inputs: rig.SpecInputRules(spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
 			Logger:       o.Logger.With("rig_process", i+1), Sender: rig.SenderConfig{Poll: 20 * time.Millisecond},
 		}
@@ -247,6 +249,9 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		if i == len(o.Layout)-1 && !o.NoRelayer {
 			k := DevKey(relayerIdx)
 			cfg.Relayer = &rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
+		}
+		if o.Metrics != nil {
+			cfg.Metrics = o.Metrics(i)
 		}
 		d.configs = append(d.configs, cfg)
 		d.Runners = append(d.Runners, nil)

@@ -16,6 +16,7 @@ import (
 const testSpec = `version: 1
 spec_uri: data:text/plain,pricerig-devnet-test
 job: {id: 2, scale: 8, tolerance_bps: 50, quorum: 3}
+refusal_answer: 0
 reconcile: {min_sources: 2, outlier_bps: 25, max_carry: 96h, sessions: [pre, regular, post], deadline: 10s}
 sources:
   yahoo: {type: yahoo, base_url: https://query2.finance.yahoo.com}

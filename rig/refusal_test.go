@@ -1,0 +1,160 @@
+package rig
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	pricerig "github.com/pricerig/pricerig"
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
+)
+
+func shippedRules(t *testing.T) InputRules {
+	t.Helper()
+	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SpecInputRules(spec)
+}
+
+// TestRefusalRules walks every rule of the spec's refusal: each input is refused for its own
+// reason, and a good input whose minute closes by the end of the commit window is not.
+func TestRefusalRules(t *testing.T) {
+	rules := shippedRules(t)
+	if rules.RefusalAnswer == nil || *rules.RefusalAnswer != 0 {
+		t.Fatalf("the shipped spec's refusal_answer: %v", rules.RefusalAnswer)
+	}
+	if want := time.Date(2020, 1, 1, 5, 0, 0, 0, time.UTC); !rules.NotBefore.Equal(want) {
+		t.Fatalf("calendar starts %s, want %s (midnight New York time)", rules.NotBefore, want)
+	}
+	deadline := time.Date(2026, 11, 27, 15, 34, 0, 0, time.UTC)
+	good := func(symbol, minute string) string {
+		return `data:application/json,{"symbol":"` + symbol + `","minute":"` + minute + `"}`
+	}
+	tests := []struct {
+		name, uri string
+		hash      *common.Hash // nil: the URI's own hash
+		kind      string       // "" when not refused
+		says      string
+	}{
+		{"good", good("NVDA", "2026-11-27T15:30:00Z"), nil, "", ""},
+		{"closes exactly at the deadline", good("NVDA", "2026-11-27T15:33:00Z"), nil, "", ""},
+		{"hash mismatch", good("NVDA", "2026-11-27T15:30:00Z"), &common.Hash{1}, "hash", "input hash does not match"},
+		{"not a data URI", "https://example.com/task.json", nil, "uri", "not a data: URI"},
+		{"not JSON media type", "data:text/plain,hello", nil, "uri", "media type"},
+		{"undecodable base64", "data:application/json;base64,!!!", nil, "uri", "does not decode"},
+		{"bad JSON", `data:application/json,{"symbol":"NVDA",`, nil, "json", "not the expected JSON"},
+		{"not the job-2 shape", `data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z","size":1}`, nil, "json", "unexpected field"},
+		{"unknown symbol", good("AAPL", "2026-11-27T15:30:00Z"), nil, "symbol", `unknown symbol: "AAPL"`},
+		{"unaligned minute", good("NVDA", "2026-11-27T15:30:30Z"), nil, "minute", "not aligned"},
+		{"before the calendar", good("SPY", "2019-12-31T21:00:00Z"), nil, "calendar", "before the spec's calendar"},
+		{"closes after the commit window", good("TSLA", "2026-11-27T15:34:00Z"), nil, "window", "closes after the task's commit window"},
+		{"a day in the future", good("TSLA", "2026-11-28T15:30:00Z"), nil, "window", "closes after the task's commit window"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hash := InputHash(tc.uri)
+			if tc.hash != nil {
+				hash = *tc.hash
+			}
+			in, err := rules.Refusal(tc.uri, hash, deadline)
+			if tc.kind == "" {
+				if err != nil || in.Symbol != "NVDA" {
+					t.Fatalf("refused a good task: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("not refused: %+v", in)
+			}
+			if !errors.Is(err, ErrInput) || RefusalKind(err) != tc.kind {
+				t.Fatalf("kind %q (%v), want %q", RefusalKind(err), err, tc.kind)
+			}
+			if text := RefusalText(err); !strings.Contains(text, tc.says) || strings.HasPrefix(text, ErrInput.Error()) {
+				t.Fatalf("reason %q, want it to say %q", text, tc.says)
+			}
+		})
+	}
+	// Without a deadline the window rule is not checked (pricerig task with no chain).
+	if _, err := rules.Refusal(good("TSLA", "2026-11-28T15:30:00Z"), InputHash(good("TSLA", "2026-11-28T15:30:00Z")), time.Time{}); err != nil {
+		t.Fatalf("window checked with no deadline: %v", err)
+	}
+}
+
+// TestZeroMedianAgreesOnlyWithZero is the rule refusals rest on: with a zero median,
+// distance × 10000 ≤ median × tolerance holds only for an exact 0, so three rigs answering 0 agree
+// and one answering a price among two zeros is outside the agreement.
+func TestZeroMedianAgreesOnlyWithZero(t *testing.T) {
+	zero := numeric.Scaled(0).Answer()
+	rule := numeric.Rule{Kind: numeric.Numeric, Quorum: 3, ToleranceBps: 2000}
+	out, err := numeric.Agree(rule, []numeric.Answer{zero, zero, zero})
+	if err != nil || !out.Agreed || out.Agree != 3 || out.Median.Sign() != 0 {
+		t.Fatalf("three zeros: %+v %v", out, err)
+	}
+	out, err = numeric.Agree(rule, []numeric.Answer{zero, numeric.Scaled(1).Answer(), zero})
+	if err != nil || !out.Agreed || out.Agree != 2 || out.Verdicts[1] {
+		t.Fatalf("a one among zeros: %+v %v", out, err)
+	}
+	if d := StoredDistance(zero, zero); d != 0 {
+		t.Fatalf("distance of 0 to a stored 0: %d", d)
+	}
+}
+
+func TestJournalMigratesAVersion1JournalAndKeepsItsRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rig.db")
+	// A journal as pricerig wrote it before the refusal column.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(migrations[0] + "\nPRAGMA user_version = 1;"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO tasks (task_id, rig_id, state, reason, updated_at) VALUES (4, 1, 'skipped', 'no reconciled price: 1 source', '2026-11-27T15:30:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var version int
+	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
+		t.Fatalf("user_version %d (%v), want %d", version, err, schemaVersion)
+	}
+	e, ok, err := j.Get(ctx, 4, 1)
+	if err != nil || !ok || e.State != StateSkipped || e.Reason != "no reconciled price: 1 source" || e.Refusal != "" {
+		t.Fatalf("the old row after the migration: %+v %v %v", e, ok, err)
+	}
+	if _, found, err := j.RefusalReason(ctx, 4); err != nil || found {
+		t.Fatalf("a skipped task reads as refused: %v %v", found, err)
+	}
+
+	// A refused task: the reason is journaled with the answer and read back by task.
+	refused := Entry{TaskID: 5, RigID: 2, Answer: numeric.Scaled(0).Answer(), Salt: [32]byte{7}, Commitment: [32]byte{8},
+		Refusal: `unknown symbol: "AAPL" (want one of NVDA, TSLA, SPY)`}
+	if _, err := j.RecordAnswer(ctx, refused); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Advance(ctx, 5, 2, StateSettled, func(e *Entry) { e.Agreed, e.Inside = true, true }); err != nil {
+		t.Fatal(err)
+	}
+	reason, found, err := j.RefusalReason(ctx, 5)
+	if err != nil || !found || reason != refused.Refusal {
+		t.Fatalf("refusal reason %q %v %v", reason, found, err)
+	}
+	if _, found, _ := j.RefusalReason(ctx, 6); found {
+		t.Fatal("a task the journal never saw reads as refused")
+	}
+}
