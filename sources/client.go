@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,7 +32,9 @@ const (
 	DefaultTimeout = 10 * time.Second
 	DefaultRetries = 2
 	maxBackoff     = 30 * time.Second
-	maxBodyBytes   = 64 << 20
+	// MaxBody is the most any response body may be: what Get reads at most. GetCapped reads
+	// less, what the asked window can hold (BodyCap).
+	MaxBody = 64 << 20
 	// MaxRedirects is how many same-origin redirects one request follows.
 	MaxRedirects = 3
 )
@@ -41,6 +44,36 @@ const (
 // source's own, or more than MaxRedirects times. Following would hand the source's key headers,
 // its key query parameter and a Referer quoting them to whoever the Location names.
 var ErrRedirect = errors.New("redirect not followed")
+
+// ErrBodyTooLarge is the cause of an *Error (kind ErrBadResponse) when a response body was
+// larger than its cap: the provider's fault (an endless or padded body), so it is not asked
+// again, and reading stops at the cap.
+var ErrBodyTooLarge = errors.New("response body larger than its cap")
+
+// Body caps: a bar costs at most BarBytes of body in any provider's format (the widest, Alpha
+// Vantage's pretty-printed object per minute, is under 250), plus bodyOverhead of envelope.
+const (
+	BarBytes     = 512
+	bodyOverhead = 64 << 10
+)
+
+// BodyCap is the most a body answering for series symbols' minutes in [from, to) can need: every
+// minute a bar, each BarBytes, plus the envelope, and never more than MaxBody. Adapters pass it
+// to GetCapped with the span the request really asks for (whole dates or a calendar month
+// where the provider takes those).
+func BodyCap(from, to time.Time, series int) int64 {
+	minutes := int64(to.Sub(from)/time.Minute) + 1
+	if minutes < 1 {
+		minutes = 1
+	}
+	if series < 1 {
+		series = 1
+	}
+	if minutes > MaxBody/BarBytes/int64(series) {
+		return MaxBody
+	}
+	return min(MaxBody, bodyOverhead+minutes*int64(series)*BarBytes)
+}
 
 // ClientOptions are an adapter's needs of the shared client.
 type ClientOptions struct {
@@ -215,6 +248,15 @@ func (c *Client) Name() string { return c.name }
 // when retries ran out on 429 (ErrRateLimited) or 5xx (ErrUnavailable). Identical requests in
 // flight at the same time are sent once, and share one Response: callers must not modify it.
 func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Response, error) {
+	return c.GetCapped(ctx, path, query, MaxBody)
+}
+
+// GetCapped is Get reading at most limit bytes of body (BodyCap of the window asked). A body
+// over it ends the request with ErrBodyTooLarge, without a retry.
+func (c *Client) GetCapped(ctx context.Context, path string, query url.Values, limit int64) (*Response, error) {
+	if limit <= 0 || limit > MaxBody {
+		limit = MaxBody
+	}
 	target := path
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		target = c.base + "/" + strings.TrimLeft(path, "/")
@@ -230,11 +272,12 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 	}
 	c.callers.Add(1)
 	defer c.callers.Add(-1)
-	v, err, shared := c.flight.Do(target, func() (any, error) { return c.fetch(ctx, target) })
+	key := strconv.FormatInt(limit, 10) + " " + target
+	v, err, shared := c.flight.Do(key, func() (any, error) { return c.fetch(ctx, target, limit) })
 	if err != nil && shared && ctx.Err() == nil && cancelled(err) {
 		// The request we joined was cancelled by the caller that sent it (a reconciler that
 		// stopped on an early quorum), not by us: send our own.
-		v, err = c.fetch(ctx, target)
+		v, err = c.fetch(ctx, target, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -248,7 +291,7 @@ func cancelled(err error) bool {
 	return errors.As(err, &e) && e.Kind == ErrUnavailable && e.Status == 0 && e.Msg == cancelledMsg
 }
 
-func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
+func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Response, error) {
 	for attempt := 0; ; attempt++ {
 		if err := c.wait(ctx); err != nil {
 			return nil, c.transportError(err)
@@ -257,9 +300,14 @@ func (c *Client) fetch(ctx context.Context, target string) (*Response, error) {
 		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
 		var resp *Response
 		if err == nil {
-			resp, err = c.read(raw, target)
+			resp, err = c.read(raw, target, limit)
 		}
 		if err != nil {
+			if errors.Is(err, ErrBodyTooLarge) {
+				// the provider's fault, not a transient one: another try would read as much again
+				msg := fmt.Sprintf("more than %d bytes, all the window asked can hold: not read further", limit)
+				return nil, &Error{Source: c.name, Kind: ErrBadResponse, Status: raw.StatusCode(), Msg: msg, Err: ErrBodyTooLarge}
+			}
 			if errors.Is(err, ErrRedirect) {
 				// the provider's answer, not a transient failure: asking again gets it again
 				var re *redirectError
@@ -313,17 +361,26 @@ func (c *Client) wait(ctx context.Context) error {
 	return nil
 }
 
-func (c *Client) read(raw *resty.Response, target string) (*Response, error) {
+// read reads a body of at most limit bytes. A larger one (by Content-Length, or read past the
+// limit) is refused without reading further; the connection is closed, not drained.
+func (c *Client) read(raw *resty.Response, target string, limit int64) (*Response, error) {
 	body := raw.RawBody()
 	defer body.Close()
-	buf, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
-	if err != nil {
+	tooLarge := ErrBodyTooLarge
+	if n := raw.RawResponse.ContentLength; n > limit {
+		return nil, tooLarge
+	}
+	var buf bytes.Buffer
+	if n := raw.RawResponse.ContentLength; n > 0 {
+		buf.Grow(int(n))
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(body, limit+1)); err != nil {
 		return nil, err
 	}
-	if len(buf) > maxBodyBytes {
-		return nil, errors.New("response body larger than 64 MiB")
+	if int64(buf.Len()) > limit {
+		return nil, tooLarge
 	}
-	return &Response{Status: raw.StatusCode(), Header: raw.Header(), Body: buf, URL: c.Redact(target)}, nil
+	return &Response{Status: raw.StatusCode(), Header: raw.Header(), Body: buf.Bytes(), URL: c.Redact(target)}, nil
 }
 
 func (c *Client) log(msg string, attempt, status int, err error) {

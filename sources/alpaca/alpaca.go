@@ -165,7 +165,7 @@ func (s *Source) fetch(ctx context.Context, path string, symbols []string, from,
 			if page == maxPages {
 				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 			}
-			resp, err := s.client.Get(ctx, path, q)
+			resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(w.From, w.To, len(symbols)))
 			if err != nil {
 				return nil, err
 			}

@@ -153,7 +153,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"datatype":       {"json"},
 			"apikey":         {s.key},
 		}
-		resp, err := s.client.Get(ctx, "/query", q)
+		resp, err := s.client.GetCapped(ctx, "/query", q, sources.BodyCap(m, m.AddDate(0, 1, 0), 1))
 		if err != nil {
 			return nil, err
 		}

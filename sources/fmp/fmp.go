@@ -73,7 +73,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("to", r.Last.Format(time.DateOnly))
 		q.Set("nonadjusted", "true")
 		q.Set("apikey", s.key)
-		resp, err := s.client.Get(ctx, chartPath, q)
+		resp, err := s.client.GetCapped(ctx, chartPath, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1))
 		if err != nil {
 			return nil, err
 		}

@@ -194,7 +194,8 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"to":     FormatBound(w.From, w.To, s.toFormat, true),
 			"key":    s.key,
 		})
-		resp, err := s.client.Get(ctx, target, nil)
+		// a provider that takes dates answers whole days: a day either side is room for them
+		resp, err := s.client.GetCapped(ctx, target, nil, sources.BodyCap(w.From.AddDate(0, 0, -1), w.To.AddDate(0, 0, 1), 1))
 		if err != nil {
 			return nil, err
 		}

@@ -125,7 +125,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			if page == maxPages {
 				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 			}
-			resp, err := s.client.Get(ctx, path, q)
+			resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(w.From, w.To, 1))
 			if err != nil {
 				return nil, err
 			}

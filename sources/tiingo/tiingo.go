@@ -71,7 +71,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("forceFill", "false") // a minute without an IEX print has no bar; feeds carry
 		q.Set("columns", "open,high,low,close,volume")
 		q.Set("format", "json")
-		resp, err := s.client.Get(ctx, path, q)
+		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1))
 		if err != nil {
 			return nil, err
 		}

@@ -145,7 +145,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			if s.prepost {
 				q.Set("prepost", "true")
 			}
-			resp, err := s.client.Get(ctx, "/time_series", q)
+			resp, err := s.client.GetCapped(ctx, "/time_series", q, sources.BodyCap(w.From, w.To, 1))
 			if err != nil {
 				return nil, err
 			}

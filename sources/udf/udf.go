@@ -173,7 +173,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("resolution", s.cfg.Resolution)
 		q.Set("from", strconv.FormatInt(lo, 10))
 		q.Set("to", strconv.FormatInt(hi, 10))
-		resp, err := s.client.Get(ctx, s.cfg.HistoryPath, q)
+		resp, err := s.client.GetCapped(ctx, s.cfg.HistoryPath, q, sources.BodyCap(w.From, w.To, 1))
 		if err != nil {
 			return nil, err
 		}

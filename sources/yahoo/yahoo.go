@@ -99,7 +99,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"includePrePost": {"true"},
 			"events":         {"div|split"},
 		}
-		resp, err := s.client.Get(ctx, "/v8/finance/chart/"+url.PathEscape(symbol), q)
+		resp, err := s.client.GetCapped(ctx, "/v8/finance/chart/"+url.PathEscape(symbol), q, sources.BodyCap(w.From, w.To, 1))
 		if err != nil {
 			return nil, err
 		}
