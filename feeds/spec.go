@@ -17,6 +17,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/pricerig/pricerig/files"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
@@ -145,7 +146,7 @@ const DefaultFile = "sources.yaml"
 
 // LoadFile reads and loads a sources.yaml file.
 func LoadFile(path string, opts LoadOptions) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.Read(path, files.MaxSpec)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/files"
 )
 
 // Key is a loaded private key with its address. Its String never shows the secret.
@@ -26,7 +28,7 @@ func (k Key) String() string { return k.Address.Hex() + " (" + k.From + ")" }
 // file is given, from the environment variable env.
 func ReadPassword(file, env string, getenv func(string) string) (string, error) {
 	if file != "" {
-		b, err := os.ReadFile(file)
+		b, err := files.Read(file, files.MaxPassword)
 		if err != nil {
 			return "", fmt.Errorf("password file: %w", err)
 		}
@@ -57,7 +59,7 @@ func LoadKeystore(dir, password string) ([]Key, error) {
 	sort.Strings(names)
 	var keys []Key
 	for _, name := range names {
-		blob, err := os.ReadFile(filepath.Join(dir, name))
+		blob, err := files.Read(filepath.Join(dir, name), files.MaxKey)
 		if err != nil {
 			return nil, fmt.Errorf("keystore %s: %w", name, err)
 		}

@@ -2,13 +2,17 @@ package rig
 
 import (
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/files"
 )
 
 func TestLoadKeystore(t *testing.T) {
@@ -77,5 +81,31 @@ func TestReadPassword(t *testing.T) {
 	}
 	if _, err := ReadPassword("", "PW", func(string) string { return "" }); err == nil {
 		t.Fatal("unset password variable accepted")
+	}
+}
+
+// The password file and the keystore's files are read with a cap, and a FIFO or a device is
+// refused rather than read (a FIFO would block the rig where no signal reaches it).
+func TestKeyFilesAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pw.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{fifo, "/dev/zero", dir} {
+		if _, err := ReadPassword(file, "", os.Getenv); !errors.Is(err, files.ErrNotRegular) {
+			t.Errorf("password file %s: %v", file, err)
+		}
+	}
+	big := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(big, make([]byte, files.MaxPassword+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPassword(big, "", os.Getenv); !errors.Is(err, files.ErrTooLarge) {
+		t.Errorf("a password file over the cap: %v", err)
+	}
+	// a keystore holding a FIFO is refused by its name
+	if _, err := LoadKeystore(dir, "pw"); !errors.Is(err, files.ErrNotRegular) || !strings.Contains(err.Error(), "pw.fifo") {
+		t.Errorf("a keystore with a FIFO: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/files"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -192,7 +192,7 @@ func specSource(config string) ([]byte, string, error) {
 	if path == "" {
 		return pricerig.DefaultSpec, "built in", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := files.Read(path, files.MaxSpec)
 	if err != nil {
 		return nil, "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,9 +31,27 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go exitAfterSignal(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// signalGrace is how long a command has, after Ctrl-C or SIGTERM, to stop at its own next
+// boundary (a window committed, a journal entry synced, a server shut down) before the process
+// ends anyway: a signal ends every command, whatever phase it is in.
+const signalGrace = 3 * time.Second
+
+// exitAfterSignal waits for the first signal, gives the default action back to the next one (a
+// second Ctrl-C ends the process at once), and ends the process if the command has not returned
+// within signalGrace. Every write pricerig makes is a transaction, so an exit mid-way loses at
+// most the one in flight, which a re-run redoes.
+func exitAfterSignal(ctx context.Context, stop context.CancelFunc) {
+	<-ctx.Done()
+	stop()
+	time.Sleep(signalGrace)
+	fmt.Fprintf(os.Stderr, "pricerig: still running %s after the signal; exiting\n", signalGrace)
+	os.Exit(exitFailure)
 }
 
 // commands holds the constructors of the subcommands; each command's file adds itself in init(),

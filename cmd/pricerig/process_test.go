@@ -77,13 +77,19 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 }
 
 // processSim serves the simulator on the wall clock, for pricerig processes (which read the
-// wall clock), and writes a spec of three sources with no rate limit worth the name.
+// wall clock), and writes a spec of its three sources.
 func processSim(t *testing.T) (url, config string) {
 	t.Helper()
 	srv := sim.New(sim.Options{Seed: 5})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { srv.Close(); hs.Close() })
-	config = filepath.Join(t.TempDir(), "sources.yaml")
+	return hs.URL, processSpec(t)
+}
+
+// processSpec writes a spec of three simulated sources with no rate limit worth the name.
+func processSpec(t *testing.T) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "sources.yaml")
 	spec := `version: 1
 reconcile: {min_sources: 2, outlier_bps: 25, max_carry: 96h, sessions: [pre, regular, post]}
 sources:
@@ -98,7 +104,7 @@ feeds:
 	if err := os.WriteFile(config, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return hs.URL, config
+	return config
 }
 
 // dumpStore is the content of a store's data tables, one line per row in key order: what two
