@@ -79,6 +79,15 @@ func TestCheckRigOverAJournal(t *testing.T) {
 		{id: 9, to: rig.StateCommitted, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(-30 * time.Second) }},
 		{id: 10, to: rig.StateAnswered}, // its commit window closes in 10 − 20 min: closed
 		{id: 11, to: rig.StateRevealed, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(-time.Minute) }}, // revealed: waiting for settle
+		// A task the spec refused, settled in agreement on the refusal answer 0: nothing lost,
+		// nothing to report (a skip, task 6, is reported).
+		{id: 12, to: rig.StateSettled, update: func(e *rig.Entry) {
+			zero := numeric.Scaled(0).Answer()
+			e.Answer, e.Price, e.Refusal = zero, 0, `unknown symbol: "AAPL"`
+			e.StoredAnswer, e.Agreed = zero, true
+			e.Inside = numeric.WithinTolerance(numeric.AnswerInt(e.Answer), numeric.AnswerInt(zero), 50)
+			e.RealizedCentiBps = rig.StoredDistance(e.Answer, zero)
+		}},
 	})
 	ctx := context.Background()
 	recent, err := j.Since(ctx, time.Time{})

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -104,6 +105,27 @@ func (c *Contract) RigIDsOf(ctx context.Context, jobID uint32, operators []commo
 		}
 	}
 	return found, nil
+}
+
+// ErrNoOrder means the chain holds no TaskOrdered event for a task.
+var ErrNoOrder = errors.New("no TaskOrdered event")
+
+// TaskInput reads a task's order from its TaskOrdered event: the input URI lives only there
+// (taskOf holds the hash alone).
+func (c *Contract) TaskInput(ctx context.Context, taskID uint64) (agentrig.AgentRigTaskOrdered, error) {
+	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: new(big.Int), Addresses: []common.Address{c.Address},
+		Topics: [][]common.Hash{{c.abi.GetABI().Events["TaskOrdered"].ID}, {common.BigToHash(new(big.Int).SetUint64(taskID))}},
+	})
+	if err != nil {
+		return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ClassifyRPCError(err))
+	}
+	for i := range logs {
+		if ev, err := c.abi.UnpackTaskOrderedEvent(&logs[i]); err == nil && !logs[i].Removed {
+			return *ev, nil
+		}
+	}
+	return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ErrNoOrder)
 }
 
 // RevertReason names the contract's custom error in a failed call or transaction, when the node

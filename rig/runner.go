@@ -364,21 +364,12 @@ func (r *Runner) ensureInput(ctx context.Context, t *taskState) error {
 	if have {
 		return nil
 	}
-	topic := common.BigToHash(new(big.Int).SetUint64(t.id))
-	logs, err := r.backend.FilterLogs(ctx, ethereum.FilterQuery{
-		FromBlock: new(big.Int), Addresses: []common.Address{r.cfg.Contract},
-		Topics: [][]common.Hash{{r.events.ordered}, {topic}},
-	})
+	ev, err := r.contract.TaskInput(ctx, t.id)
 	if err != nil {
-		return fmt.Errorf("input of task %d: %w", t.id, ClassifyRPCError(err))
+		return err
 	}
-	for i := range logs {
-		if ev, err := r.contract.ABI().UnpackTaskOrderedEvent(&logs[i]); err == nil {
-			r.setInput(t, ev.InputURI, ev.InputHash)
-			return nil
-		}
-	}
-	return fmt.Errorf("input of task %d: no TaskOrdered event", t.id)
+	r.setInput(t, ev.InputURI, ev.InputHash)
+	return nil
 }
 
 // relayBatch collects the signed commits and reveals of one step for one relayed transaction.

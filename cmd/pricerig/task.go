@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 func init() { register(newTaskCmd) }
@@ -16,60 +22,163 @@ func init() { register(newTaskCmd) }
 // taskOutput is the JSON `pricerig task` prints.
 type taskOutput struct {
 	OK        bool   `json:"ok"`
+	TaskID    uint64 `json:"task_id,omitempty"`
 	Symbol    string `json:"symbol,omitempty"`
 	Minute    string `json:"minute,omitempty"`
 	InputHash string `json:"input_hash"`
 	Error     string `json:"error,omitempty"`
+	// Refused: the spec refuses the task (Error says why, Rule names the rule); every rig on the
+	// spec then commits RefusalAnswer, when the spec has one.
+	Refused       bool   `json:"refused"`
+	Rule          string `json:"rule,omitempty"`
+	RefusalAnswer string `json:"refusal_answer,omitempty"`
+	// CommitDeadline is the end of the task's commit window, from the chain; WindowChecked says
+	// whether the rule "the minute closes after the commit window" could be checked.
+	CommitDeadline string `json:"commit_deadline,omitempty"`
+	WindowChecked  bool   `json:"window_checked"`
+	Verdict        string `json:"verdict"`
 }
 
 func newTaskCmd(a *app) *cobra.Command {
-	var uri, hash string
+	var uri, hash, rpc, contract string
+	var taskID uint64
 	var symbols []string
+	var spec specFlags
 	cmd := &cobra.Command{
-		Use:   "task --input-uri URI [--input-hash 0x…]",
-		Short: "Decode and check a job-2 task input the way the rig does",
-		Long: `Decode a task's input URI exactly as the rig does before answering it, and print the result
-as JSON: {"ok", "symbol", "minute", "input_hash", "error"}.
+		Use:   "task (--input-uri URI [--input-hash 0x…] | --rpc URL --contract 0x… --task N)",
+		Short: "Decode and check a job-2 task input the way the rig does, and say whether the spec refuses it",
+		Long: `Decode a task's input exactly as the rig does before answering it, and print the result as
+JSON: {"ok", "task_id", "symbol", "minute", "input_hash", "error", "refused", "rule",
+"refusal_answer", "commit_deadline", "window_checked", "verdict"}.
 
 The input is JSON in a data URI (data:application/json,{...}, plain, percent-encoded or ;base64)
 holding exactly {"symbol": S, "minute": M}, M an RFC 3339 time or unix seconds on a whole UTC
 minute. input_hash is keccak256 of the whole URI string; with --input-hash (the hash the order
 carries) it must match. The rig never fetches a URI: anything but a data URI is refused.
 
-Exit 0 when the input is good; exit 2, still printing the JSON, when it is not.`,
-		Example: `  pricerig task --input-uri 'data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z"}'`,
-		Args:    cobra.NoArgs,
+A task the spec refuses — a hash that does not match, a URI that is not data:application/json or
+does not decode, JSON of another shape, a symbol that is not one of the spec's feeds, a minute not
+on a whole minute, before the spec's calendar or closing after the task's commit window ends — is
+answered the spec's refusal_answer by every rig, so it settles in agreement and nobody is slashed;
+the verdict says "this task would be answered 0: <reason>".
+
+With --rpc, --contract and --task the input, its hash and the end of the commit window come from
+the chain (the TaskOrdered event and taskOf); otherwise the commit-window rule cannot be checked
+and the verdict says so.
+
+Exit 0 when the task would be priced; exit 2, still printing the JSON, when the spec refuses it.`,
+		Example: `  pricerig task --input-uri 'data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z"}'
+  pricerig task --rpc http://127.0.0.1:8545 --contract 0x… --task 7`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rules := rig.InputRules{Symbols: symbols}
-			out := taskOutput{InputHash: rig.InputHash(uri).Hex()}
-			var in rig.Input
-			var err error
-			if cmd.Flags().Changed("input-hash") {
-				want, perr := parseHash32("--input-hash", hash)
-				if perr != nil {
-					return perr
+			fromChain := cmd.Flags().Changed("task")
+			switch {
+			case fromChain && (uri != "" || hash != ""):
+				return badInput("give either --input-uri (and --input-hash) or --task, not both")
+			case fromChain && (rpc == "" || !common.IsHexAddress(contract)):
+				return badInput("--task needs --rpc URL and --contract 0x… (the AgentRig address)")
+			case !fromChain && uri == "":
+				return badInput("give --input-uri URI, or --rpc, --contract and --task to read the task from the chain")
+			}
+			var want *common.Hash
+			if hash != "" {
+				h, err := parseHash32("--input-hash", hash)
+				if err != nil {
+					return err
 				}
-				in, err = rules.Decode(uri, common.Hash(want))
-			} else {
-				in, err = rules.Parse(uri)
+				want = (*common.Hash)(&h)
+			}
+			s, err := spec.load()
+			if err != nil {
+				return err
+			}
+			rules := rig.SpecInputRules(s)
+			if len(symbols) > 0 {
+				rules.Symbols = symbols
+			}
+			out := taskOutput{}
+			var deadline time.Time
+			if fromChain {
+				ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+				defer cancel()
+				ordered, info, err := readTask(ctx, rpc, common.HexToAddress(contract), taskID)
+				if err != nil {
+					return err
+				}
+				uri, want = ordered.InputURI, (*common.Hash)(&ordered.InputHash)
+				out.TaskID = taskID
+				if info.CommitDeadline != 0 {
+					deadline = time.Unix(int64(info.CommitDeadline), 0).UTC()
+					out.CommitDeadline = deadline.Format(time.RFC3339)
+				}
+			}
+			out.InputHash = rig.InputHash(uri).Hex()
+			out.WindowChecked = !deadline.IsZero()
+			var in rig.Input
+			if want != nil {
+				in, err = rules.Refusal(uri, *want, deadline)
+			} else if in, err = rules.Parse(uri); err == nil {
+				err = rules.CheckWindow(in, deadline)
 			}
 			if err == nil {
 				out.OK, out.Symbol, out.Minute = true, in.Symbol, in.Minute.UTC().Format(time.RFC3339)
+				out.Verdict = fmt.Sprintf("this task would be priced: %s at %s", in.Symbol, out.Minute)
+				switch {
+				case !out.WindowChecked && fromChain:
+					out.Verdict += "; the commit-window rule was not checked: the task is not drawn yet"
+				case !out.WindowChecked:
+					out.Verdict += "; the commit-window rule was not checked (give --rpc, --contract and --task)"
+				}
 			} else {
-				out.Error = err.Error()
+				reason := rig.RefusalText(err)
+				out.Error, out.Refused, out.Rule = err.Error(), true, rig.RefusalKind(err)
+				if rules.RefusalAnswer != nil {
+					out.RefusalAnswer = fmt.Sprint(int64(*rules.RefusalAnswer))
+					out.Verdict = fmt.Sprintf("this task would be answered %s: %s", out.RefusalAnswer, reason)
+				} else {
+					out.Verdict = "the spec refuses this task and has no refusal_answer, so rigs skip it: " + reason
+				}
 			}
 			if werr := json.NewEncoder(a.stdout).Encode(out); werr != nil {
 				return werr
 			}
 			if err != nil {
-				return badInput("%v", err)
+				return badInput("%s", out.Verdict)
+			}
+			if !out.WindowChecked {
+				fmt.Fprintln(a.stderr, "pricerig task: "+out.Verdict)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&uri, "input-uri", "", "the task's input URI (required)")
+	cmd.Flags().StringVar(&uri, "input-uri", "", "the task's input URI")
 	cmd.Flags().StringVar(&hash, "input-hash", "", "the inputHash the order carries, 0x plus 64 hex digits")
-	cmd.Flags().StringSliceVar(&symbols, "symbols", nil, "accepted symbols (default "+strings.Join(rig.DefaultSymbols, ",")+")")
-	_ = cmd.MarkFlagRequired("input-uri")
+	cmd.Flags().StringVar(&rpc, "rpc", "", "JSON-RPC URL of the chain, to read the task with --task")
+	cmd.Flags().StringVar(&contract, "contract", "", "the AgentRig contract address, with --task")
+	cmd.Flags().Uint64Var(&taskID, "task", 0, "read task N's input, hash and commit window from the chain")
+	cmd.Flags().StringSliceVar(&symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(rig.DefaultSymbols, ",")+")")
+	cmd.Flags().StringVar(&spec.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
 	return cmd
+}
+
+// readTask reads a task's order and its taskOf from the chain.
+func readTask(ctx context.Context, rpc string, contract common.Address, taskID uint64) (agentrig.AgentRigTaskOrdered, agentrig.AgentRigTaskInfo, error) {
+	client, err := ethclient.DialContext(ctx, rpc)
+	if err != nil {
+		return agentrig.AgentRigTaskOrdered{}, agentrig.AgentRigTaskInfo{}, failed("rpc %s: %v", rpc, err)
+	}
+	defer client.Close()
+	c := rig.NewContract(client, contract)
+	ordered, err := c.TaskInput(ctx, taskID)
+	if errors.Is(err, rig.ErrNoOrder) {
+		return ordered, agentrig.AgentRigTaskInfo{}, badInput("task %d was never ordered on %s", taskID, contract.Hex())
+	}
+	if err != nil {
+		return ordered, agentrig.AgentRigTaskInfo{}, failed("%v", err)
+	}
+	info, err := c.Task(ctx, new(big.Int).SetUint64(taskID))
+	if err != nil {
+		return ordered, info, failed("%v", err)
+	}
+	return ordered, info, nil
 }
