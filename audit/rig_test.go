@@ -27,7 +27,7 @@ type task struct {
 
 // writeJournal records every task's answer (price 180.00, committed against a median of
 // 180.00) and advances it, the way the runner does.
-func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *rig.Journal {
+func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *rig.DBJournal {
 	t.Helper()
 	j, err := rig.OpenJournal(path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -74,15 +75,73 @@ type Entry struct {
 }
 
 // Journal is the rig's durable memory: what it answered, with which salt, and how far each task
-// got. Every write is synced to disk (WAL, synchronous=FULL) before the caller sends anything on
-// chain, so a restart resumes exactly where the process stopped.
-type Journal struct {
-	db  *sql.DB
-	now func() time.Time
+// got. Every write is durable before the caller sends anything on chain, so a restart (or another
+// instance taking over) resumes exactly where the process stopped. *DBJournal implements it on
+// SQLite (one machine) and on PostgreSQL (instances on several machines sharing one database).
+type Journal interface {
+	// Drawn records that a rig was drawn for a task (idempotent).
+	Drawn(ctx context.Context, taskID, rigID uint64, commitDeadline time.Time) error
+	// RecordAnswer stores the answer, salt and commitment of a task before anything is sent,
+	// or returns the entry already stored: one salt per task and rig, ever.
+	RecordAnswer(ctx context.Context, e Entry) (Entry, error)
+	// Advance moves an entry to a later state; moving backwards is ignored.
+	Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error
+	Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error)
+	// Open lists the entries that are not final, oldest task first.
+	Open(ctx context.Context) ([]Entry, error)
+	// Since lists every entry updated at or after t, oldest task first.
+	Since(ctx context.Context, t time.Time) ([]Entry, error)
+	Cursor(ctx context.Context, name string) (uint64, error)
+	SetCursor(ctx context.Context, name string, block uint64) error
+	Close() error
 }
 
-// OpenJournal opens (creating when needed) the journal at path.
-func OpenJournal(path string) (*Journal, error) {
+// DBJournal is the journal in a SQL database: SQLite through modernc.org/sqlite, or PostgreSQL
+// through pgx. Both hold the same tables; the SQL differs only in placeholders, column types and
+// row locks.
+type DBJournal struct {
+	db       *sql.DB
+	postgres bool
+	target   string // the path, or the URL without its password: for errors and logs
+	now      func() time.Time
+}
+
+var _ Journal = (*DBJournal)(nil)
+
+// OpenJournal opens (creating and migrating when needed) the journal at target: a
+// postgres:// (or postgresql://) URL opens a PostgreSQL journal, anything else is the path of a
+// SQLite file.
+func OpenJournal(target string) (*DBJournal, error) {
+	if IsPostgresURL(target) {
+		return openPostgresJournal(target)
+	}
+	return openSQLiteJournal(target)
+}
+
+// IsPostgresURL reports whether a journal or store target names a PostgreSQL database.
+func IsPostgresURL(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// RedactURL returns a database target fit for output: a URL's password is replaced by xxxxx
+// (also one given as a password= parameter); a path is returned as is.
+func RedactURL(target string) string {
+	if !IsPostgresURL(target) {
+		return target
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return "postgres://(unparsable URL)"
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+func openSQLiteJournal(path string) (*DBJournal, error) {
 	// A plain path, not a file: URI, where a '#' or '%' in a folder name would be read as URI
 	// syntax and open some other file. The driver cuts its options at the first '?'.
 	if strings.Contains(path, "?") {
@@ -94,18 +153,43 @@ func OpenJournal(path string) (*Journal, error) {
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway and this keeps transactions simple
-	j := &Journal{db: db, now: time.Now}
-	if err := j.migrate(); err != nil {
+	j := &DBJournal{db: db, target: path, now: time.Now}
+	if err := j.migrateSQLite(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	return j, nil
 }
 
-// Close closes the journal.
-func (j *Journal) Close() error { return j.db.Close() }
+// Target is where the journal lives: its path, or its URL without the password.
+func (j *DBJournal) Target() string { return j.target }
 
-func (j *Journal) migrate() error {
+// Shared reports whether several instances may use the journal at once (PostgreSQL): they then
+// take turns by a lease.
+func (j *DBJournal) Shared() bool { return j.postgres }
+
+// Close closes the journal.
+func (j *DBJournal) Close() error { return j.db.Close() }
+
+// q rewrites a statement written with ? placeholders for the journal's database.
+func (j *DBJournal) q(stmt string) string {
+	if !j.postgres {
+		return stmt
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range stmt {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (j *DBJournal) migrateSQLite() error {
 	var version int
 	_ = j.db.QueryRow(`PRAGMA user_version`).Scan(&version)
 	if version > schemaVersion {
@@ -167,23 +251,35 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NUL
 }
 
 // Drawn records that a rig was drawn for a task (idempotent).
-func (j *Journal) Drawn(ctx context.Context, taskID, rigID uint64, commitDeadline time.Time) error {
-	_, err := j.db.ExecContext(ctx, `INSERT INTO tasks (task_id, rig_id, state, commit_deadline, updated_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id, rig_id) DO NOTHING`,
-		taskID, rigID, StateDrawn, fmtTime(commitDeadline), fmtTime(j.now()))
+func (j *DBJournal) Drawn(ctx context.Context, taskID, rigID uint64, commitDeadline time.Time) error {
+	_, err := j.db.ExecContext(ctx, j.q(`INSERT INTO tasks (task_id, rig_id, state, commit_deadline, updated_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (task_id, rig_id) DO NOTHING`),
+		int64(taskID), int64(rigID), string(StateDrawn), fmtTime(commitDeadline), fmtTime(j.now()))
 	return err
 }
 
 // RecordAnswer stores the answer, salt and commitment of a task before anything is sent. When
 // the journal already holds an answer for the task it returns the stored entry unchanged — the
-// caller must commit that one, with that salt.
-func (j *Journal) RecordAnswer(ctx context.Context, e Entry) (Entry, error) {
+// caller must commit that one, with that salt. On PostgreSQL the row is locked for the
+// transaction, so two instances racing both get the one salt that won; when ctx carries a
+// Fence the lease is checked in the same transaction and ErrFenced returned when it is lost.
+func (j *DBJournal) RecordAnswer(ctx context.Context, e Entry) (Entry, error) {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
 		return Entry{}, err
 	}
 	defer tx.Rollback()
-	existing, found, err := getEntry(ctx, tx, e.TaskID, e.RigID)
+	if err := j.checkFenceTx(ctx, tx); err != nil {
+		return Entry{}, err
+	}
+	if j.postgres {
+		// Insert-if-absent first, so the row exists and FOR UPDATE below serialises racers.
+		if _, err := tx.ExecContext(ctx, j.q(`INSERT INTO tasks (task_id, rig_id, state, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (task_id, rig_id) DO NOTHING`), int64(e.TaskID), int64(e.RigID), string(StateDrawn), fmtTime(j.now())); err != nil {
+			return Entry{}, err
+		}
+	}
+	existing, found, err := j.getEntry(ctx, tx, e.TaskID, e.RigID, true)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -195,7 +291,7 @@ func (j *Journal) RecordAnswer(ctx context.Context, e Entry) (Entry, error) {
 	}
 	e.State = StateAnswered
 	e.UpdatedAt = j.now()
-	if err := putEntry(ctx, tx, e); err != nil {
+	if err := j.putEntry(ctx, tx, e); err != nil {
 		return Entry{}, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -206,13 +302,13 @@ func (j *Journal) RecordAnswer(ctx context.Context, e Entry) (Entry, error) {
 
 // Advance moves an entry to a later state and sets the fields given by update. Moving backwards
 // is ignored (a replayed event after a restart must not undo progress).
-func (j *Journal) Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error {
+func (j *DBJournal) Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	e, found, err := getEntry(ctx, tx, taskID, rigID)
+	e, found, err := j.getEntry(ctx, tx, taskID, rigID, true)
 	if err != nil {
 		return err
 	}
@@ -227,25 +323,25 @@ func (j *Journal) Advance(ctx context.Context, taskID, rigID uint64, to State, u
 		update(&e)
 	}
 	e.UpdatedAt = j.now()
-	if err := putEntry(ctx, tx, e); err != nil {
+	if err := j.putEntry(ctx, tx, e); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
 // Get returns the entry of a rig on a task.
-func (j *Journal) Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error) {
-	return getEntry(ctx, j.db, taskID, rigID)
+func (j *DBJournal) Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error) {
+	return j.getEntry(ctx, j.db, taskID, rigID, false)
 }
 
 // Open returns the entries that are not final, oldest task first: what a restarted runner must
 // pick up.
-func (j *Journal) Open(ctx context.Context) ([]Entry, error) {
+func (j *DBJournal) Open(ctx context.Context) ([]Entry, error) {
 	return j.query(ctx, `WHERE state NOT IN ('settled','skipped','missed','refunded') ORDER BY task_id, rig_id`)
 }
 
 // Since returns every entry updated at or after t, oldest task first (for the audit).
-func (j *Journal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
+func (j *DBJournal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
 	return j.query(ctx, `WHERE updated_at >= ? ORDER BY task_id, rig_id`, fmtTime(t))
 }
 
@@ -261,9 +357,9 @@ func (j *Journal) RefusalReason(ctx context.Context, taskID uint64) (reason stri
 }
 
 // Cursor returns the last block a follower named name has fully processed (0 when none).
-func (j *Journal) Cursor(ctx context.Context, name string) (uint64, error) {
+func (j *DBJournal) Cursor(ctx context.Context, name string) (uint64, error) {
 	var b int64
-	err := j.db.QueryRowContext(ctx, `SELECT block FROM cursors WHERE name = ?`, name).Scan(&b)
+	err := j.db.QueryRowContext(ctx, j.q(`SELECT block FROM cursors WHERE name = ?`), name).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -271,9 +367,9 @@ func (j *Journal) Cursor(ctx context.Context, name string) (uint64, error) {
 }
 
 // SetCursor records that every block up to and including block was processed.
-func (j *Journal) SetCursor(ctx context.Context, name string, block uint64) error {
-	_, err := j.db.ExecContext(ctx, `INSERT INTO cursors (name, block) VALUES (?, ?)
-		ON CONFLICT (name) DO UPDATE SET block = excluded.block`, name, int64(block))
+func (j *DBJournal) SetCursor(ctx context.Context, name string, block uint64) error {
+	_, err := j.db.ExecContext(ctx, j.q(`INSERT INTO cursors (name, block) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET block = excluded.block`), name, int64(block))
 	return err
 }
 
@@ -287,8 +383,14 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func getEntry(ctx context.Context, q querier, taskID, rigID uint64) (Entry, bool, error) {
-	row := q.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM tasks WHERE task_id = ? AND rig_id = ?`, taskID, rigID)
+// getEntry reads one entry; forUpdate locks its row to the end of the transaction (PostgreSQL;
+// SQLite has one writer at a time anyway).
+func (j *DBJournal) getEntry(ctx context.Context, q querier, taskID, rigID uint64, forUpdate bool) (Entry, bool, error) {
+	stmt := `SELECT ` + entryColumns + ` FROM tasks WHERE task_id = ? AND rig_id = ?`
+	if forUpdate && j.postgres {
+		stmt += ` FOR UPDATE`
+	}
+	row := q.QueryRowContext(ctx, j.q(stmt), int64(taskID), int64(rigID))
 	e, err := scanEntry(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Entry{}, false, nil
@@ -296,8 +398,8 @@ func getEntry(ctx context.Context, q querier, taskID, rigID uint64) (Entry, bool
 	return e, err == nil, err
 }
 
-func (j *Journal) query(ctx context.Context, where string, args ...any) ([]Entry, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT `+entryColumns+` FROM tasks `+where, args...)
+func (j *DBJournal) query(ctx context.Context, where string, args ...any) ([]Entry, error) {
+	rows, err := j.db.QueryContext(ctx, j.q(`SELECT `+entryColumns+` FROM tasks `+where), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -315,16 +417,18 @@ func (j *Journal) query(ctx context.Context, where string, args ...any) ([]Entry
 
 func scanEntry(scan func(...any) error) (Entry, error) {
 	var e Entry
+	var taskID, rigID int64
 	var minute, commitDL, revealDL, updated, state string
 	var answer, salt, commitment, stored []byte
 	var price, median int64
-	var agreed, inside int
-	err := scan(&e.TaskID, &e.RigID, &e.Symbol, &minute, &state, &answer, &salt, &commitment, &price, &median,
+	var agreed, inside int64
+	err := scan(&taskID, &rigID, &e.Symbol, &minute, &state, &answer, &salt, &commitment, &price, &median,
 		&e.SelfCentiBps, &e.CommitTx, &e.RevealTx, &commitDL, &revealDL, &stored, &agreed, &inside,
 		&e.RealizedCentiBps, &e.Reason, &e.Refusal, &updated)
 	if err != nil {
 		return e, err
 	}
+	e.TaskID, e.RigID = uint64(taskID), uint64(rigID)
 	e.State = State(state)
 	copy(e.Answer[:], answer)
 	copy(e.Salt[:], salt)
@@ -340,16 +444,16 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-func putEntry(ctx context.Context, x execer, e Entry) error {
+func (j *DBJournal) putEntry(ctx context.Context, x execer, e Entry) error {
 	cols := entryColumnList
 	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
 	sets := make([]string, 0, len(cols))
 	for _, c := range cols[2:] {
 		sets = append(sets, c+" = excluded."+c)
 	}
-	_, err := x.ExecContext(ctx, `INSERT INTO tasks (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders+`)
-		ON CONFLICT (task_id, rig_id) DO UPDATE SET `+strings.Join(sets, ", "),
-		e.TaskID, e.RigID, e.Symbol, fmtTime(e.Minute), e.State, e.Answer[:], e.Salt[:], e.Commitment[:],
+	_, err := x.ExecContext(ctx, j.q(`INSERT INTO tasks (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders+`)
+		ON CONFLICT (task_id, rig_id) DO UPDATE SET `+strings.Join(sets, ", ")),
+		int64(e.TaskID), int64(e.RigID), e.Symbol, fmtTime(e.Minute), string(e.State), e.Answer[:], e.Salt[:], e.Commitment[:],
 		int64(e.Price), int64(e.ExpectedMedian), e.SelfCentiBps, e.CommitTx, e.RevealTx, fmtTime(e.CommitDeadline),
 		fmtTime(e.RevealDeadline), e.StoredAnswer[:], boolInt(e.Agreed), boolInt(e.Inside), e.RealizedCentiBps,
 		e.Reason, e.Refusal, fmtTime(e.UpdatedAt))

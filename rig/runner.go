@@ -117,7 +117,7 @@ type Runner struct {
 	cfg       Config
 	backend   Backend
 	contract  *Contract
-	journal   *Journal
+	journal   Journal
 	pricer    Pricer
 	domain    Domain
 	rigs      map[uint64]*rigHandle
@@ -142,7 +142,7 @@ type priceCall struct {
 }
 
 // NewRunner checks the job and the rigs on chain and returns a runner ready to Run.
-func NewRunner(ctx context.Context, backend Backend, journal *Journal, pricer Pricer, cfg Config) (*Runner, error) {
+func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pricer, cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
 	if len(cfg.Operators) == 0 {
 		return nil, errors.New("no operator keys: a runner needs at least one rig")

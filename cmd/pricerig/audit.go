@@ -80,7 +80,7 @@ serving Prometheus gauges on --metrics. See audit/README.md.`,
 	}
 	f.spec.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite) to check settled and open tasks in")
+	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
 	fl.StringVar(&f.db, "db", "", "the price history store (backfill) to check for gaps")
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
@@ -142,8 +142,10 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
 
 	if f.journal != "" {
-		if err := mustExist("--journal", f.journal); err != nil {
-			return err
+		if !rig.IsPostgresURL(f.journal) {
+			if err := mustExist("--journal", f.journal); err != nil {
+				return err
+			}
 		}
 		j, err := rig.OpenJournal(f.journal)
 		if err != nil {

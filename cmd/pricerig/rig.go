@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +92,7 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 	fl.StringVar(&f.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
 	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
 	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
-	fl.StringVar(&f.journal, "journal", "rig.db", "the journal (SQLite) of answers, salts and task states")
+	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on this address, like 127.0.0.1:9464")
@@ -148,11 +149,17 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return failed("rpc %s: %v", redact.URL(f.rpc), err)
 	}
 	defer client.Close()
+	if f.journal == "" {
+		f.journal = cmp.Or(os.Getenv("PRICERIG_JOURNAL_URL"), "rig.db")
+	}
 	// Reach the chain before the journal is made: a rig that cannot start leaves no file.
 	if _, err := client.ChainID(ctx); err != nil {
 		return failed("rpc %s: %v", f.rpc, err)
 	}
-	_, statErr := os.Stat(f.journal)
+	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
+	if !rig.IsPostgresURL(f.journal) {
+		_, statErr = os.Stat(f.journal)
+	}
 	journal, err := rig.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
@@ -164,6 +171,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 			removeStoreFiles(f.journal) // made by this run, which never ran
 		}
 	}()
+	logger.Info("journal", "target", journal.Target(), "shared", journal.Shared())
 	reconciler, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Logger: logger}})
 	if err != nil {
 		return failed("%v", err)

@@ -115,7 +115,7 @@ type Devnet struct {
 	tmpDir   bool
 	configs  []rig.Config
 	stops    []func()
-	journals []*rig.Journal // nil while a process is killed
+	journals []rig.Journal // nil while a process is killed
 }
 
 // DevKey is the i-th devnet account; public, worthless, the same on every run.
