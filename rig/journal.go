@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 )
 
 // State is where one rig stands on one task. The journal moves it forward only.
@@ -123,22 +123,13 @@ func IsPostgresURL(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// RedactURL returns a database target fit for output: a URL's password is replaced by xxxxx
-// (also one given as a password= parameter); a path is returned as is.
+// RedactURL returns a database target fit for output: a URL's user and password (also a
+// password= parameter) are replaced by redact.Mark; a path is returned as is.
 func RedactURL(target string) string {
 	if !IsPostgresURL(target) {
 		return target
 	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return "postgres://(unparsable URL)"
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
+	return redact.URL(target)
 }
 
 func openSQLiteJournal(path string) (*DBJournal, error) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -160,6 +161,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if !rig.IsPostgresURL(f.journal) {
 		_, statErr = os.Stat(f.journal)
 	}
+	registerJournalSecrets(f.journal)
 	journal, err := rig.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
@@ -284,4 +286,21 @@ func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger) (f
 	go func() { _ = srv.Serve(l) }()
 	logger.Info("serving metrics", "url", "http://"+l.Addr().String()+"/metrics")
 	return func() { _ = srv.Close() }, nil
+}
+
+// registerJournalSecrets keeps a journal URL's password out of every output. Only the password:
+// the user name of a database (often "postgres") is no secret, and registering it would redact
+// the word wherever it appears.
+func registerJournalSecrets(target string) {
+	if !rig.IsPostgresURL(target) {
+		return
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return
+	}
+	if p, ok := u.User.Password(); ok {
+		redact.Register(p)
+	}
+	redact.Register(u.Query()["password"]...)
 }
