@@ -91,6 +91,8 @@ type Journal interface {
 	Open(ctx context.Context) ([]Entry, error)
 	// Since lists every entry updated at or after t, oldest task first.
 	Since(ctx context.Context, t time.Time) ([]Entry, error)
+	// RefusalReason returns why the spec refused a task, when one of our rigs recorded it.
+	RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error)
 	Cursor(ctx context.Context, name string) (uint64, error)
 	SetCursor(ctx context.Context, name string, block uint64) error
 	Close() error
@@ -339,8 +341,8 @@ func (j *DBJournal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
 // RefusalReason returns why the spec refused a task, as this journal's rigs recorded it when
 // they answered the spec's refusal_answer; found is false when none of them refused it (or none
 // was drawn for it). `pricerig answer` and `order --wait` print it as "refused by the spec: …".
-func (j *Journal) RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error) {
-	err = j.db.QueryRowContext(ctx, `SELECT refusal FROM tasks WHERE task_id = ? AND refusal != '' ORDER BY rig_id LIMIT 1`, taskID).Scan(&reason)
+func (j *DBJournal) RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error) {
+	err = j.db.QueryRowContext(ctx, j.q(`SELECT refusal FROM tasks WHERE task_id = ? AND refusal != '' ORDER BY rig_id LIMIT 1`), int64(taskID)).Scan(&reason)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // postgresMigrations are the PostgreSQL journal's schema versions, applied in order and each in
-// its own step of one transaction. Version 1 is the SQLite schema with PostgreSQL's column types;
-// version 2 adds the lease that lets several instances share the database.
+// one transaction. Versions 1 and 2 are the SQLite journal's migrations with PostgreSQL's column
+// types; version 3 adds the lease that lets several instances share the database. Never edit
+// one that has shipped; add the next.
 var postgresMigrations = []string{
 	1: `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -38,7 +39,8 @@ CREATE TABLE IF NOT EXISTS tasks (
 );
 CREATE INDEX IF NOT EXISTS tasks_state ON tasks(state);
 CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block BIGINT NOT NULL);`,
-	2: `
+	2: `ALTER TABLE tasks ADD COLUMN IF NOT EXISTS refusal TEXT NOT NULL DEFAULT '';`,
+	3: `
 CREATE TABLE IF NOT EXISTS leases (
 	name TEXT PRIMARY KEY,
 	holder TEXT NOT NULL,

@@ -53,6 +53,9 @@ func TestPostgresJournalKeepsTheFirstSalt(t *testing.T) {
 	if err := j.SetCursor(ctx, "follower", 42); err != nil {
 		t.Fatal(err)
 	}
+	if err := j.Advance(ctx, 8, 2, StateRevealed, func(e *Entry) { e.Refusal = "the input hash does not match" }); err != nil {
+		t.Fatal(err)
+	}
 	j.Close()
 
 	j = openPG(t, url) // migrations run again: nothing to do, nothing lost
@@ -64,8 +67,11 @@ func TestPostgresJournalKeepsTheFirstSalt(t *testing.T) {
 	if err := j.Advance(ctx, 7, 2, StateAnswered, nil); err != nil {
 		t.Fatal(err)
 	}
-	if open, err := j.Open(ctx); err != nil || len(open) != 1 || open[0].State != StateCommitted {
+	if open, err := j.Open(ctx); err != nil || len(open) != 2 || open[0].State != StateCommitted {
 		t.Fatalf("open %+v %v", open, err)
+	}
+	if why, ok, err := j.RefusalReason(ctx, 8); err != nil || !ok || why != "the input hash does not match" {
+		t.Fatalf("refusal %q %v %v", why, ok, err)
 	}
 	if b, err := j.Cursor(ctx, "follower"); err != nil || b != 42 {
 		t.Fatalf("cursor %d %v", b, err)
