@@ -48,7 +48,29 @@ type Coverage struct {
 	Adjustment Adjustment    // of the bars Bars returns
 	Delay      time.Duration // how long after a minute closes its bar can be asked for
 	Rate       Rate          // the request rate the source is held to
+
+	// How the provider divides history into requests, which sets the fewest requests a range
+	// costs (the backfill's floor). Cut is how one request's window is bounded; Dates is the
+	// number of whole dates of a CutDates request; Page is how many bars one response holds
+	// when the provider pages (across every symbol of a multi-symbol request), 0 when it does
+	// not page.
+	Cut   Cut
+	Dates int
+	Page  int
 }
+
+// Cut is how a provider bounds the window of one request.
+type Cut int
+
+const (
+	// CutSpan: any window up to MaxWindow is one request.
+	CutSpan Cut = iota
+	// CutMonth: one New York calendar month per request (Alpha Vantage's month=).
+	CutMonth
+	// CutDates: Dates whole dates per request, which the adapter asks for in both their New York
+	// and UTC readings (DateRanges): a window must end by New York midnight of its (Dates−1)th day.
+	CutDates
+)
 
 // Covers reports whether the coverage includes a session.
 func (c Coverage) Covers(s market.Session) bool {

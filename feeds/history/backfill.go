@@ -284,7 +284,7 @@ func (b *Backfill) build() error {
 			usable++
 		}
 		m.cov.Rate = ss.Rate
-		m.pol = policyFor(ss.Type, m.cov)
+		m.pol = policyOf(m.cov)
 		m.sessions = intersectSessions(m.cov.Sessions, b.rules.Sessions)
 		m.adjusted = m.cov.Adjustment == sources.SplitAdjusted || m.cov.Adjustment == sources.SplitDividendAdjusted
 		if m.cov.Lookback > 0 {

@@ -8,28 +8,15 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
-// How a source's provider wants its history asked for. The adapters split any [from, to) they
-// are given into their own requests; the planner hands them windows that each cost exactly one
-// request (one page), so the requests made are the fewest the provider allows.
-type policyKind int
-
-const (
-	// fixedWindows: any window up to MaxWindow is one request (sources.Windows in the adapter).
-	fixedWindows policyKind = iota
-	// calendarMonths: one request per New York calendar month (Alpha Vantage's month=).
-	calendarMonths
-	// nyDates: the provider takes whole dates, N per request, and the adapter asks for every date
-	// the window touches in either New York or UTC (sources.DateRanges), so a window must end
-	// by New York midnight of its (N−1)th day to stay within N dates.
-	nyDates
-)
-
-// policy is how the planner cuts one source's spans into windows.
+// How a source's provider wants its history asked for, as its adapter declares it in
+// sources.Coverage (Cut, Dates, Page, MaxWindow). The adapters split any [from, to) they are given
+// into their own requests; the planner hands them windows that each cost exactly one request
+// (one page), so the requests made are the fewest the provider allows.
 type policy struct {
-	kind policyKind
-	max  time.Duration // fixedWindows: the widest window
-	days int           // nyDates: dates per request
-	// page is how many bars one response holds (0: unknown or never reached). A batched window
+	cut  sources.Cut
+	max  time.Duration // CutSpan: the widest window
+	days int           // CutDates: dates per request
+	// page is how many bars one response holds (0: the provider does not page). A batched window
 	// is kept within one page, counting every minute of the sessions as a bar: the most the
 	// window can hold, so it never needs a second page.
 	page int
@@ -39,19 +26,9 @@ type policy struct {
 // endpoint): a month of minutes is as much as any provider we know returns in one body.
 const unlimitedWindow = 30 * 24 * time.Hour
 
-// pageSizes are the page sizes of the paginated providers, from the coverage table of
-// sources/README.md that the adapters and the simulator both follow.
-var pageSizes = map[string]int{"alpaca": 10000, "massive": 50000, "twelvedata": 5000}
-
-// policyFor picks the policy of a source type.
-func policyFor(typ string, cov sources.Coverage) policy {
-	switch typ {
-	case "alphavantage":
-		return policy{kind: calendarMonths}
-	case "tiingo", "fmp":
-		return policy{kind: nyDates, days: 7}
-	}
-	p := policy{kind: fixedWindows, max: cov.MaxWindow, page: pageSizes[typ]}
+// policyOf is the policy a source's coverage declares.
+func policyOf(cov sources.Coverage) policy {
+	p := policy{cut: cov.Cut, max: cov.MaxWindow, days: cov.Dates, page: cov.Page}
 	if p.max <= 0 {
 		p.max = unlimitedWindow
 	}
@@ -86,12 +63,12 @@ func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
 
 // end is where the window that starts at a ends.
 func (p policy) end(a, limit time.Time, n int, sessions []market.Session) time.Time {
-	switch p.kind {
-	case calendarMonths:
+	switch p.cut {
+	case sources.CutMonth:
 		ny := a.In(market.NewYork)
 		next := time.Date(ny.Year(), ny.Month()+1, 1, 0, 0, 0, 0, market.NewYork).UTC()
 		return minTime(next, limit)
-	case nyDates:
+	case sources.CutDates:
 		days := max(p.days, 2)
 		return minTime(nyMidnight(nyDate(a).AddDate(0, 0, days-1)), limit)
 	}
@@ -116,7 +93,7 @@ func (p policy) end(a, limit time.Time, n int, sessions []market.Session) time.T
 }
 
 // batched reports whether windows of n symbols are cut to fit one page.
-func (p policy) batched(n int) bool { return p.kind == fixedWindows && p.page > 0 && n > 1 }
+func (p policy) batched(n int) bool { return p.cut == sources.CutSpan && p.page > 0 && n > 1 }
 
 // minRequests is the fewest requests that cover the minutes of the sessions in a span: the
 // number of windows of the greedy cut (see windows). The requests the adapters really send are

@@ -52,14 +52,14 @@ func TestWindowsCostOneRequestEach(t *testing.T) {
 		check func(t *testing.T, w Span)
 		want  int // -1: at most the formula
 	}{
-		{"alphavantage months", "alphavantage", sources.Coverage{MaxWindow: 31 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+		{"alphavantage months", "alphavantage", sources.Coverage{MaxWindow: 31 * 24 * time.Hour, Cut: sources.CutMonth}, mid, 1, func(t *testing.T, w Span) {
 			a, b := w.From.In(market.NewYork), w.To.Add(-time.Nanosecond).In(market.NewYork)
 			if a.Year() != b.Year() || a.Month() != b.Month() {
 				t.Errorf("window %v spans two New York months", w)
 			}
 		}, 3},
-		{"alphavantage a year", "alphavantage", sources.Coverage{}, year, 1, nil, 12},
-		{"massive 30 days", "massive", sources.Coverage{MaxWindow: 30 * 24 * time.Hour}, year, 1, func(t *testing.T, w Span) {
+		{"alphavantage a year", "alphavantage", sources.Coverage{Cut: sources.CutMonth}, year, 1, nil, 12},
+		{"massive 30 days", "massive", sources.Coverage{MaxWindow: 30 * 24 * time.Hour, Page: 50000}, year, 1, func(t *testing.T, w Span) {
 			if n := len(sources.Windows(w.From, w.To, 30*24*time.Hour)); n != 1 {
 				t.Errorf("window %v is %d requests to the adapter", w, n)
 			}
@@ -69,24 +69,24 @@ func TestWindowsCostOneRequestEach(t *testing.T) {
 				t.Errorf("window %v is %d requests to the adapter", w, n)
 			}
 		}, -1},
-		{"tiingo dates", "tiingo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+		{"tiingo dates", "tiingo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Cut: sources.CutDates, Dates: 7}, mid, 1, func(t *testing.T, w Span) {
 			if n := len(sources.DateRanges(w.From, w.To, 7)); n != 1 {
 				t.Errorf("window %v is %d date runs to the adapter", w, n)
 			}
 		}, -1},
-		{"alpaca alone", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, year, 1, func(t *testing.T, w Span) {
+		{"alpaca alone", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Page: 10000}, year, 1, func(t *testing.T, w Span) {
 			if w.Duration() > 7*24*time.Hour {
 				t.Errorf("window %v is wider than 7 days", w)
 			}
 		}, -1},
-		{"alpaca, three symbols a page", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour}, year, 3, func(t *testing.T, w Span) {
+		{"alpaca, three symbols a page", "alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Page: 10000}, year, 3, func(t *testing.T, w Span) {
 			if m := sessionMinutes(w.From, w.To, prp) * 3; m > 10000 || w.Duration() > 7*24*time.Hour {
 				t.Errorf("window %v holds up to %d bars of three symbols, over one 10000-bar page", w, m)
 			}
 		}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := policyFor(tc.typ, tc.cov)
+			p := policyOf(tc.cov)
 			ws := p.windows(tc.span, tc.n, prp)
 			checkCover(t, tc.span, ws, prp)
 			for _, w := range ws {
@@ -97,7 +97,7 @@ func TestWindowsCostOneRequestEach(t *testing.T) {
 			if tc.want >= 0 && len(ws) != tc.want {
 				t.Errorf("%d windows, want %d", len(ws), tc.want)
 			}
-			if tc.want < 0 && p.kind == fixedWindows && !p.batched(tc.n) {
+			if tc.want < 0 && p.cut == sources.CutSpan && !p.batched(tc.n) {
 				if ceil := int((tc.span.Duration() + p.max - 1) / p.max); len(ws) > ceil {
 					t.Errorf("%d windows, more than ceil(span / max) = %d", len(ws), ceil)
 				}
@@ -109,9 +109,42 @@ func TestWindowsCostOneRequestEach(t *testing.T) {
 	}
 }
 
+// The adapters declare how their providers divide history into requests; the planner reads
+// those facts, not the provider's name.
+func TestAdaptersDeclareHowTheyAreAsked(t *testing.T) {
+	providers := []string{"alpaca", "massive", "alphavantage", "twelvedata", "yahoo", "tiingo", "fmp"}
+	spec, err := feeds.Load([]byte(specYAML(providers, "1/s")), feeds.LoadOptions{
+		Sim: &feeds.SimTarget{Root: "http://127.0.0.1:1", Key: sim.Key, Secret: sim.Secret},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := feeds.BuildSources(spec, sources.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]policy{
+		"alpaca":       {cut: sources.CutSpan, max: 7 * 24 * time.Hour, page: 10000},
+		"massive":      {cut: sources.CutSpan, max: 30 * 24 * time.Hour, page: 50000},
+		"alphavantage": {cut: sources.CutMonth, max: 31 * 24 * time.Hour},
+		"twelvedata":   {cut: sources.CutSpan, max: 7 * 24 * time.Hour, page: 5000},
+		"yahoo":        {cut: sources.CutSpan, max: 7 * 24 * time.Hour},
+		"tiingo":       {cut: sources.CutDates, max: 7 * 24 * time.Hour, days: 7},
+		"fmp":          {cut: sources.CutDates, max: 7 * 24 * time.Hour, days: 7},
+	}
+	if len(built) != len(want) {
+		t.Fatalf("%d sources built", len(built))
+	}
+	for _, b := range built {
+		if got := policyOf(b.Source.Coverage()); got != want[b.Name] {
+			t.Errorf("%s: policy %+v, want %+v", b.Name, got, want[b.Name])
+		}
+	}
+}
+
 func TestBatchedWindowsBeatOneSymbolAtATime(t *testing.T) {
 	year := Span{ny(2025, time.November, 3, 4, 0), ny(2026, time.October, 30, 20, 0)}
-	p := policyFor("alpaca", sources.Coverage{MaxWindow: 7 * 24 * time.Hour})
+	p := policyOf(sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Page: 10000})
 	batched, alone := p.minRequests(year, 3, prp), 3*p.minRequests(year, 1, prp)
 	if batched >= alone {
 		t.Errorf("three symbols in one request: %d requests; one at a time: %d", batched, alone)

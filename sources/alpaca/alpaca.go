@@ -105,6 +105,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		cov: sources.Coverage{
 			Sessions:   f.sessions,
 			MaxWindow:  MaxWindow,
+			Page:       pageLimit,
 			Adjustment: sources.Raw,
 			Delay:      f.delay,
 			Rate:       s.Rate,

@@ -111,6 +111,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	src.cov = sources.Coverage{
 		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
 		Since:      First.UTC(),
+		Cut:        sources.CutMonth,
 		MaxWindow:  MaxWindow,
 		Adjustment: sources.Raw,
 		Delay:      delay,

@@ -48,6 +48,8 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	return &Source{client: sources.NewClient(s, d, sources.ClientOptions{}), key: s.Key, cov: sources.Coverage{
 		Sessions:   []market.Session{market.Regular},
 		MaxWindow:  maxDays * 24 * time.Hour,
+		Cut:        sources.CutDates,
+		Dates:      maxDays,
 		Adjustment: sources.Raw,
 		Rate:       s.Rate,
 	}}, nil

@@ -96,6 +96,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		cov: sources.Coverage{
 			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
 			MaxWindow:  MaxWindow,
+			Page:       pageLimit,
 			Adjustment: sources.Raw,
 			Delay:      delay,
 			Rate:       s.Rate,

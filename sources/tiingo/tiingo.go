@@ -44,6 +44,8 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	return &Source{client: c, cov: sources.Coverage{
 		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
 		MaxWindow:  maxDays * 24 * time.Hour,
+		Cut:        sources.CutDates,
+		Dates:      maxDays,
 		Adjustment: sources.Raw, // /iex has no adjustment: these are IEX's prints
 		Rate:       s.Rate,
 	}}, nil

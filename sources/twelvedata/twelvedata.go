@@ -99,6 +99,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	src.cov = sources.Coverage{
 		Sessions:   sessions,
 		MaxWindow:  MaxWindow,
+		Page:       outputSize,
 		Adjustment: sources.Raw,
 		Rate:       s.Rate,
 	}
