@@ -770,6 +770,9 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 			v, ok := l.integer(kv.value, kpath, 0, 10)
 			good = good && ok
 			src.Retries = int(v)
+			if v == 0 {
+				src.Retries = sources.NoRetries // written 0 means none; absent keeps the default
+			}
 		default:
 			if _, isOption := factory.Options[kv.key]; !isOption {
 				l.errorf(kv.node, kpath, "unknown key for type %s (want %s)", typ, strings.Join(allowedKeys(factory), ", "))

@@ -470,3 +470,16 @@ func TestShippedSpecExamples(t *testing.T) {
 		t.Errorf("coverage udf %+v json %+v", udf.Coverage, js.Coverage)
 	}
 }
+
+// retries: 0 in sources.yaml means no retry; a source without the key keeps the client's
+// default.
+func TestLoadRetriesZeroMeansNone(t *testing.T) {
+	text := strings.Replace(goodSpec, "retries: 1", "retries: 0", 1)
+	spec, err := Load([]byte(text), LoadOptions{Getenv: env(map[string]string{"KEYED_ID": "id-1", "KEYED_SECRET": "s3cret"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, keyed := spec.Sources[0], spec.Sources[1]; plain.Retries != sources.NoRetries || keyed.Retries != 0 {
+		t.Errorf("retries %d and %d, want %d (none) and 0 (the default)", plain.Retries, keyed.Retries, sources.NoRetries)
+	}
+}

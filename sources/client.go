@@ -31,7 +31,10 @@ const BrowserUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KH
 const (
 	DefaultTimeout = 10 * time.Second
 	DefaultRetries = 2
-	maxBackoff     = 30 * time.Second
+	// NoRetries in Settings.Retries turns retries off (sources.yaml's retries: 0); the zero
+	// value means DefaultRetries.
+	NoRetries  = -1
+	maxBackoff = 30 * time.Second
 	// MaxBody is the most any response body may be: what Get reads at most. GetCapped reads
 	// less, what the asked window can hold (BodyCap).
 	MaxBody = 64 << 20
@@ -314,11 +317,12 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Respon
 				errors.As(err, &re)
 				return nil, &Error{Source: c.name, Kind: ErrBadResponse, Msg: c.message(re.why), Err: ErrRedirect}
 			}
-			if ctx.Err() != nil || attempt >= c.retries {
+			pause := c.backoff(attempt, 0)
+			if ctx.Err() != nil || attempt >= c.retries || !c.fits(ctx, pause) {
 				return nil, c.transportError(err)
 			}
 			c.log("retrying after transport error", attempt, 0, err)
-			if err := c.Sleep(ctx, c.backoff(attempt, 0)); err != nil {
+			if err := c.Sleep(ctx, pause); err != nil {
 				return nil, c.transportError(err)
 			}
 			continue
@@ -331,16 +335,41 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Respon
 		wait := RetryAfter(resp.Header, c.deps.Now())
 		// A provider that asks for a longer pause than we would ever back off is told so by
 		// its caller, which can schedule around it, rather than asked again too early.
-		if attempt >= c.retries || wait > maxBackoff {
+		pause := c.backoff(attempt, wait)
+		if attempt >= c.retries || wait > maxBackoff || !c.fits(ctx, pause) {
 			e := c.StatusError(resp, FirstLine(resp.Body))
 			e.RetryAfter = wait
 			return nil, e
 		}
 		c.log("retrying after HTTP status", attempt, resp.Status, nil)
-		if err := c.Sleep(ctx, c.backoff(attempt, wait)); err != nil {
+		if err := c.Sleep(ctx, pause); err != nil {
 			return nil, c.transportError(err)
 		}
 	}
+}
+
+func (c *Client) rateText() string {
+	if lim := c.limiter.Limit(); lim != rate.Inf && lim > 0 {
+		return fmt.Sprintf("one request every %s", time.Duration(float64(time.Second)/float64(lim)).Round(time.Millisecond))
+	}
+	return "unlimited"
+}
+
+// fits reports whether a pause of d, and then the rate limiter's next free request, end before
+// ctx's deadline: a retry that could only be sent after the command gave up is not made (a
+// source paced at 250/day would otherwise hold a failed request for minutes).
+func (c *Client) fits(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return true
+	}
+	at := time.Now().Add(d)
+	if lim := c.limiter.Limit(); lim != rate.Inf && lim > 0 {
+		if tokens := c.limiter.TokensAt(at); tokens < 1 {
+			at = at.Add(time.Duration((1 - tokens) / float64(lim) * float64(time.Second)))
+		}
+	}
+	return at.Before(dl)
 }
 
 // wait takes a token from the rate limiter, waiting through Sleep so that tests see the pause
@@ -353,6 +382,12 @@ func (c *Client) wait(ctx context.Context) error {
 	d := r.Delay()
 	if d <= 0 {
 		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(d).After(dl) {
+		// the request could only be sent after the caller gave up: give the slot back now
+		// rather than hold it until the deadline
+		r.Cancel()
+		return fmt.Errorf("the rate (%s) has no request free before the deadline: %w", c.rateText(), context.DeadlineExceeded)
 	}
 	if err := c.Sleep(ctx, d); err != nil {
 		r.Cancel()

@@ -564,3 +564,66 @@ func TestGetRefusesAnotherOrigin(t *testing.T) {
 		t.Errorf("error %q holds the key", err)
 	}
 }
+
+// A retry that could only be sent after the caller's deadline is not made: not after a 503
+// asking for a pause past it, not for a source paced so slowly (fmp's 250/day) that its next
+// request is free only after it. The fake sleeper would make any wait instant, so a retry made
+// would show as a second request.
+func TestRetryNotPastTheDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rate  Rate
+		steps []step
+	}{
+		{"retry-after past the deadline", Rate{}, []step{{status: 503, header: map[string]string{"Retry-After": "20"}}}},
+		{"slow pace", Rate{N: 250, Per: 24 * time.Hour}, []step{{status: 503}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &scripted{steps: tc.steps}
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			c, sl := newTestClient(ts.URL, Settings{Rate: tc.rate, Retries: 3}, ClientOptions{})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := c.Get(ctx, "/x", nil)
+			if !errors.Is(err, ErrUnavailable) || srv.Hits() != 1 {
+				t.Fatalf("error %v after %d requests, want unavailable after 1", err, srv.Hits())
+			}
+			if w := sl.Waits(); len(w) != 0 {
+				t.Errorf("waited %v", w)
+			}
+			// without a deadline the same answers are retried
+			srv2 := &scripted{steps: tc.steps}
+			ts2 := httptest.NewServer(srv2)
+			defer ts2.Close()
+			c2, _ := newTestClient(ts2.URL, Settings{Rate: tc.rate, Retries: 3}, ClientOptions{})
+			if _, err := c2.Get(context.Background(), "/x", nil); err != nil || srv2.Hits() != 2 {
+				t.Errorf("without a deadline: %v after %d requests, want success after 2", err, srv2.Hits())
+			}
+		})
+	}
+	// the first request of a source whose next free slot is past the deadline is not held
+	srv := &scripted{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, sl := newTestClient(ts.URL, Settings{Rate: Rate{N: 250, Per: 24 * time.Hour}}, ClientOptions{})
+	if _, err := c.Get(context.Background(), "/first", nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.Get(ctx, "/second", nil)
+	if !errors.Is(err, ErrUnavailable) || srv.Hits() != 1 || len(sl.Waits()) != 0 {
+		t.Errorf("error %v, %d requests, waits %v: want a refusal without a wait", err, srv.Hits(), sl.Waits())
+	}
+}
+
+func TestNoRetries(t *testing.T) {
+	srv := &scripted{steps: []step{{status: 503}, {status: 503}}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := newTestClient(ts.URL, Settings{Retries: NoRetries}, ClientOptions{})
+	if _, err := c.Get(context.Background(), "/x", nil); !errors.Is(err, ErrUnavailable) || srv.Hits() != 1 {
+		t.Errorf("error %v after %d requests, want one request", err, srv.Hits())
+	}
+}

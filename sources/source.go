@@ -165,7 +165,7 @@ type Settings struct {
 	Secret  string // from the variable named by secret_env
 	Rate    Rate   // zero means the type's default
 	Timeout time.Duration
-	Retries int
+	Retries int // 0: DefaultRetries; NoRetries (or any negative count): none
 	// Options holds the type's own keys (for example alpaca's feed, json's price_path), as
 	// declared in its Factory.Options.
 	Options map[string]string
