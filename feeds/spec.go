@@ -37,10 +37,21 @@ type Spec struct {
 	// commits for a task the spec refuses — one whose input or minute no rig can price, whatever
 	// its sources (see rig.InputRules). nil when the spec has no such rule: such tasks are skipped.
 	RefusalAnswer *numeric.Scaled
+	// Networks are the chains the spec names, by network name (robinhood, robinhood-testnet,
+	// devnet): where the AgentRig contract is deployed on each.
+	Networks map[string]Network
 	// Warnings are problems that do not stop the spec from loading, such as a source whose key
 	// variable is unset (that source is skipped).
 	Warnings []Problem
 }
+
+// Network is a chain's entry under networks: in the spec.
+type Network struct {
+	Contract string // the AgentRig address, 0x and 40 hex digits
+	Line     int
+}
+
+var addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // Job is the on-chain job the spec answers.
 type Job struct {
@@ -495,8 +506,10 @@ func (l *loader) load(data []byte) *Spec {
 				a := numeric.Scaled(v)
 				spec.RefusalAnswer = &a
 			}
+		case "networks":
+			spec.Networks = l.networks(e.value)
 		default:
-			l.errorf(e.node, e.key, "unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits)")
+			l.errorf(e.node, e.key, "unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits, networks)")
 		}
 	}
 	for _, k := range []string{"version", "sources", "feeds"} {
@@ -582,6 +595,33 @@ func deepIndent(data []byte) int {
 // DefaultJob is job 2 as published: NUMERIC, 0.50 %, quorum 3, answers scaled by 10^8.
 func DefaultJob() Job {
 	return Job{ID: 2, Scale: numeric.Scale, ToleranceBps: 50, Quorum: 3}
+}
+
+// networks reads networks: {NAME: {contract: 0x…}}.
+func (l *loader) networks(n ast.Node) map[string]Network {
+	entries, _ := l.mapping(n, "networks")
+	out := map[string]Network{}
+	for _, e := range entries {
+		path := join("networks", e.key)
+		nw := Network{Line: lineOf(e.node)}
+		fields, _ := l.mapping(e.value, path)
+		for _, f := range fields {
+			switch f.key {
+			case "contract":
+				if text, ok := l.str(f.value, join(path, "contract")); ok {
+					if !addressPattern.MatchString(text) {
+						l.errorf(f.value, join(path, "contract"), "%q is not an address (0x and 40 hex digits; quote it)", clipText(text))
+						continue
+					}
+					nw.Contract = text
+				}
+			default:
+				l.errorf(f.node, join(path, f.key), "unknown key (want contract)")
+			}
+		}
+		out[e.key] = nw
+	}
+	return out
 }
 
 func (l *loader) job(n ast.Node, job *Job) {

@@ -175,6 +175,27 @@ func TestLoadOverrides(t *testing.T) {
 
 // TestLoadErrors checks that each mistake is reported at its line and key, and that Load goes on
 // past the first one.
+// networks: names where AgentRig is deployed on each chain; a value that is not an address (an
+// unquoted 0x… that YAML reads as a number included) or an unknown key is a problem on its line.
+func TestLoadNetworks(t *testing.T) {
+	const addr = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	spec, err := Load([]byte(goodSpec+"networks:\n  robinhood: {contract: \""+addr+"\"}\n  devnet:\n    contract: "+addr+"\n"),
+		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Networks) != 2 || spec.Networks["robinhood"].Contract != addr || spec.Networks["devnet"].Contract != addr {
+		t.Fatalf("networks %+v", spec.Networks)
+	}
+	_, err = Load([]byte(goodSpec+"networks:\n  robinhood: {contract: 0x12}\n  devnet: {rpc: x}\n"),
+		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
+	for _, want := range []string{`networks.robinhood.contract: "0x12" is not an address`, "networks.devnet.rpc: unknown key (want contract)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -198,7 +219,7 @@ feeds:
   NVDA: {p: NVDA, nope: NVDA}
 `,
 			want: []string{
-				"s.yaml:2: colour: unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits)",
+				"s.yaml:2: colour: unknown key (want version, spec_uri, job, refusal_answer, reconcile, sources, feeds, splits, networks)",
 				`s.yaml:3: reconcile.max_carry: duration "4 days": want a Go duration like 90s, 30m or 96h`,
 				"s.yaml:3: reconcile.outlier_bps: 0 is out of range 1..10000",
 				`s.yaml:3: reconcile.sessions: unknown session "lunch" (want one of overnight, pre, regular, post)`,

@@ -6,6 +6,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"net"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 type Chain struct {
 	Backend *simulated.Backend
 	URL     string // http://127.0.0.1:PORT
+	ChainID uint64
 
 	mu      sync.Mutex // serialises Commit with Fork/AdjustTime from tests
 	stop    chan struct{}
@@ -30,20 +32,30 @@ type Chain struct {
 	paused  bool
 }
 
-// ChainID is the simulated backend's chain id (always 1337).
-const ChainID = 1337
+// ChainID is the devnet's default chain id: Robinhood Chain's (4663), so that a devnet signature
+// is exactly a mainnet one but for the contract address. go-ethereum's simulated backend runs
+// 1337 unless its genesis is given another id, which StartChain does.
+const ChainID = 4663
 
 // MinBlockInterval is the least time between two sealed blocks, Robinhood Chain's (Arbitrum's)
 // 250 ms. Each block still moves chain time by at least a second (the simulated beacon's rule),
 // so under load chain time runs up to four times as fast as the wall clock.
 const MinBlockInterval = 250 * time.Millisecond
 
-// StartChain starts a simulated chain with the accounts of alloc funded, serving JSON-RPC on a
-// free loopback port.
+// StartChain starts a simulated chain with chain id ChainID and the accounts of alloc funded,
+// serving JSON-RPC on a free loopback port.
 func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, error) {
+	return StartChainWithID(alloc, heartbeat, ChainID)
+}
+
+// StartChainWithID is StartChain with another chain id (0 means ChainID).
+func StartChainWithID(alloc types.GenesisAlloc, heartbeat time.Duration, chainID uint64) (*Chain, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
+	}
+	if chainID == 0 {
+		chainID = ChainID
 	}
 	backend := simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
 		nc.HTTPHost = "127.0.0.1"
@@ -51,8 +63,14 @@ func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, erro
 		nc.HTTPModules = []string{"eth", "net", "web3"}
 		nc.HTTPVirtualHosts = []string{"*"}
 		ec.LogNoHistory = false
+		// The simulated backend's genesis runs every fork at chain id 1337; the same rules at
+		// another id are a copy of that config (the original is shared by every backend).
+		cfg := *ec.Genesis.Config
+		cfg.ChainID = new(big.Int).SetUint64(chainID)
+		ec.Genesis.Config = &cfg
+		ec.NetworkId = chainID
 	})
-	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), stop: make(chan struct{})}
+	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
 	c.stopped.Add(1)
 	go c.mine(heartbeat)
 	return c, nil

@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -12,9 +13,17 @@ import (
 )
 
 func TestChainServesJSONRPCAndMinesPendingTransactions(t *testing.T) {
+	for _, want := range []uint64{ChainID, 46630} {
+		t.Run(fmt.Sprint(want), func(t *testing.T) { testChainServes(t, want) })
+	}
+}
+
+// The chain answers eth_chainId with the id it was started with and mines a transaction signed
+// for that id (a transaction signed for another id would be refused).
+func testChainServes(t *testing.T, want uint64) {
 	priv, _ := crypto.GenerateKey()
 	from := crypto.PubkeyToAddress(priv.PublicKey)
-	c, err := StartChain(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour)
+	c, err := StartChainWithID(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +35,7 @@ func TestChainServesJSONRPCAndMinesPendingTransactions(t *testing.T) {
 	}
 	defer client.Close()
 	id, err := client.ChainID(ctx)
-	if err != nil || id.Int64() != ChainID {
+	if err != nil || id.Uint64() != want || c.ChainID != want {
 		t.Fatalf("chain id %v %v", id, err)
 	}
 	head, _ := client.HeaderByNumber(ctx, nil)

@@ -60,8 +60,9 @@ type Options struct {
 	Symbols []string
 	// Minute priced by every task; zero means the last closed minute inside the spec's sessions.
 	Minute time.Time
-	// Layout says how many rigs each rig process runs: default [1 1 1], three processes of one
-	// rig. The last process is relayed unless NoRelayer.
+	// Layout says how many rigs each rig process runs: nil means [1 1 1], three processes of one
+	// rig; an empty, non-nil layout runs no rigs (a chain for operators to register their own).
+	// The last process is relayed unless NoRelayer.
 	Layout    []int
 	NoRelayer bool
 	// WrapPricer lets tests put a broken or counting pricer in front of process i's reconciler.
@@ -77,6 +78,10 @@ type Options struct {
 	Stake int
 	// CommitWindow and RevealWindow of the contract; zero means the seed's 4 minutes.
 	CommitWindow, RevealWindow time.Duration
+	// ChainID of the chain; zero means ChainID (Robinhood Chain's).
+	ChainID uint64
+	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
+	FundedKeys int
 	Logger                     *slog.Logger
 	// Events receives each step of each task's life as it happens (may be nil).
 	Events func(Event)
@@ -98,8 +103,12 @@ type Devnet struct {
 	Contract common.Address
 	SimURL   string
 	Sim      *sim.Server
-	// Funded is a spare funded key (hex) for attaching a separate `pricerig rig` or orderer.
-	Funded  *ecdsa.PrivateKey
+	// Funded is a spare funded key for attaching a separate `pricerig rig` or orderer: the
+	// first of FundedKeys, which are in no rig.
+	Funded     *ecdsa.PrivateKey
+	FundedKeys []*ecdsa.PrivateKey
+	// ChainID is the chain's id (Options.ChainID or ChainID).
+	ChainID uint64
 	Spec    *feeds.Spec
 	Runners []*rig.Runner
 	Dir     string
@@ -107,6 +116,7 @@ type Devnet struct {
 	opts     Options
 	client   *ethclient.Client
 	orderer  *rig.Sender
+	contract *rig.Contract
 	abi      *agentrig.AgentRig
 	simSrv   *http.Server
 	cancel   context.CancelFunc
@@ -126,8 +136,14 @@ func operatorKey(i int) *ecdsa.PrivateKey { return DevKey(2 + i) }
 
 // Start brings the whole devnet up and attaches the rig runners. Stop it with Close.
 func Start(ctx context.Context, o Options) (*Devnet, error) {
-	if len(o.Layout) == 0 {
+	if o.Layout == nil {
 		o.Layout = []int{1, 1, 1}
+	}
+	if o.ChainID == 0 {
+		o.ChainID = ChainID
+	}
+	if o.FundedKeys <= 0 {
+		o.FundedKeys = 1
 	}
 	rigCount := 0
 	for _, n := range o.Layout {
@@ -160,14 +176,18 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		d.Dir, d.tmpDir = dir, true
 	}
 
-	// Accounts: deployer, orderer, operators, relayer, spare.
+	// Accounts: deployer, orderer, operators, relayer, spares.
 	relayerIdx, spareIdx := 2+rigCount, 3+rigCount
 	alloc := types.GenesisAlloc{}
-	for i := 0; i <= spareIdx; i++ {
+	for i := 0; i < spareIdx+o.FundedKeys; i++ {
 		alloc[crypto.PubkeyToAddress(DevKey(i).PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))}
 	}
-	d.Funded = DevKey(spareIdx)
-	chain, err := StartChain(alloc, time.Second)
+	for i := range o.FundedKeys {
+		d.FundedKeys = append(d.FundedKeys, DevKey(spareIdx+i))
+	}
+	d.Funded = d.FundedKeys[0]
+	d.ChainID = o.ChainID
+	chain, err := StartChainWithID(alloc, time.Second, o.ChainID)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +195,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	if d.client, err = chain.Dial(ctx); err != nil {
 		return nil, err
 	}
-	chainID := big.NewInt(ChainID)
+	chainID := new(big.Int).SetUint64(o.ChainID)
 
 	// The reference contract and the seed's three launch jobs.
 	deployer := bind.NewKeyedTransactor(DevKey(0), chainID)
@@ -188,6 +208,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		return nil, fmt.Errorf("deploying AgentRig: %w", err)
 	}
 	d.Contract = addr
+	d.contract = rig.NewContract(d.client, addr)
 
 	// The simulator, and the spec pointed at it.
 	if err := d.startSim(); err != nil {
@@ -266,13 +287,27 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 }
 
 // RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake
-// slashes. Tests use it to attach a rig process of their own, like a separate `pricerig rig`.
+// slashes, through the operator code `pricerig operator register` uses. Tests use it to attach
+// a rig process of their own, like a separate `pricerig rig`.
 func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
 	owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
-		big.NewInt(ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
 	stake := new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
-	_, err := owner.Send(ctx, d.Contract, d.abi.PackRegisterRig(PriceJobID, owner.Address()), stake)
+	plan, err := rig.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
+	if err != nil {
+		return err
+	}
+	r, err := rig.SendPlan(ctx, owner, plan)
+	if err != nil {
+		return err
+	}
+	_, err = d.contract.RegisteredRig(r)
 	return err
+}
+
+// Stake is the stake each devnet rig registers with, in wei.
+func (d *Devnet) Stake() *big.Int {
+	return new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
 }
 
 // waitMined polls for a receipt more often than bind.WaitMined's one second: devnet blocks come
@@ -379,30 +414,29 @@ func (d *Devnet) Restart(ctx context.Context, i int) error {
 const orderBatch = 20
 
 // Order places one job-2 task per symbol at the minute, in orderMany transactions of up to
-// orderBatch tasks, and returns the task ids.
+// orderBatch tasks, through the order code `pricerig order` uses, and returns the task ids.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
 	var ids []uint64
+	rules := rig.InputRules{Symbols: d.Spec.Symbols()}
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
-		hashes := make([][32]byte, len(batch))
-		uris := make([]string, len(batch))
+		pairs := make([]rig.OrderInput, len(batch))
 		for i, s := range batch {
-			uri, hash, err := rig.EncodeInput(s, minute)
-			if err != nil {
-				return nil, err
-			}
-			uris[i], hashes[i] = uri, hash
+			pairs[i] = rig.OrderInput{Symbol: s, Minute: minute}
 		}
-		price := new(big.Int).Mul(launchJobs[PriceJobID-1].price, big.NewInt(int64(len(batch))))
-		rec, err := d.orderer.Send(ctx, d.Contract, d.abi.PackOrderMany(PriceJobID, hashes, uris), price)
+		inputs, err := rig.BuildInputs(rules, pairs, time.Time{})
 		if err != nil {
-			return nil, fmt.Errorf("ordering: %w (%s)", err, rig.RevertReason(err))
+			return nil, err
 		}
-		for _, l := range rec.Logs {
-			if ev, err := d.abi.UnpackTaskOrderedEvent(l); err == nil {
-				ids = append(ids, ev.TaskId.Uint64())
-			}
+		plan, err := rig.Prepare(ctx, d.client, d.orderer.Address(), d.contract.OrderCall(PriceJobID, launchJobs[PriceJobID-1].price, inputs))
+		if err != nil {
+			return nil, fmt.Errorf("ordering: %w", err)
 		}
+		rec, err := rig.SendPlan(ctx, d.orderer, plan)
+		if err != nil {
+			return nil, fmt.Errorf("ordering: %w", err)
+		}
+		ids = append(ids, d.contract.OrderedTasks(rec)...)
 	}
 	if len(ids) != len(symbols) {
 		return nil, fmt.Errorf("ordered %d tasks, saw %d TaskOrdered events", len(symbols), len(ids))

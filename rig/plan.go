@@ -1,0 +1,196 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// Call is one transaction a command wants to send to the contract.
+type Call struct {
+	Function string // what a person reads: registerRig(2, 0x…)
+	To       common.Address
+	Data     []byte
+	Value    *big.Int // wei; never nil after Prepare
+}
+
+// Plan is a Call checked against the chain before anything is sent: simulated with eth_call from
+// the sender, estimated and priced. It is what a person confirms.
+type Plan struct {
+	Call
+	From     common.Address
+	Result   []byte   // what eth_call returned (the function's return data)
+	Gas      uint64   // eth_estimateGas
+	GasLimit uint64   // what the transaction will carry: the estimate plus the sender's headroom
+	BaseFee  *big.Int // of the latest block
+	Tip      *big.Int // the node's suggested priority fee
+	FeeCap   *big.Int // 2 × base fee + tip, what the sender offers at most per gas
+	Fee      *big.Int // Gas × (BaseFee + Tip): what the transaction should cost
+	MaxFee   *big.Int // GasLimit × FeeCap: the most it can cost
+	Balance  *big.Int // the sender's balance now
+}
+
+// Total is the value plus the most the fee can be: what the sender must hold.
+func (p Plan) Total() *big.Int { return new(big.Int).Add(p.Value, p.MaxFee) }
+
+// Refused is a call the contract would revert: eth_call said so, and nothing was sent.
+type Refused struct {
+	Function string
+	Reason   string // the contract's error name, e.g. NotEnoughRigs; "" when the node gave no data
+	Detail   string // the decoded error's fields, or the node's message
+	Explain  string // what it means for the person who asked, when known
+}
+
+func (r *Refused) Error() string {
+	s := r.Function + " would revert"
+	if r.Reason != "" {
+		s += " with " + r.Reason
+	}
+	if r.Detail != "" {
+		s += " " + r.Detail
+	}
+	if r.Explain != "" {
+		s += ": " + r.Explain
+	}
+	return s + " (nothing was sent)"
+}
+
+// Prepare simulates call from the sender with eth_call, estimates its gas and prices it. A call
+// the contract would refuse returns a *Refused with its decoded reason.
+func Prepare(ctx context.Context, node Backend, from common.Address, call Call) (Plan, error) {
+	if call.Value == nil {
+		call.Value = new(big.Int)
+	}
+	p := Plan{Call: call, From: from}
+	msg := ethereum.CallMsg{From: from, To: &call.To, Value: call.Value, Data: call.Data}
+	out, err := node.CallContract(ctx, msg, nil)
+	if err != nil {
+		if r := refusal(call.Function, err); r != nil {
+			return p, r
+		}
+		return p, fmt.Errorf("simulating %s: %w", call.Function, ClassifyRPCError(err))
+	}
+	p.Result = out
+	if p.Gas, err = node.EstimateGas(ctx, msg); err != nil {
+		if r := refusal(call.Function, err); r != nil {
+			return p, r
+		}
+		return p, fmt.Errorf("estimating %s: %w", call.Function, ClassifyRPCError(err))
+	}
+	headroom := SenderConfig{}.withDefaults().GasHeadroomPct
+	p.GasLimit = p.Gas + p.Gas*uint64(headroom)/100
+	if p.Tip, err = node.SuggestGasTipCap(ctx); err != nil {
+		return p, fmt.Errorf("fees: %w", ClassifyRPCError(err))
+	}
+	head, err := node.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return p, fmt.Errorf("fees: %w", ClassifyRPCError(err))
+	}
+	p.BaseFee = new(big.Int)
+	if head.BaseFee != nil {
+		p.BaseFee.Set(head.BaseFee)
+	}
+	p.FeeCap = new(big.Int).Add(new(big.Int).Mul(p.BaseFee, big.NewInt(2)), p.Tip)
+	p.Fee = new(big.Int).Mul(new(big.Int).SetUint64(p.Gas), new(big.Int).Add(p.BaseFee, p.Tip))
+	p.MaxFee = new(big.Int).Mul(new(big.Int).SetUint64(p.GasLimit), p.FeeCap)
+	if p.Balance, err = node.BalanceAt(ctx, from, nil); err != nil {
+		return p, fmt.Errorf("balance: %w", ClassifyRPCError(err))
+	}
+	return p, nil
+}
+
+// refusal turns a reverting eth_call or estimate into a *Refused, or nil when err is not a revert.
+func refusal(function string, err error) *Refused {
+	if re, ok := agentrig.DecodeRevert(err); ok {
+		r := &Refused{Function: function, Reason: re.Name, Explain: explainRevert(re)}
+		if re.Value != nil {
+			r.Detail = fmt.Sprintf("%+v", re.Value)
+			if len(r.Detail) > 0 && r.Detail[0] == '&' {
+				r.Detail = r.Detail[1:]
+			}
+		}
+		return r
+	}
+	var de interface{ ErrorCode() int }
+	if errors.As(err, &de) && de.ErrorCode() == 3 { // execution reverted without a custom error
+		return &Refused{Function: function, Detail: err.Error()}
+	}
+	return nil
+}
+
+// explainRevert says in words what the contract's refusals mean for the person who asked.
+func explainRevert(re *agentrig.RevertError) string {
+	switch v := re.Value.(type) {
+	case *agentrig.AgentRigNotEnoughRigs:
+		return fmt.Sprintf("the job has %s active rig(s), fewer than its quorum of %d, so nobody could answer the task; nothing is paid for it", v.Active, v.Quorum)
+	case *agentrig.AgentRigWrongValue:
+		return fmt.Sprintf("the value must be exactly %s wei, not %s", v.Expected, v.Sent)
+	case *agentrig.AgentRigStakeTooLow:
+		return fmt.Sprintf("the stake would be %s wei where %s wei is needed", v.Stake, v.Needed)
+	case *agentrig.AgentRigNotRigOwner:
+		return fmt.Sprintf("this key does not own rig %d", v.RigId)
+	case *agentrig.AgentRigRigInactive:
+		return fmt.Sprintf("rig %d is already deactivated", v.RigId)
+	case *agentrig.AgentRigUnknownRig:
+		return fmt.Sprintf("there is no rig %d", v.RigId)
+	case *agentrig.AgentRigUnknownJob:
+		return fmt.Sprintf("there is no job %d", v.JobId)
+	case *agentrig.AgentRigWrongPhase:
+		return fmt.Sprintf("the task is in phase %d (%s)", v.Phase, agentrig.Phase(v.Phase))
+	case *agentrig.AgentRigNonceUsed:
+		return fmt.Sprintf("nonce %s was used already", v.Nonce)
+	}
+	switch re.Name {
+	case "NothingToWithdraw":
+		return "this key has no credits to withdraw"
+	case "TooEarly":
+		return "too early: a draw needs a block after the order's, a refund an hour after the order"
+	case "BadSignature":
+		return "the signature is not the operator's"
+	case "ZeroOperator":
+		return "the operator address is zero"
+	}
+	return ""
+}
+
+// Receipt is what a sent transaction did: its hash and what it cost, to the wei.
+type Receipt struct {
+	TxHash            common.Hash
+	Block             uint64
+	GasUsed           uint64
+	EffectiveGasPrice *big.Int
+	FeePaid           *big.Int // GasUsed × EffectiveGasPrice
+	Logs              []*types.Log
+}
+
+// SendPlan sends a prepared plan through the sender and returns what it cost.
+func SendPlan(ctx context.Context, s *Sender, p Plan) (Receipt, error) {
+	r, err := s.Send(ctx, p.To, p.Data, p.Value)
+	if err != nil {
+		if re := refusal(p.Function, err); re != nil {
+			return Receipt{}, re
+		}
+		return Receipt{}, fmt.Errorf("%s: %w", p.Function, err)
+	}
+	return receiptOf(r), nil
+}
+
+func receiptOf(r *types.Receipt) Receipt {
+	price := new(big.Int)
+	if r.EffectiveGasPrice != nil {
+		price.Set(r.EffectiveGasPrice)
+	}
+	fee := new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), price)
+	var block uint64
+	if r.BlockNumber != nil {
+		block = r.BlockNumber.Uint64()
+	}
+	return Receipt{TxHash: r.TxHash, Block: block, GasUsed: r.GasUsed, EffectiveGasPrice: price, FeePaid: fee, Logs: r.Logs}
+}
