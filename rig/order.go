@@ -130,7 +130,9 @@ func (a Answer) Price() string { return numeric.FormatScaled(numeric.AnswerInt(a
 func (a Answer) Zero() bool { return a.Answer == [32]byte{} }
 
 // Final is whether the task is settled or refunded.
-func (a Answer) Final() bool { return a.Phase == agentrig.PhaseSettled || a.Phase == agentrig.PhaseRefunded }
+func (a Answer) Final() bool {
+	return a.Phase == agentrig.PhaseSettled || a.Phase == agentrig.PhaseRefunded
+}
 
 // ReadAnswer reads answerOf (whose status is phaseOf).
 func (c *Contract) ReadAnswer(ctx context.Context, taskID uint64) (Answer, error) {

@@ -82,7 +82,7 @@ type Options struct {
 	ChainID uint64
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
-	Logger                     *slog.Logger
+	Logger     *slog.Logger
 	// Events receives each step of each task's life as it happens (may be nil).
 	Events func(Event)
 	Now    func() time.Time
