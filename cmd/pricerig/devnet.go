@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig"
+	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/files"
 	"github.com/pricerig/pricerig/rig"
@@ -48,6 +51,11 @@ func newDevnetCmd(a *app) *cobra.Command {
 		verbose   bool
 		noRelayer bool
 		timeout   time.Duration
+		rigs      int
+		funded    int
+		chainID   uint64
+		commitWin time.Duration
+		revealWin time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -58,16 +66,22 @@ func newDevnetCmd(a *app) *cobra.Command {
   - the reference AgentRig contract, with the seed's three launch jobs published
     (job 2: NUMERIC, 0.50 %, quorum 3, price and slash 0.00001 ETH);
   - the provider simulator (every quote source's real wire format over one tape);
-  - three rig processes with distinct operator keys attached over JSON-RPC, the last one
-    relayed (its operator signs EIP-712 commits and reveals, a relayer sends them);
-  - an orderer that orders one task per symbol at a recent minute.
+  - three rig processes (--rigs) with distinct operator keys attached over JSON-RPC, registered
+    through the code of 'pricerig operator register'; the last one relayed (its operator signs
+    EIP-712 commits and reveals, a relayer sends them);
+  - an orderer that orders one task per symbol at a recent minute, through the code of
+    'pricerig order'.
 
-Each task's life is printed as it happens. Exits 0 when every task agreed, 1 otherwise.
-With --keep the chain and the simulator stay up after the tasks settle, and the RPC URL,
-the contract address and a funded key are printed so a separate 'pricerig rig' can attach.`,
+The chain's id is 4663, Robinhood Chain's, unless --chain-id says otherwise: a devnet signature
+is exactly a mainnet one but for the contract address. Each task's life is printed as it
+happens. Exits 0 when every task agreed, 1 otherwise. With fewer rigs than job 2's quorum (3)
+nothing is ordered. With --keep the chain and the simulator stay up after the tasks settle,
+and working 'pricerig operator', 'pricerig rig' and 'pricerig order' commands are printed for
+funded keys that are in no rig.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
-  pricerig devnet --keep`,
+  pricerig devnet --keep
+  pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, specName, err := specSource(config)
@@ -103,7 +117,21 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 				}
 				fmt.Fprintln(out, line)
 			}
-			d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer})
+			if rigs < 0 {
+				return badInput("--rigs %d: want 0 or more", rigs)
+			}
+			if funded < 1 {
+				return badInput("--funded-keys %d: want 1 or more", funded)
+			}
+			if commitWin < 0 || commitWin%time.Second != 0 || revealWin < 0 || revealWin%time.Second != 0 {
+				return badInput("--commit-window and --reveal-window are whole seconds")
+			}
+			layout := make([]int, rigs)
+			for i := range layout {
+				layout[i] = 1
+			}
+			d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin})
 			if err != nil {
 				return failed("devnet: %v", err)
 			}
@@ -112,7 +140,7 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 				at = devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions)
 			}
 			if !asJSON {
-				fmt.Fprintf(out, "devnet: chain %s (chain id %d), AgentRig %s\n", d.Chain.URL, devnet.ChainID, d.Contract.Hex())
+				fmt.Fprintf(out, "devnet: chain %s (chain id %d), AgentRig %s\n", d.Chain.URL, d.ChainID, d.Contract.Hex())
 				fmt.Fprintf(out, "devnet: provider simulator %s, spec %s (%s)\n", d.SimURL, d.Spec.SpecURI, specName)
 				for i, r := range d.Runners {
 					mode := "direct"
@@ -121,18 +149,24 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 					}
 					fmt.Fprintf(out, "devnet: rig process %d: rig %v, %s\n", i+1, r.RigIDs(), mode)
 				}
-				fmt.Fprintf(out, "devnet: ordering job 2 for %s at %s\n", strings.Join(symbols, ", "), at.Format(time.RFC3339))
 			}
-			ids, err := d.Order(ctx, symbols, at)
-			if err != nil {
-				return failed("devnet: %v", err)
-			}
-			for i, id := range ids {
-				labels[id] = symbols[i]
-			}
-			reports, err := d.Wait(ctx, ids)
-			if err != nil {
-				return failed("devnet: %v", err)
+			var reports []devnet.TaskReport
+			if rigs >= devnetQuorum {
+				if !asJSON {
+					fmt.Fprintf(out, "devnet: ordering job 2 for %s at %s\n", strings.Join(symbols, ", "), at.Format(time.RFC3339))
+				}
+				ids, err := d.Order(ctx, symbols, at)
+				if err != nil {
+					return failed("devnet: %v", err)
+				}
+				for i, id := range ids {
+					labels[id] = symbols[i]
+				}
+				if reports, err = d.Wait(ctx, ids); err != nil {
+					return failed("devnet: %v", err)
+				}
+			} else if !asJSON {
+				fmt.Fprintf(out, "devnet: %d rig(s), fewer than job 2's quorum of %d: nothing ordered\n", rigs, devnetQuorum)
 			}
 			allAgreed := true
 			for _, r := range reports {
@@ -140,7 +174,7 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 			}
 			elapsed := time.Since(start)
 			if asJSON {
-				res := devnetOutput{RPC: d.Chain.URL, ChainID: devnet.ChainID, Contract: d.Contract.Hex(), Sim: d.SimURL,
+				res := devnetOutput{RPC: d.Chain.URL, ChainID: int(d.ChainID), Contract: d.Contract.Hex(), Sim: d.SimURL,
 					Minute: at.Format(time.RFC3339), Tasks: reports, Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
 				for i, r := range d.Runners {
 					res.Rigs = append(res.Rigs, devnetRigProcessJS{Rigs: r.RigIDs(), Relayed: i == len(d.Runners)-1 && !noRelayer})
@@ -150,7 +184,7 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 				if err := enc.Encode(res); err != nil {
 					return err
 				}
-			} else {
+			} else if len(reports) > 0 {
 				printDevnetReports(out, reports, labels)
 				verdict := "every task agreed"
 				if !allAgreed {
@@ -159,10 +193,7 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 				fmt.Fprintf(out, "devnet: %s in %.1fs\n", verdict, elapsed.Seconds())
 			}
 			if keep {
-				key := d.Funded
-				fmt.Fprintf(a.stderr, "\ndevnet: kept up until Ctrl-C\n  rpc:       %s\n  contract:  %s\n  simulator: %s\n  funded key (%s): %s\n  e.g. PRICERIG_DEV_KEY=%s pricerig rig --rpc %s --contract %s --key-env PRICERIG_DEV_KEY --sim %s --journal /tmp/rig.db\n",
-					d.Chain.URL, d.Contract.Hex(), d.SimURL, crypto.PubkeyToAddress(key.PublicKey).Hex(), hex.EncodeToString(crypto.FromECDSA(key)),
-					hex.EncodeToString(crypto.FromECDSA(key)), d.Chain.URL, d.Contract.Hex(), d.SimURL)
+				printKeep(a.stderr, d, config, at)
 				<-cmd.Context().Done()
 			}
 			if !allAgreed {
@@ -179,7 +210,47 @@ the contract address and a funded key are printed so a separate 'pricerig rig' c
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log what every rig does (to stderr)")
 	cmd.Flags().BoolVar(&noRelayer, "no-relayer", false, "every rig sends its own transactions")
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up when the tasks have not settled by then")
+	cmd.Flags().IntVar(&rigs, "rigs", 3, "rig processes of one rig each (0: a chain with the jobs and no rigs, for operators to register their own)")
+	cmd.Flags().IntVar(&funded, "funded-keys", 1, "funded keys in no rig (1000 ETH each), printed with --keep")
+	cmd.Flags().Uint64Var(&chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
+	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
+	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
 	return cmd
+}
+
+// devnetQuorum is job 2's quorum on the devnet (the seed's launch job).
+const devnetQuorum = 3
+
+// printKeep prints how to reach the kept devnet and commands that work as printed: register one
+// of the funded keys as an operator, run its rig, order tasks, see its status, withdraw.
+func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
+	chain := fmt.Sprintf("--network devnet --rpc %s --contract %s", d.Chain.URL, d.Contract.Hex())
+	if d.ChainID != devnet.ChainID {
+		chain += fmt.Sprintf(" --chain-id %d", d.ChainID)
+	}
+	spec := ""
+	if config != "" {
+		spec = " --config " + config
+	}
+	var journals []string
+	for i := range d.Runners {
+		journals = append(journals, "--journal "+d.JournalPath(i))
+	}
+	fmt.Fprintf(w, "\ndevnet: kept up until Ctrl-C\n  rpc:       %s\n  chain id:  %d\n  contract:  %s\n  simulator: %s\n", d.Chain.URL, d.ChainID, d.Contract.Hex(), d.SimURL)
+	fmt.Fprintln(w, "  funded keys (1000 ETH each, in no rig):")
+	for i, k := range d.FundedKeys {
+		fmt.Fprintf(w, "    PRICERIG_DEV_KEY%d=%s   # %s\n", i+1, hex.EncodeToString(crypto.FromECDSA(k)), crypto.PubkeyToAddress(k.PublicKey).Hex())
+	}
+	fmt.Fprintf(w, "\n  Try it (in another shell):\n")
+	fmt.Fprintf(w, "    export PRICERIG_DEV_KEY=%s\n", hex.EncodeToString(crypto.FromECDSA(d.Funded)))
+	fmt.Fprintf(w, "    pricerig operator register --job 2 --stake %s %s --key-env PRICERIG_DEV_KEY --yes%s\n", audit.FormatETH(d.Stake()), chain, spec)
+	own := filepath.Join(d.Dir, "operator-rig.db")
+	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s\n", chain, d.SimURL, own, spec)
+	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s %s\n",
+		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec,
+		strings.Join(append(journals, "--journal "+own), " "))
+	fmt.Fprintf(w, "    pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
+	fmt.Fprintf(w, "    pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)
 }
 
 // specSource returns the bytes of the spec a command runs on: the file named, else

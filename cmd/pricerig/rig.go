@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,8 +30,7 @@ func init() { register(newRigCmd) }
 
 type rigFlags struct {
 	spec           specFlags
-	rpc            string
-	contract       string
+	chain          chainFlags
 	keystore       string
 	passwordFile   string
 	passwordEnv    string
@@ -53,7 +51,7 @@ type rigFlags struct {
 func newRigCmd(a *app) *cobra.Command {
 	var f rigFlags
 	cmd := &cobra.Command{
-		Use:   "rig --rpc URL --contract 0x… (--keystore DIR | --key-env VAR) [flags]",
+		Use:   "rig [--network NAME] [--rpc URL] [--contract 0x…] (--keystore DIR | --key-env VAR) [flags]",
 		Short: "Answer AgentRig job-2 tasks as one or more rigs",
 		Long: `Run rigs on AgentRig's job 2 ("Verify a price"). For every task a rig is drawn for, pricerig
 decodes and verifies the input, reconciles the price from the spec's sources, checks its distance
@@ -66,11 +64,16 @@ Operator keys come from a go-ethereum keystore directory (one rig per key; the p
 (--key-env, repeatable). With --relayer-key-env the operators sign EIP-712 commits and reveals
 and the relayer sends them all in one transaction; operators then need no gas.
 
+The chain is --network (robinhood by default, its public RPC unless --rpc says otherwise); the
+node's eth_chainId must be the network's. The contract is --contract or networks.NAME.contract
+in the spec.
+
 The rig refuses to start when the job's specURI is not the spec_uri of sources.yaml: a rig on
 another spec disagrees with its peers (--allow-spec-drift overrides). A restart resumes from
 the journal: never a second commit with a different salt, never a lost reveal.`,
-		Example: `  pricerig rig --rpc https://rpc.chain.robinhood.com --contract 0x… --keystore ~/.pricerig/keys --password-file ~/.pricerig/pw
-  PRICERIG_DEV_KEY=… pricerig rig --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
+		Example: `  pricerig rig --network robinhood --contract 0x… --keystore ~/.pricerig/keys --password-file ~/.pricerig/pw
+  pricerig rig --network robinhood-testnet --rpc https://rpc.testnet.chain.robinhood.com --contract 0x… --keystore ~/.pricerig/keys
+  PRICERIG_DEV_KEY=… pricerig rig --network devnet --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := storePath("--journal", f.journal); err != nil {
@@ -85,9 +88,8 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 		},
 	}
 	f.spec.register(cmd)
+	f.chain.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a Robinhood Chain node (required)")
-	fl.StringVar(&f.contract, "contract", "", "address of the AgentRig contract (required)")
 	fl.StringVar(&f.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
 	fl.StringVar(&f.passwordFile, "password-file", "", "file holding the keystore password")
 	fl.StringVar(&f.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
@@ -107,12 +109,6 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 }
 
 func runRig(ctx context.Context, a *app, f rigFlags) error {
-	if f.rpc == "" || f.contract == "" {
-		return badInput("--rpc and --contract are required")
-	}
-	if !common.IsHexAddress(f.contract) {
-		return badInput("--contract %q is not an address", f.contract)
-	}
 	if (f.keystore == "") == (len(f.keyEnvs) == 0) {
 		return badInput("give operator keys with either --keystore DIR or --key-env VAR")
 	}
@@ -143,20 +139,17 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	logger := slog.New(handler)
 
-	// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
-	redact.Register(redact.URLSecrets(f.rpc)...)
-	client, err := ethclient.DialContext(ctx, f.rpc)
+	conn, err := f.chain.connect(ctx, spec)
 	if err != nil {
-		return failed("rpc %s: %v", redact.URL(f.rpc), err)
+		return err
 	}
-	defer client.Close()
+	defer conn.Close()
+	client := conn.client
 	if f.journal == "" {
 		f.journal = cmp.Or(os.Getenv("PRICERIG_JOURNAL_URL"), "rig.db")
 	}
-	// Reach the chain before the journal is made: a rig that cannot start leaves no file.
-	if _, err := client.ChainID(ctx); err != nil {
-		return failed("rpc %s: %v", f.rpc, err)
-	}
+	// connect reached the chain (eth_chainId) before the journal is made: a rig that cannot
+	// start leaves no file.
 	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
 	if !rig.IsPostgresURL(f.journal) {
 		_, statErr = os.Stat(f.journal)
@@ -205,7 +198,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		defer stop()
 	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
-		Contract: common.HexToAddress(f.contract), JobID: f.job, Operators: keys, Relayer: relayer,
+		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer,
 		FromBlock: from, CommitMargin: f.commitMargin, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics,
