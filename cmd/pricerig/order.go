@@ -156,7 +156,10 @@ the reason is printed when a rig journal that answered it is given with --journa
 			defer cancel()
 			sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
 			answers, err := rig.Follow(waitCtx, conn.contract, sender, ids, rig.FollowOptions{Step: func(id uint64, p agentrig.Phase, detail string) {
-				fmt.Fprintf(a.stderr, "task %d: %s %s\n", id, phaseWord(p), detail)
+				if detail != "" {
+					detail = ": " + detail
+				}
+				fmt.Fprintf(a.stderr, "task %d: %s%s\n", id, phaseWord(p), detail)
 			}})
 			if err != nil {
 				return failed("%s", shownURL(err.Error()))
