@@ -98,3 +98,72 @@ func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 		t.Fatalf("devnet --keep exited %d after cancel:\n%s", code, errOut.String())
 	}
 }
+
+// The commands `devnet --keep` prints work as printed: a new user registers a fourth operator,
+// runs its rig, orders tasks with --wait and sees them answered, reads its status and withdraws
+// its earnings.
+func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+	}()
+	for !strings.Contains(errOut.String(), "pricerig operator withdraw") {
+		select {
+		case code := <-done:
+			t.Fatalf("devnet --keep exited %d before keeping:\n%s\n%s", code, out.String(), errOut.String())
+		case <-ctx.Done():
+			t.Fatal("devnet --keep never printed its commands")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	printed := map[string][]string{}
+	keys := 0
+	for _, line := range strings.Split(errOut.String(), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && strings.HasPrefix(f[0], "PRICERIG_DEV_KEY") && strings.Contains(f[0], "="):
+			keys++
+		case len(f) == 2 && f[0] == "export":
+			name, value, _ := strings.Cut(f[1], "=")
+			t.Setenv(name, value)
+		case len(f) > 2 && f[0] == "pricerig":
+			printed[strings.Join(f[1:3], " ")] = f[1:]
+		}
+	}
+	if keys != 2 {
+		t.Fatalf("want 2 funded keys printed:\n%s", errOut.String())
+	}
+	code, stdout, stderr := runCLI(t, printed["operator register"]...)
+	if code != 0 || !strings.Contains(stdout, "rig 4 registered on job 2") {
+		t.Fatalf("register as printed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	rigCtx, stopRig := context.WithCancel(ctx)
+	var rigErr lockedBuffer
+	rigDone := make(chan int)
+	go func() { rigDone <- run(rigCtx, printed["rig --network"], strings.NewReader(""), &lockedBuffer{}, &rigErr) }()
+	code, stdout, stderr = runCLI(t, printed["order NVDA"]...)
+	if code != 0 || strings.Count(stdout, "settled, agreed") != 3 {
+		t.Fatalf("order as printed: exit %d\n%s\n%s\nrig: %s", code, stdout, stderr, rigErr.String())
+	}
+	code, stdout, stderr = runCLI(t, printed["operator status"]...)
+	if code != 0 || !strings.Contains(stdout, "rig 4  job 2  active") {
+		t.Fatalf("status as printed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Three tasks over four rigs: rig 4 is in each draw with chance 3/4. What it earned, it
+	// withdraws; with nothing earned the simulation refuses (NothingToWithdraw) and nothing is sent.
+	earned := !strings.Contains(stdout, "tasks: 0 answered")
+	code, stdout, stderr = runCLI(t, printed["operator withdraw"]...)
+	if earned && (code != 0 || !strings.Contains(stdout, "withdrew")) || !earned && (code != exitFailure || !strings.Contains(stderr, "NothingToWithdraw")) {
+		t.Fatalf("withdraw as printed (earned %v): exit %d\n%s\n%s", earned, code, stdout, stderr)
+	}
+	stopRig()
+	<-rigDone
+	cancel()
+	<-done
+}
