@@ -18,8 +18,8 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/redact"
+	"github.com/pricerig/pricerig/rig"
 )
 
 // chainFlags are the flags of every chain command: which network, through which node, which

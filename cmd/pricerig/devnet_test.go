@@ -146,7 +146,9 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	rigCtx, stopRig := context.WithCancel(ctx)
 	var rigErr lockedBuffer
 	rigDone := make(chan int)
-	go func() { rigDone <- run(rigCtx, printed["rig --network"], strings.NewReader(""), &lockedBuffer{}, &rigErr) }()
+	go func() {
+		rigDone <- run(rigCtx, printed["rig --network"], strings.NewReader(""), &lockedBuffer{}, &rigErr)
+	}()
 	code, stdout, stderr = runCLI(t, printed["order NVDA"]...)
 	if code != 0 || strings.Count(stdout, "settled, agreed") != 3 {
 		t.Fatalf("order as printed: exit %d\n%s\n%s\nrig: %s", code, stdout, stderr, rigErr.String())
