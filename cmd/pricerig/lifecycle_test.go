@@ -270,6 +270,13 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 		t.Fatalf("chain mismatch on a send: exit %d: %s", code, stderr)
 	}
 
+	// a provider key in the RPC URL's path never reaches the output
+	const rpcKey = "k3yInThePath0123456789"
+	code, stdout, stderr := runCLI(t, "answer", "1", "--network", "devnet", "--rpc", c.d.Chain.URL+"/v2/"+rpcKey, "--contract", c.d.Contract.Hex())
+	if code == 0 || strings.Contains(stdout+stderr, rpcKey) || !strings.Contains(stderr, "/v2/REDACTED") {
+		t.Fatalf("rpc key: exit %d: %s%s", code, stdout, stderr)
+	}
+
 	// no rigs: NotEnoughRigs is explained before anything is paid
 	code, _, stderr = c.cli("order", "NVDA", minute, "--key-env", "PRICERIG_T_USER", "--yes")
 	if code != exitFailure || !strings.Contains(stderr, "NotEnoughRigs") || !strings.Contains(stderr, "nothing was paid") || c.nonce(user) != 0 {
