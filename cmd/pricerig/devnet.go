@@ -18,6 +18,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/files"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -193,7 +194,9 @@ funded keys that are in no rig.`,
 				fmt.Fprintf(out, "devnet: %s in %.1fs\n", verdict, elapsed.Seconds())
 			}
 			if keep {
-				printKeep(a.stderr, d, config, at)
+				// The devnet keys are public and worthless: printed whole, past the writer that would take
+				// PRICERIG_DEV_KEY=… for a secret parameter.
+				printKeep(redact.Underlying(a.stderr), d, config, at)
 				<-cmd.Context().Done()
 			}
 			if !allAgreed {
