@@ -25,24 +25,22 @@ type OrderInput struct {
 	Hash   common.Hash // keccak256 of the URI's bytes
 }
 
-// BuildInputs encodes each (symbol, minute) under the rules and decodes it back with the same
-// rules, so an input the rigs would refuse is refused here, before anything is paid.
-// commitDeadline is the earliest the commit window of a task ordered now can end (zero: not
-// checked): a minute that closes after it cannot be priced before the rigs must commit.
+// BuildInputs encodes each (symbol, minute) under the rules and checks it as the rigs do
+// (InputRules.Refusal), so an input the rigs would refuse is refused here, before anything is
+// paid. commitDeadline is the earliest the commit window of a task ordered now can end (zero:
+// not checked): a minute that closes after it cannot be priced before the rigs must commit.
 func BuildInputs(rules InputRules, pairs []OrderInput, commitDeadline time.Time) ([]OrderInput, error) {
 	out := make([]OrderInput, 0, len(pairs))
 	for i, p := range pairs {
 		uri, hash, err := rules.Encode(p.Symbol, p.Minute)
 		if err != nil {
-			return nil, fmt.Errorf("input %d (%s %s): %w", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), err)
+			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), RefusalText(err))
 		}
-		in, err := rules.Decode(uri, hash)
+		// exactly the rigs' own check: a refused task is answered the spec's refusal_answer, so
+		// paying for it buys nothing
+		in, err := rules.Refusal(uri, hash, commitDeadline)
 		if err != nil {
-			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it: %w", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), err)
-		}
-		if closes := in.Minute.Add(time.Minute); !commitDeadline.IsZero() && closes.After(commitDeadline) {
-			return nil, fmt.Errorf("input %d (%s %s): the minute closes at %s, after the commit window of a task ordered now ends (%s): the rigs would refuse it",
-				i+1, p.Symbol, in.Minute.Format(time.RFC3339), closes.Format(time.RFC3339), commitDeadline.UTC().Format(time.RFC3339))
+			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), RefusalText(err))
 		}
 		out = append(out, OrderInput{Symbol: in.Symbol, Minute: in.Minute, URI: uri, Hash: hash})
 	}
@@ -124,10 +122,6 @@ type Answer struct {
 
 // Price is the stored answer read as price × 10^8.
 func (a Answer) Price() string { return numeric.FormatScaled(numeric.AnswerInt(a.Answer)) }
-
-// Zero is whether the stored answer is 0: what every rig on a spec with refusal_answer 0
-// answers a task the spec refuses.
-func (a Answer) Zero() bool { return a.Answer == [32]byte{} }
 
 // Final is whether the task is settled or refunded.
 func (a Answer) Final() bool {

@@ -354,3 +354,54 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	c.must(&wd, "operator", "withdraw", "--key-env", "PRICERIG_T_USER", "--yes", "--json")
 	wantWei(t, "orderer after withdrawing the refund", c.balance(user), new(big.Int).Sub(sum(before, price), c.fee(wd.Sent)))
 }
+
+// A task the spec refuses, ordered as a griefer would (a raw order, not `pricerig order`, which
+// refuses it before paying), settles on refusal_answer 0; `answer` prints it as refused by the
+// spec with the reason the rigs journaled, and exits 1.
+func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
+	c := startChainT(t, devnet.Options{})
+	c.useKey("PRICERIG_T_USER", c.d.Funded)
+	minute := devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions)
+	uri, hash, err := rig.InputRules{Symbols: []string{"DOGE"}}.Encode("DOGE", minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := c.cli("order", "DOGE", minute.Format(time.RFC3339), "--key-env", "PRICERIG_T_USER", "--yes")
+	if code != exitBadInput || !strings.Contains(stderr, "the rigs would refuse it") {
+		t.Fatalf("order of an unknown symbol: exit %d: %s", code, stderr)
+	}
+	contract := rig.NewContract(c.client, c.d.Contract)
+	key := rig.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
+	sender := rig.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+	plan, err := rig.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []rig.OrderInput{{URI: uri, Hash: hash}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rig.SendPlan(c.ctx, sender, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := contract.OrderedTasks(r)
+	if _, err := rig.Follow(c.ctx, contract, nil, ids, rig.FollowOptions{Poll: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"answer", fmt.Sprint(ids[0])}
+	for i := range c.d.Runners {
+		args = append(args, "--journal", c.d.JournalPath(i))
+	}
+	code, out, stderr := c.cli(args...)
+	if code != exitFailure || !strings.Contains(out, "refused by the spec: ") || !strings.Contains(out, "DOGE") {
+		t.Fatalf("answer: exit %d\n%s%s", code, out, stderr)
+	}
+	var answers []answerJSON
+	code, out, _ = c.cli(append(args, "--json")...)
+	if code != exitFailure || json.Unmarshal([]byte(out), &answers) != nil || !answers[0].Refused || !answers[0].Agreed ||
+		answers[0].Reveals != 3 || answers[0].RefusalReason == "" || answers[0].Price != "0.00" || answers[0].Answer != "0x"+strings.Repeat("0", 64) {
+		t.Fatalf("answer --json: exit %d: %s", code, out)
+	}
+	// without a journal: still refused by the spec, no reason to give
+	code, out, _ = c.cli("answer", fmt.Sprint(ids[0]))
+	if code != exitFailure || !strings.Contains(out, "settled, refused by the spec (answer 0") {
+		t.Fatalf("answer without journals: exit %d: %s", code, out)
+	}
+}

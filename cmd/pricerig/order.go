@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +123,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			// A task ordered now is drawn at the earliest now, so its commit window ends at the
 			// earliest now + the window.
 			earliestDeadline := time.Unix(int64(head.Time), 0).Add(commitWindow)
-			inputs, err := rig.BuildInputs(rig.InputRules{Symbols: spec.Symbols()}, pairs, earliestDeadline)
+			inputs, err := rig.BuildInputs(rig.SpecInputRules(spec), pairs, earliestDeadline)
 			if err != nil {
 				return badInput("%v; nothing was paid", err)
 			}
@@ -164,7 +165,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			if err != nil {
 				return failed("%s", shownURL(err.Error()))
 			}
-			outs := answersOut(ctx, answers, journals)
+			outs := answersOut(ctx, spec, answers, journals)
 			if f.send.asJSON {
 				out.Answers = outs
 				if err := a.printJSON(out); err != nil {
@@ -240,7 +241,7 @@ bytes32, whether it agreed, and how many reveals agree. A stored 0 is a task the
 				}
 				answers = append(answers, ans)
 			}
-			outs := answersOut(ctx, answers, journals)
+			outs := answersOut(ctx, spec, answers, journals)
 			if asJSON {
 				if err := a.printJSON(outs); err != nil {
 					return err
@@ -312,14 +313,14 @@ func parseTaskIDs(args []string) ([]uint64, error) {
 	return ids, nil
 }
 
-// answersOut describes answers; a stored 0 of a settled task is the spec's refusal, with the
-// reason the given rig journals recorded.
-func answersOut(ctx context.Context, answers []rig.Answer, journals []string) []answerJSON {
+// answersOut describes answers; a settled task that stored the spec's refusal_answer (0) was
+// refused by the spec, for the reason the given rig journals recorded.
+func answersOut(ctx context.Context, spec *feeds.Spec, answers []rig.Answer, journals []string) []answerJSON {
 	var out []answerJSON
 	for _, ans := range answers {
 		j := answerJSON{TaskID: ans.TaskID, Phase: ans.Phase.String(), Agreed: ans.Agreed, Price: ans.Price(),
 			Answer: hexutil.Encode(ans.Answer[:]), Agree: ans.Agree, Reveals: ans.Reveals}
-		if ans.Phase == agentrig.PhaseSettled && ans.Agreed && ans.Zero() {
+		if ans.Phase == agentrig.PhaseSettled && ans.Agreed && spec.RefusalAnswer != nil && ans.Answer == spec.RefusalAnswer.Answer() {
 			j.Refused = true
 			j.RefusalReason = refusalReason(ctx, journals, ans.TaskID)
 		}
@@ -359,10 +360,22 @@ func answersVerdict(outs []answerJSON) error {
 	return nil
 }
 
-// refusalReason is why the rigs whose journals are given refused a task ("" when none says).
+// refusalReason is why the rigs whose journals are given refused a task ("" when none says). A
+// journal that does not exist or cannot be read says nothing: the answer stands without it.
 func refusalReason(ctx context.Context, journals []string, taskID uint64) string {
-	_ = ctx
-	_ = journals
-	_ = taskID
+	for _, path := range journals {
+		if _, err := os.Stat(path); err != nil {
+			continue // OpenJournal would create it
+		}
+		j, err := rig.OpenJournal(path)
+		if err != nil {
+			continue
+		}
+		reason, found, err := j.RefusalReason(ctx, taskID)
+		j.Close()
+		if err == nil && found {
+			return reason
+		}
+	}
 	return ""
 }

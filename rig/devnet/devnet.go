@@ -417,7 +417,7 @@ const orderBatch = 20
 // orderBatch tasks, through the order code `pricerig order` uses, and returns the task ids.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
 	var ids []uint64
-	rules := rig.InputRules{Symbols: d.Spec.Symbols()}
+	rules := rig.SpecInputRules(d.Spec)
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
 		pairs := make([]rig.OrderInput, len(batch))
