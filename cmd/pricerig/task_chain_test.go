@@ -59,8 +59,8 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 			rpcURL = f[1]
 		case len(f) == 2 && f[0] == "contract:":
 			contractHex = f[1]
-		case len(f) == 4 && f[0] == "funded" && f[1] == "key":
-			keyHex = f[3]
+		case len(f) == 2 && f[0] == "export" && strings.HasPrefix(f[1], "PRICERIG_DEV_KEY="):
+			keyHex = strings.TrimPrefix(f[1], "PRICERIG_DEV_KEY=")
 		}
 	}
 	key, err := crypto.HexToECDSA(keyHex)
