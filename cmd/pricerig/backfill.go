@@ -76,7 +76,7 @@ On a terminal it draws a progress bar per source; otherwise it logs progress eve
 end it prints a summary (--json: one JSON object). Exit 0 when every window was fetched; 1 when
 interrupted or a window failed (run it again); 2 for bad input.
 
-  pricerig backfill export --db prices.db --format csv|jsonl   writes the stored answers.`,
+  pricerig backfill export --db prices.db --format csv|jsonl|parquet   writes the stored answers.`,
 		Example: `  pricerig backfill --from 2025-11-01 --to 2025-11-30
   pricerig backfill --from 2026-01-05T14:30Z --to 2026-01-05T21:00Z --symbols NVDA --sources alpaca,massive
   pricerig backfill --sim http://127.0.0.1:8787 --from 2025-10-01 --to 2025-10-31 --json`,
@@ -454,20 +454,27 @@ func printSummary(w io.Writer, s *history.Summary, db string) {
 func newBackfillExportCmd(a *app) *cobra.Command {
 	var db, format, symbolsText, fromText, toText, out string
 	cmd := &cobra.Command{
-		Use:   "export --db prices.db --format csv|jsonl [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
-		Short: "Write the stored answers as CSV or JSON lines",
+		Use:   "export --db prices.db --format csv|jsonl|parquet [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
+		Short: "Write the stored answers as CSV, JSON lines or Parquet",
 		Long: `Write the reconciled answers of a backfilled store, ordered by symbol and minute: symbol, minute,
 price (decimal), scaled (price × 10^8), sources, agreed, complete. price and scaled are empty
 when the sources did not agree. In CSV, sources lists each priced quote as
 name:status:distance_bps; in JSON lines it holds every quote with its price, bar time, distance
 and error. complete is false when a source's window was missing or failed, or a source was left
-out: such a minute is not the answer 'pricerig price' would give.`,
+out: such a minute is not the answer 'pricerig price' would give.
+
+Parquet (--format parquet, for analysts' tools) holds the same rows, sorted by symbol then minute,
+in row groups of 65536 rows: minute (timestamp, UTC), symbol, scaled (int64, null without an
+answer), price (decimal text), agreed, sources_agreed, complete, reason, session, and sources, a
+repeated group of each source's source, status, scaled, price, bar (timestamp),
+distance_centibps and err.`,
 		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
-  pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07`,
+  pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07
+  pricerig backfill export --db prices.db --format parquet --out prices.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != history.FormatCSV && format != history.FormatJSONL {
-				return badInput("--format %q: want csv or jsonl", format)
+			if format != history.FormatCSV && format != history.FormatJSONL && format != history.FormatParquet {
+				return badInput("--format %q: want csv, jsonl or parquet", format)
 			}
 			var q history.Query
 			var err error
@@ -514,7 +521,7 @@ out: such a minute is not the answer 'pricerig price' would give.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&db, "db", "prices.db", "the store to read")
-	f.StringVar(&format, "format", "csv", "csv or jsonl")
+	f.StringVar(&format, "format", "csv", "csv, jsonl or parquet")
 	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
 	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")
 	f.StringVar(&toText, "to", "", "end: a date (included) or a minute (excluded)")

@@ -145,6 +145,14 @@ func TestBackfillExportAndPriceFromTheStore(t *testing.T) {
 			}
 		}
 	}
+	// Parquet to a file: the same rows (feeds/history reads them back with Arrow's reader)
+	pq := filepath.Join(t.TempDir(), "prices.parquet")
+	code, _, stderr = runCLI(t, "backfill", "export", "--db", db, "--format", "parquet", "--symbols", "NVDA", "--out", pq)
+	body, err := os.ReadFile(pq)
+	if code != exitOK || !strings.Contains(stderr, strconv.Itoa(len(rows)-1)+" answers written") || len(body) < 8 ||
+		string(body[:4]) != "PAR1" || string(body[len(body)-4:]) != "PAR1" {
+		t.Fatalf("parquet export: exit %d, stderr %q, %d bytes", code, stderr, len(body))
+	}
 	code, out, _ = runCLI(t, "backfill", "export", "--db", db, "--format", "jsonl", "--symbols", "TSLA", "--from", "2025-11-03T14:30Z", "--to", "2025-11-03T14:35Z")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != exitOK || len(lines) != 5 {

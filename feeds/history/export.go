@@ -23,11 +23,15 @@ const (
 // ExportHeader is the CSV header: one row per symbol and minute.
 var ExportHeader = []string{"symbol", "minute", "price", "scaled", "sources", "agreed", "complete"}
 
-// Export writes the stored answers a query selects, streaming, as CSV or JSON lines, and returns
+// Export writes the stored answers a query selects, streaming, as CSV, JSON lines or Parquet
+// (see ParquetRow), and returns
 // how many it wrote. price is the decimal answer and scaled the integer × 10^8 (both empty when
 // the sources did not agree); sources lists each priced quote as name:status:distance_bps in
 // CSV, and every quote with its price, bar time, distance and error in JSON lines.
 func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query) (int, error) {
+	if format == FormatParquet {
+		return s.exportParquet(ctx, w, q)
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	n := 0
 	var write func(Answer) error
@@ -60,7 +64,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query)
 		enc := json.NewEncoder(bw)
 		write = func(a Answer) error { return enc.Encode(exportLine(a)) }
 	default:
-		return 0, fmt.Errorf("%w: export format %q (want csv or jsonl)", ErrBadInput, format)
+		return 0, fmt.Errorf("%w: export format %q (want csv, jsonl or parquet)", ErrBadInput, format)
 	}
 	err := s.Answers(ctx, q, func(a Answer) error {
 		n++

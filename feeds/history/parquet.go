@@ -1,0 +1,106 @@
+package history
+
+import (
+	"context"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// FormatParquet is the Parquet export: one row per symbol and minute, sorted by symbol then
+// minute, with every source's quote as a repeated group.
+const FormatParquet = "parquet"
+
+// parquetRowGroup is the rows of one row group: about a quarter of a symbol's year of minutes, a
+// few MiB compressed — large enough for scans to read column chunks whole, small enough that a
+// reader filtering on symbol and minute skips most of the file by the row groups' statistics.
+const parquetRowGroup = 64 << 10
+
+// ParquetRow is one exported minute. Times are UTC timestamps in milliseconds; prices are the
+// integer × 10^8 (scaled) and its exact decimal text — never a float.
+type ParquetRow struct {
+	Symbol string `parquet:"symbol,dict,zstd"`
+	Minute int64  `parquet:"minute,timestamp(millisecond),delta"`
+	// Scaled and Price are null when the sources did not agree.
+	Scaled *int64  `parquet:"scaled,optional"`
+	Price  *string `parquet:"price,optional"`
+	// Agreed: at least min_sources agreed; SourcesAgreed is how many survived the outlier cut.
+	Agreed        bool           `parquet:"agreed"`
+	SourcesAgreed int32          `parquet:"sources_agreed"`
+	Complete      bool           `parquet:"complete"`
+	Reason        string         `parquet:"reason,dict,zstd"`
+	Session       string         `parquet:"session,dict"`
+	Sources       []ParquetQuote `parquet:"sources,list"`
+}
+
+// ParquetQuote is one source's part in a minute: its status, and with a price, the price, the
+// start of the bar it closes and its distance to the answer in hundredths of a basis point.
+type ParquetQuote struct {
+	Source           string  `parquet:"source,dict"`
+	Status           string  `parquet:"status,dict"`
+	Scaled           *int64  `parquet:"scaled,optional"`
+	Price            *string `parquet:"price,optional"`
+	Bar              *int64  `parquet:"bar,optional,timestamp(millisecond)"`
+	DistanceCentiBps *int64  `parquet:"distance_centibps,optional"`
+	Err              string  `parquet:"err,dict,zstd"`
+}
+
+// parquetRowOf is the exported row of a stored answer.
+func parquetRowOf(a Answer) ParquetRow {
+	r := ParquetRow{Symbol: a.Symbol, Minute: a.Minute.UnixMilli(), Agreed: a.Agreed, SourcesAgreed: int32(a.Survivors),
+		Complete: a.Complete, Reason: a.Reason, Session: string(a.Session), Sources: make([]ParquetQuote, 0, len(a.Quotes))}
+	if a.Agreed {
+		v, p := int64(a.Price), a.Price.String()
+		r.Scaled, r.Price = &v, &p
+	}
+	for _, q := range a.Quotes {
+		pq := ParquetQuote{Source: q.Source, Status: string(q.Status), Err: q.Err}
+		if q.Price > 0 {
+			v, p, bar := int64(q.Price), q.Price.String(), q.BarTime.UnixMilli()
+			pq.Scaled, pq.Price, pq.Bar = &v, &p, &bar
+		}
+		if q.DistanceCentiBps >= 0 {
+			d := q.DistanceCentiBps
+			pq.DistanceCentiBps = &d
+		}
+		r.Sources = append(r.Sources, pq)
+	}
+	return r
+}
+
+// exportParquet streams the answers a query selects into a Parquet file, a batch of rows at a
+// time: a year of answers never sits in memory as rows, only as the current row group's pages.
+func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, error) {
+	pw := parquet.NewGenericWriter[ParquetRow](w,
+		parquet.MaxRowsPerRowGroup(parquetRowGroup),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.CreatedBy("pricerig", "", ""),
+	)
+	const batch = 4096
+	rows := make([]ParquetRow, 0, batch)
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		_, err := pw.Write(rows)
+		rows = rows[:0]
+		return err
+	}
+	n := 0
+	err := s.Answers(ctx, q, func(a Answer) error {
+		n++
+		rows = append(rows, parquetRowOf(a))
+		if len(rows) == batch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if cerr := pw.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
