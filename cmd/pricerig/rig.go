@@ -76,8 +76,12 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
   PRICERIG_DEV_KEY=… pricerig rig --network devnet --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := storePath("--journal", f.journal); err != nil {
-				return err
+			// An unset --journal falls back to $PRICERIG_JOURNAL_URL or rig.db; only a
+			// --journal given empty on purpose names no file.
+			if cmd.Flags().Changed("journal") {
+				if err := storePath("--journal", f.journal); err != nil {
+					return err
+				}
 			}
 			if cmd.Flags().Changed("db") {
 				if err := mustExist("--db", f.db); err != nil {
