@@ -9,6 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/pricerig/pricerig/rig"
 )
 
 func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
@@ -168,4 +170,59 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	<-rigDone
 	cancel()
 	<-done
+}
+
+// --rigs 0 starts a chain with the jobs and no rigs (nothing ordered), with the windows and the
+// number of funded keys asked for.
+func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"devnet", "--keep", "--rigs", "0", "--funded-keys", "3", "--commit-window", "30s", "--reveal-window", "45s",
+			"--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+	}()
+	for !strings.Contains(errOut.String(), "pricerig operator withdraw") {
+		select {
+		case code := <-done:
+			t.Fatalf("devnet exited %d:\n%s\n%s", code, out.String(), errOut.String())
+		case <-ctx.Done():
+			t.Fatal("devnet --keep never printed its commands")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var rpcURL, contract string
+	for _, line := range strings.Split(errOut.String(), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "rpc:" {
+			rpcURL = f[1]
+		} else if len(f) == 2 && f[0] == "contract:" {
+			contract = f[1]
+		}
+	}
+	client, err := ethclient.DialContext(ctx, rpcURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	c := rig.NewContract(client, common.HexToAddress(contract))
+	commit, reveal, err := c.Windows(ctx)
+	if err != nil || commit != 30*time.Second || reveal != 45*time.Second {
+		t.Fatalf("windows %s %s %v", commit, reveal, err)
+	}
+	job, err := c.Job(ctx, 2)
+	if err != nil || job.ActiveRigs.Sign() != 0 {
+		t.Fatalf("job 2: %+v %v", job, err)
+	}
+	if !strings.Contains(out.String(), "nothing ordered") || strings.Count(errOut.String(), "PRICERIG_DEV_KEY") < 3+1 ||
+		!strings.Contains(errOut.String(), "PRICERIG_DEV_KEY3=") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after cancel", code)
+	}
 }

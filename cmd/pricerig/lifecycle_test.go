@@ -290,6 +290,34 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 		c.must(nil, "operator", "register", "--stake", "0.00001", "--key-env", name, "--yes")
 	}
 
+	// stake add: exactly the amount, to the wei
+	op1 := crypto.PubkeyToAddress(c.d.FundedKeys[1].PublicKey)
+	before := c.balance(op1)
+	var add txOutput
+	c.must(&add, "operator", "stake", "add", "--amount", "0.000002", "--key-env", "PRICERIG_T_OP1", "--yes", "--json")
+	added := big.NewInt(2_000_000_000_000)
+	wantWei(t, "operator after stake add", c.balance(op1), new(big.Int).Sub(before, sum(added, c.fee(add.Sent))))
+	info, err := rig.NewContract(c.client, c.d.Contract).Rig(c.ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantWei(t, "rig 1 stake", info.Stake, sum(big.NewInt(10_000_000_000_000), added))
+
+	// fee set: the signed consent is recorded; with --relayer it is printed, checks out, and
+	// nothing is sent
+	nonce := c.nonce(op1)
+	var signed map[string]any
+	c.must(&signed, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--relayer", user.Hex(), "--key-env", "PRICERIG_T_OP1")
+	digest, sig := common.HexToHash(signed["digest"].(string)), common.FromHex(signed["signature"].(string))
+	if err := rig.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != "4663" {
+		t.Fatalf("printed consent %v: %v (nonce %d → %d)", signed, err, nonce, c.nonce(op1))
+	}
+	c.must(nil, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--key-env", "PRICERIG_T_OP1", "--yes")
+	fee, err := rig.NewContract(c.client, c.d.Contract).OperatorFeeOf(c.ctx, op1)
+	if err != nil || fee.Bps != 250 || fee.Payee != user || fee.Nonce.Sign() != 0 {
+		t.Fatalf("fee consent on chain: %+v %v", fee, err)
+	}
+
 	// inputs the rigs would refuse: exit 2, nothing sent
 	for _, args := range [][]string{
 		{"DOGE", minute},
@@ -315,7 +343,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	}
 
 	// an order nobody draws, refunded after the hour
-	before := c.balance(user)
+	before = c.balance(user)
 	var ord orderOutput
 	c.must(&ord, "order", "NVDA", minute, "--key-env", "PRICERIG_T_USER", "--yes", "--json")
 	id := fmt.Sprint(ord.Tasks[0].TaskID)
@@ -326,7 +354,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "can be refunded from") {
 		t.Fatalf("early refund: exit %d: %s", code, stderr)
 	}
-	nonce := c.nonce(refunder)
+	nonce = c.nonce(refunder)
 	for {
 		err := c.d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(time.Hour + time.Second) })
 		if err == nil {
