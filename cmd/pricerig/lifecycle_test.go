@@ -433,3 +433,37 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 		t.Fatalf("answer without journals: exit %d: %s", code, out)
 	}
 }
+
+// Nobody runs a rig: `order --wait` draws the task itself, the windows pass with no commit, and it
+// settles the task itself; the task did not agree, the orderer is credited its price back, and
+// the three silent rigs are slashed.
+func TestOrderWaitDrawsAndSettlesWhatNobodyDoes(t *testing.T) {
+	c := startChainT(t, devnet.Options{Layout: []int{}, FundedKeys: 4, CommitWindow: 5 * time.Second, RevealWindow: 5 * time.Second})
+	user := c.useKey("PRICERIG_T_USER", c.d.FundedKeys[0])
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("PRICERIG_T_OP%d", i)
+		c.useKey(name, c.d.FundedKeys[i])
+		c.must(nil, "operator", "register", "--stake", "0.00001", "--key-env", name, "--yes")
+	}
+	minute := devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions).Format(time.RFC3339)
+	nonce := c.nonce(user)
+	var ord orderOutput
+	code, out, stderr := c.cli("order", "SPY", minute, "--wait", "--act-after", "500ms", "--key-env", "PRICERIG_T_USER", "--yes", "--json")
+	if code != exitFailure || json.Unmarshal([]byte(out), &ord) != nil || len(ord.Answers) != 1 {
+		t.Fatalf("order --wait: exit %d\n%s\n%s", code, out, stderr)
+	}
+	a := ord.Answers[0]
+	if a.Phase != "settled" || a.Agreed || a.Reveals != 0 || a.Refused {
+		t.Fatalf("answer %+v", a)
+	}
+	// the order, the draw and the settle: three transactions from the orderer
+	if got := c.nonce(user) - nonce; got != 3 || !strings.Contains(stderr, "drawn, rigs commit") {
+		t.Fatalf("the orderer sent %d transactions\n%s", got, stderr)
+	}
+	wantWei(t, "orderer's credits", c.credits(user), big.NewInt(10_000_000_000_000))
+	var st statusJSON
+	c.must(&st, "operator", "status", "--key-env", "PRICERIG_T_OP1", "--json")
+	if len(st.Rigs) != 1 || st.Rigs[0].Missed != 1 || st.Rigs[0].StakeWei != "0" || st.Rigs[0].Drawable {
+		t.Fatalf("a silent rig after the task: %+v", st.Rigs)
+	}
+}

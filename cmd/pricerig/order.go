@@ -59,6 +59,7 @@ func newOrderCmd(a *app) *cobra.Command {
 		job      uint32
 		wait     bool
 		timeout  time.Duration
+		actAfter time.Duration
 		journals []string
 	)
 	cmd := &cobra.Command{
@@ -156,7 +157,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			waitCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
-			answers, err := rig.Follow(waitCtx, conn.contract, sender, ids, rig.FollowOptions{Step: func(id uint64, p agentrig.Phase, detail string) {
+			answers, err := rig.Follow(waitCtx, conn.contract, sender, ids, rig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
 				if detail != "" {
 					detail = ": " + detail
 				}
@@ -181,6 +182,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 	cmd.Flags().Uint32Var(&job, "job", 2, "the job (2: Verify a price)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow each task to its answer and print it")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up waiting after this long")
+	cmd.Flags().DurationVar(&actAfter, "act-after", 10*time.Second, "with --wait: draw or settle a task from this key when nobody has for this long")
 	cmd.Flags().StringSliceVar(&journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
 	return cmd
 }
