@@ -50,7 +50,8 @@ var eip712Types = apitypes.Types{
 }
 
 // Domain is one AgentRig deployment: the chain it runs on (the contract uses block.chainid;
-// Robinhood Chain is 4663, the simulated backend 1337) and its address.
+// Robinhood Chain is 4663, and so is the devnet; the bare simulated backend is 1337) and its
+// address.
 type Domain struct {
 	ChainID  *big.Int
 	Contract common.Address

@@ -29,7 +29,7 @@ func (f *opFlags) register(cmd *cobra.Command) {
 	f.chain.register(cmd)
 	f.key.register(cmd)
 	f.send.register(cmd)
-	cmd.Flags().StringVar(&f.config, "config", "", "the spec whose networks: give the contract address (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec: its networks: give the contract address, its feeds and calendar the inputs order accepts (default ./sources.yaml if it exists, else the one built in)")
 }
 
 // open loads the key and connects to the chain.
