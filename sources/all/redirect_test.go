@@ -235,3 +235,63 @@ func buildSim(t *testing.T, v variant, base string) sources.Source {
 	}
 	return src
 }
+
+// TestKeyAcrossTheCutEveryAdapter is issue 11's cut check for every adapter: the provider's
+// error body quotes the key (as CDNs and some providers echo the request) at every position
+// around the error's 200-byte cut, under 400 and under 200; no two characters of it may remain
+// in the error.
+func TestKeyAcrossTheCutEveryAdapter(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			pos := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				status := http.StatusBadRequest
+				if pos%2 == 1 {
+					status = http.StatusOK
+				}
+				w.WriteHeader(status)
+				text := strings.Repeat("e", pos) + redirKey + " was refused"
+				_, _ = w.Write([]byte(`{"s":"error","errmsg":"` + text + `","status":"error","message":"` + text +
+					`","error":"` + text + `","detail":"` + text + `","Error Message":"` + text + `"}`))
+			}))
+			defer srv.Close()
+			src := build(t, v, srv.URL, sources.NoRetries)
+			for pos = sources.MaxMessage - len(redirKey) - 40; pos <= sources.MaxMessage+2; pos++ {
+				_, err := src.Bars(context.Background(), symbolFor(v), redirFrom, redirTo)
+				if err == nil {
+					t.Fatalf("key at %d: no error", pos)
+				}
+				for k := 2; k <= len(redirKey); k++ {
+					if strings.Contains(err.Error(), redirKey[:k]) {
+						t.Fatalf("key at %d: %q holds %q", pos, err, redirKey[:k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// FuzzTrusted checks the one origin rule with any URL a body or a Location could name: a URL the
+// rule trusts has base_url's scheme, host and port exactly (as net/http would dial them), or is
+// one of the declared origins.
+func FuzzTrusted(f *testing.F) {
+	for _, s := range []string{"https://api.example.com/x", "https://api.example.com:443/x", "https://API.example.com/x",
+		"http://api.example.com/x", "https://api.example.com.evil/x", "https://evil@api.example.com/x",
+		"https://api.example.com@evil/x", "//api.example.com/x", "https://[::1]:443/x", "https://api.example.com:0443/x"} {
+		f.Add(s)
+	}
+	c := sources.NewClient(sources.Settings{Name: "f", BaseURL: "https://api.example.com/v1"}, sources.Deps{}, sources.ClientOptions{})
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := url.Parse(raw)
+		if err != nil || !c.Trusted(u) {
+			return
+		}
+		port := u.Port()
+		if port == "" {
+			port = "443"
+		}
+		if u.Scheme != "https" || !strings.EqualFold(u.Hostname(), "api.example.com") || port != "443" {
+			t.Fatalf("trusted %q: scheme %q host %q port %q", raw, u.Scheme, u.Hostname(), port)
+		}
+	})
+}
