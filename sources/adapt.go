@@ -183,6 +183,29 @@ func CheckWindow(name, symbol string, from, to time.Time, lookback time.Duration
 // CheckOptions refuses options a factory does not declare (a typo in sources.yaml should not
 // silently fall back to a default) and required ones that are missing. The error names the key.
 func CheckOptions(s Settings, f Factory) error {
+	if err := checkOptions(s, f); err != nil {
+		return err
+	}
+	return nil
+}
+
+// OptionError is a source's option that is refused: unknown to its type, missing while required,
+// or with a value the type cannot read. Key is the option's name, so a config loader can point
+// at its line without reading the text.
+type OptionError struct {
+	Source, Key, Msg string
+}
+
+func (e *OptionError) Error() string {
+	return "source " + e.Source + ": option " + e.Key + ": " + e.Msg
+}
+
+// OptionErrorf builds the *OptionError of a source's option.
+func OptionErrorf(source, key, format string, args ...any) *OptionError {
+	return &OptionError{Source: source, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+func checkOptions(s Settings, f Factory) *OptionError {
 	keys := make([]string, 0, len(s.Options))
 	for k := range s.Options {
 		keys = append(keys, k)
@@ -195,12 +218,15 @@ func CheckOptions(s Settings, f Factory) error {
 				known = append(known, o)
 			}
 			slices.Sort(known)
-			return fmt.Errorf("source %s: unknown option %q for type %s (known: %s)", s.Name, k, s.Type, strings.Join(known, ", "))
+			if len(known) == 0 {
+				return OptionErrorf(s.Name, k, "unknown for type %s, which takes no options", s.Type)
+			}
+			return OptionErrorf(s.Name, k, "unknown for type %s (known: %s)", s.Type, strings.Join(known, ", "))
 		}
 	}
 	for _, k := range f.Required {
 		if strings.TrimSpace(s.Options[k]) == "" {
-			return fmt.Errorf("source %s: option %q is required", s.Name, k)
+			return OptionErrorf(s.Name, k, "required")
 		}
 	}
 	return nil
@@ -337,16 +363,24 @@ func clipText(s string) string {
 	return redact.Clip(strings.TrimSpace(s), maxText)
 }
 
-// Keyed is the start every keyed adapter's New shares: its options checked against f, the key
-// required (keyHelp says what is missing, e.g. "tiingo needs an API token"), base_url defaulted
-// and checked, and the rate defaulted (the client paces at it, Coverage reports it). It returns
-// the settings to build the client with.
-func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string, defaultRate Rate) (Settings, error) {
-	if err := CheckOptions(s, f); err != nil {
+// Keyed is the start every adapter's New shares, with f the factory the adapter registers: the
+// name defaulted to f.Type, the options checked against f (an *OptionError naming the key), the
+// key and secret required when f needs them (keyHelp says what is missing, e.g. "tiingo needs
+// an API token"), base_url defaulted and checked, and the rate defaulted to f.DefaultRate (the
+// client paces at it, Coverage reports it). It returns the settings to build the client with.
+func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string) (Settings, error) {
+	if s.Name == "" {
+		s.Name = f.Type
+	}
+	if err := checkOptions(s, f); err != nil {
 		return s, err
 	}
-	if s.Key == "" {
-		return s, Errorf(s.Name, ErrNoKey, "%s in the variable key_env names", keyHelp)
+	if (f.NeedsKey && s.Key == "") || (f.NeedsSecret && s.Secret == "") {
+		what := "the variable key_env names"
+		if f.NeedsSecret {
+			what = "the variables key_env and secret_env name"
+		}
+		return s, Errorf(s.Name, ErrNoKey, "%s in %s", keyHelp, what)
 	}
 	if s.BaseURL == "" {
 		s.BaseURL = defaultBaseURL
@@ -354,8 +388,17 @@ func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string, defaultRate Ra
 	if err := CheckBaseURL(s); err != nil {
 		return s, err
 	}
-	s.Rate = s.Rate.Or(defaultRate)
+	s.Rate = s.Rate.Or(f.DefaultRate)
 	return s, nil
+}
+
+// ClosedBy is the end of a window [from, to) that has closed by now: to, or the start of now's
+// minute when that is earlier (a provider's bar of the minute in progress is not a bar yet).
+func ClosedBy(to, now time.Time) time.Time {
+	if m := now.UTC().Truncate(time.Minute); m.Before(to) {
+		return m
+	}
+	return to
 }
 
 // RowBar builds bar i of a row-per-bar JSON body from its start and the raw JSON text of its close

@@ -135,12 +135,13 @@ func TestCheckOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Options["lable"] = "end"
-	if err := CheckOptions(s, f); err == nil || !strings.Contains(err.Error(), `"lable"`) || !strings.Contains(err.Error(), "mine") {
+	var oe *OptionError
+	if err := CheckOptions(s, f); !errors.As(err, &oe) || oe.Key != "lable" || oe.Source != "mine" || !strings.Contains(err.Error(), "known: label, price_path, url") {
 		t.Fatalf("typo: %v", err)
 	}
 	delete(s.Options, "lable")
 	s.Options["price_path"] = "  "
-	if err := CheckOptions(s, f); err == nil || !strings.Contains(err.Error(), `"price_path" is required`) {
+	if err := CheckOptions(s, f); !errors.As(err, &oe) || oe.Key != "price_path" || !strings.Contains(err.Error(), "required") {
 		t.Fatalf("blank required: %v", err)
 	}
 }
@@ -303,23 +304,44 @@ func TestCheckBaseURLAndWindow(t *testing.T) {
 
 func TestKeyed(t *testing.T) {
 	def := Rate{N: 5, Per: time.Minute}
-	s, err := Keyed(Settings{Name: "x", Key: "k"}, Factory{}, "x needs a key", "https://api.example", def)
-	if err != nil || s.BaseURL != "https://api.example" || s.Rate != def {
+	f := Factory{Type: "x", NeedsKey: true, DefaultRate: def, Options: map[string]string{"feed": "which feed"}}
+	s, err := Keyed(Settings{Key: "k"}, f, "x needs a key", "https://api.example")
+	if err != nil || s.BaseURL != "https://api.example" || s.Rate != def || s.Name != "x" {
 		t.Fatalf("defaults: %+v %v", s, err)
 	}
 	own := Rate{N: 1, Per: time.Second}
-	s, err = Keyed(Settings{Name: "x", Key: "k", BaseURL: "http://127.0.0.1:9", Rate: own}, Factory{}, "x needs a key", "https://api.example", def)
-	if err != nil || s.BaseURL != "http://127.0.0.1:9" || s.Rate != own {
+	s, err = Keyed(Settings{Name: "mine", Key: "k", BaseURL: "http://127.0.0.1:9", Rate: own, Options: map[string]string{"feed": "iex"}}, f, "x needs a key", "https://api.example")
+	if err != nil || s.BaseURL != "http://127.0.0.1:9" || s.Rate != own || s.Name != "mine" {
 		t.Fatalf("settings kept: %+v %v", s, err)
 	}
-	if _, err := Keyed(Settings{Name: "x"}, Factory{}, "x needs a key", "https://api.example", def); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs a key in the variable key_env names") {
+	if _, err := Keyed(Settings{Name: "x"}, f, "x needs a key", "https://api.example"); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs a key in the variable key_env names") {
 		t.Fatalf("no key: %v", err)
 	}
-	if _, err := Keyed(Settings{Name: "x", Key: "k", BaseURL: "ftp://nope"}, Factory{}, "x needs a key", "https://api.example", def); err == nil {
+	f2 := f
+	f2.NeedsSecret = true
+	if _, err := Keyed(Settings{Name: "x", Key: "k"}, f2, "x needs a key id and a secret", "https://api.example"); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("no secret: %v", err)
+	}
+	if _, err := Keyed(Settings{Name: "x"}, Factory{}, "", "https://api.example"); err != nil {
+		t.Fatalf("a keyless type refused without a key: %v", err)
+	}
+	if _, err := Keyed(Settings{Name: "x", Key: "k", BaseURL: "ftp://nope"}, f, "x needs a key", "https://api.example"); err == nil {
 		t.Fatal("a non-http base_url accepted")
 	}
-	if _, err := Keyed(Settings{Name: "x", Key: "k", Options: map[string]string{"bogus": "1"}}, Factory{}, "x needs a key", "https://api.example", def); err == nil {
-		t.Fatal("an unknown option accepted")
+	_, err = Keyed(Settings{Name: "x", Key: "k", Options: map[string]string{"bogus": "1"}}, f, "x needs a key", "https://api.example")
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Key != "bogus" || oe.Source != "x" {
+		t.Fatalf("an unknown option: %v, want an *OptionError naming bogus", err)
+	}
+}
+
+func TestClosedBy(t *testing.T) {
+	to := time.Date(2026, 3, 16, 15, 0, 0, 0, time.UTC)
+	if got := ClosedBy(to, to.Add(time.Hour)); !got.Equal(to) {
+		t.Errorf("a closed window: %v", got)
+	}
+	if got := ClosedBy(to, to.Add(-90*time.Second)); !got.Equal(to.Add(-2 * time.Minute)) {
+		t.Errorf("a window into the minute in progress: %v, want the start of now's minute", got)
 	}
 }
 

@@ -190,17 +190,22 @@ func (d Deps) WithDefaults() Deps {
 	return d
 }
 
-// Factory builds sources of one type.
+// Factory builds sources of one type. Each adapter declares one Factory value, registers it
+// (Register) and hands the same value to Keyed in its New, so what sources.yaml may set and
+// what New accepts cannot drift apart.
 type Factory struct {
+	// Type is the type's name in sources.yaml, and a source's name when sources.yaml gives none.
+	Type string
 	// Options lists the type's own keys that sources.yaml may set, with a one-line help each.
 	Options map[string]string
 	// Required lists the options that must be set.
 	Required []string
-	// KeyEnv and SecretEnv say whether the type needs key_env / secret_env.
+	// NeedsKey and NeedsSecret say whether the type needs key_env / secret_env.
 	NeedsKey, NeedsSecret bool
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
-	// New builds a source. It validates the options and returns an error naming the bad key.
+	// New builds a source. It validates the options and returns an *OptionError naming a bad
+	// one.
 	New func(s Settings, d Deps) (Source, error)
 }
 

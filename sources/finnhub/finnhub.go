@@ -20,14 +20,18 @@ const (
 // DefaultRate is the free plan's 60 calls per minute.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: "finnhub", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register("finnhub", sources.Factory{Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // New builds a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
 // accepts like token=, so it never lands in a URL.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, sources.Factory{}, "finnhub needs an API key", DefaultBaseURL, DefaultRate)
+	s, err := sources.Keyed(s, factory, "finnhub needs an API key", DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}

@@ -27,8 +27,12 @@ const (
 // DefaultRate is the free plan's 250 requests per day.
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: "fmp", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register("fmp", sources.Factory{Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is an fmp source.
@@ -41,7 +45,7 @@ type Source struct {
 // New builds an fmp source. FMP documents only apikey= for its key; the client redacts it from
 // every URL it logs or puts in an error.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, sources.Factory{}, "fmp needs an API key", DefaultBaseURL, DefaultRate)
+	s, err := sources.Keyed(s, factory, "fmp needs an API key", DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}

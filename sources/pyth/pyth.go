@@ -4,7 +4,6 @@
 package pyth
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -27,20 +26,24 @@ var options = map[string]string{
 	"history_path": "path of the history endpoint under base_url (default " + DefaultHistoryPath + "; another channel such as /v1/real_time/history also works)",
 }
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: "pyth", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register("pyth", sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // New builds a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, sources.Factory{Options: options}, "pyth needs a Pyth Pro API key", DefaultBaseURL, DefaultRate)
+	s, err := sources.Keyed(s, factory, "pyth needs a Pyth Pro API key", DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
 	path := DefaultHistoryPath
 	if v := strings.TrimSpace(s.Options["history_path"]); v != "" {
 		if !strings.HasPrefix(v, "/") {
-			return nil, fmt.Errorf("source %s: option history_path %q must start with /", s.Name, v)
+			return nil, sources.OptionErrorf(s.Name, "history_path", "%q must start with /", v)
 		}
 		path = v
 	}

@@ -23,8 +23,12 @@ const maxDays = 7
 // DefaultRate is the free plan's 50 requests per hour.
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: "tiingo", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register("tiingo", sources.Factory{Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is a tiingo source.
@@ -36,7 +40,7 @@ type Source struct {
 // New builds a tiingo source. The key goes in "Authorization: Token <key>" rather than token=,
 // so it never lands in a URL.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, sources.Factory{}, "tiingo needs an API token", DefaultBaseURL, DefaultRate)
+	s, err := sources.Keyed(s, factory, "tiingo needs an API token", DefaultBaseURL)
 	if err != nil {
 		return nil, err
 	}
