@@ -21,7 +21,7 @@ func init() {
 		DefaultRate: sources.Rate{N: 60, Per: time.Minute},
 		New: func(s sources.Settings, d sources.Deps) (sources.Source, error) {
 			if f, ok := s.Options["feed"]; ok && f != "iex" && f != "sip" {
-				return nil, fmt.Errorf("feed %q: want iex or sip", f)
+				return nil, sources.OptionErrorf(s.Name, "feed", "%q: want iex or sip", f)
 			}
 			cov := sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, Adjustment: sources.Raw}
 			if ss, ok := s.Options["sessions"]; ok {

@@ -860,13 +860,14 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	built, err := factory.New(trial, sources.Deps{})
 	if err != nil {
 		at, key := e.node, path
-		for opt, node := range optionLines {
-			if strings.Contains(err.Error(), opt) {
-				at, key = node, join(path, opt)
-				break
+		msg := err.Error()
+		var oe *sources.OptionError
+		if errors.As(err, &oe) {
+			if node, ok := optionLines[oe.Key]; ok {
+				at, key, msg = node, join(path, oe.Key), oe.Msg // the location names the key
 			}
 		}
-		l.errorf(at, key, "%v", err)
+		l.errorf(at, key, "%s", msg)
 		return SourceSpec{}, false
 	}
 	src.Coverage = built.Coverage()

@@ -240,7 +240,7 @@ feeds:
 		{
 			name: "a type's own option is checked by the type",
 			yaml: "version: 1\nsources:\n  p:\n    type: test-plain\n    base_url: http://x\n    feed: sipp\nfeeds: {NVDA: {p: NVDA}}\n",
-			want: []string{`s.yaml:6: sources.p.feed: feed "sipp": want iex or sip`},
+			want: []string{`s.yaml:6: sources.p.feed: "sipp": want iex or sip`},
 		},
 		{
 			name: "keys a type needs",

@@ -47,16 +47,20 @@ var feeds = map[string]struct {
 	"overnight":   {[]market.Session{market.Overnight}, 0},
 }
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{
+	Type: Type,
+	Options: map[string]string{
+		"feed": "iex (default: the only feed without a subscription), sip, delayed_sip, otc, boats or overnight",
+	},
+	NeedsKey:    true,
+	NeedsSecret: true,
+	DefaultRate: DefaultRate,
+}
+
 func init() {
-	sources.Register(Type, sources.Factory{
-		Options: map[string]string{
-			"feed": "iex (default: the only feed without a subscription), sip, delayed_sip, otc, boats or overnight",
-		},
-		NeedsKey:    true,
-		NeedsSecret: true,
-		DefaultRate: DefaultRate,
-		New:         New,
-	})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is an Alpaca bars source.
@@ -70,29 +74,18 @@ type Source struct {
 
 // New builds an Alpaca source from its key id (Key), secret (Secret) and feed option.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if s.Name == "" {
-		s.Name = Type
+	s, err := sources.Keyed(s, factory, "alpaca needs a key id and a secret", "https://data.alpaca.markets")
+	if err != nil {
+		return nil, err
 	}
 	feed := "iex"
-	for k, v := range s.Options {
-		switch k {
-		case "feed":
-			feed = strings.ToLower(strings.TrimSpace(v))
-		default:
-			return nil, fmt.Errorf("%s: unknown option %q (alpaca takes feed)", s.Name, k)
-		}
+	if v := strings.ToLower(strings.TrimSpace(s.Options["feed"])); v != "" {
+		feed = v
 	}
 	f, ok := feeds[feed]
 	if !ok {
-		return nil, fmt.Errorf("%s: option feed: %q is not one of iex, sip, delayed_sip, otc, boats, overnight", s.Name, feed)
+		return nil, sources.OptionErrorf(s.Name, "feed", "%q is not one of iex, sip, delayed_sip, otc, boats, overnight", feed)
 	}
-	if s.Key == "" || s.Secret == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "alpaca needs a key id (key_env) and a secret (secret_env)")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = "https://data.alpaca.markets"
-	}
-	s.Rate = s.Rate.Or(DefaultRate)
 	d = d.WithDefaults()
 	return &Source{
 		name: s.Name,
@@ -139,13 +132,15 @@ func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.
 }
 
 func (s *Source) fetch(ctx context.Context, path string, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
+	for _, sym := range symbols {
+		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
+			return nil, err
+		}
+	}
 	from, to = from.UTC(), to.UTC()
 	all := map[string][]sources.Bar{}
 	for _, sym := range symbols {
 		all[sym] = []sources.Bar{}
-	}
-	if !from.Before(to) {
-		return all, nil
 	}
 	multi := path == "/v2/stocks/bars"
 	for _, w := range sources.Windows(from, to, MaxWindow) {
@@ -198,7 +193,7 @@ func (s *Source) fetch(ctx context.Context, path string, symbols []string, from,
 			q.Set("page_token", next)
 		}
 	}
-	end := minTime(to, s.now().UTC().Truncate(time.Minute)) // only minutes that have closed
+	end := sources.ClosedBy(to, s.now())
 	for sym, b := range all {
 		all[sym] = sources.Tidy(b, from, end)
 	}
@@ -385,22 +380,11 @@ func parseBars(raw json.RawMessage, symbol string) ([]sources.Bar, error) {
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", w.T, symbol, err)
 		}
-		b := sources.Bar{Start: start, Close: price}
-		if len(w.V) > 0 && string(w.V) != "null" {
-			v, err := strconv.ParseInt(strings.Trim(string(w.V), `"`), 10, 64)
-			if err != nil || v < 0 {
-				return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: volume %s", w.T, symbol, w.V)
-			}
-			b.Volume = v
+		vol, err := sources.ParseVolume(string(w.V))
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", w.T, symbol, err)
 		}
-		out = append(out, b)
+		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
 	}
 	return out, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

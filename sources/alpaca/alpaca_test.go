@@ -120,7 +120,8 @@ func TestParseMalformed(t *testing.T) {
 		{"negative close", one(`[{"t":"2026-09-01T13:30:00Z","c":-2.25}]`), sources.ErrBadResponse, nil, ""},
 		{"close a word", one(`[{"t":"2026-09-01T13:30:00Z","c":"abc"}]`), sources.ErrBadResponse, nil, ""},
 		{"close an object", one(`[{"t":"2026-09-01T13:30:00Z","c":{}}]`), sources.ErrBadResponse, nil, ""},
-		{"fractional volume", one(`[{"t":"2026-09-01T13:30:00Z","c":1,"v":1.5}]`), sources.ErrBadResponse, nil, ""},
+		{"fractional volume read by the shared parser", one(`[{"t":"2026-09-01T13:30:00Z","c":1,"v":1.5}]`), nil, []numeric.Scaled{100000000}, ""},
+		{"negative volume", one(`[{"t":"2026-09-01T13:30:00Z","c":1,"v":-1}]`), sources.ErrBadResponse, nil, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

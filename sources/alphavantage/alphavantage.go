@@ -10,8 +10,11 @@
 // adapter calls) as copied into public code from 2023-11 to 2025-08 all end an extended day at
 // 19:59:00, never 20:00:00, and the 5-minute and 60-minute series end at 19:55 and 19:00: START
 // labels. So the default is label: start, and label: end reads data that follows the old
-// convention. A body that contradicts the chosen label (a 20:00 key when reading starts, a 04:00
-// key when reading ends) is logged as a warning.
+// convention. A body carries its own evidence, and the adapter follows it per body: a body that
+// holds a 20:00:00 key is END-labelled (extended hours end at 20:00), one that holds a 04:00:00
+// key is START-labelled (they begin at 04:00); only a body with neither is read by the option.
+// Evidence that contradicts the option is logged as a warning (the option is likely wrong); a
+// body holding both keys contradicts itself and is a bad response.
 package alphavantage
 
 import (
@@ -21,7 +24,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -55,8 +57,12 @@ var options = map[string]string{
 	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
 }
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: Type, Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register(Type, sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is an Alpha Vantage intraday source.
@@ -72,39 +78,26 @@ type Source struct {
 
 // New builds an Alpha Vantage source from its API key (Key) and options.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if s.Name == "" {
-		s.Name = Type
+	s, err := sources.Keyed(s, factory, "alphavantage needs an API key", "https://www.alphavantage.co")
+	if err != nil {
+		return nil, err
 	}
 	src := &Source{name: s.Name, key: s.Key}
+	switch v := strings.ToLower(strings.TrimSpace(s.Options["label"])); v {
+	case "start", "":
+	case "end":
+		src.endLabel = true
+	default:
+		return nil, sources.OptionErrorf(s.Name, "label", "%q is not start or end", v)
+	}
 	delay := DefaultDelay
-	for k, v := range s.Options {
-		v = strings.ToLower(strings.TrimSpace(v))
-		switch k {
-		case "label":
-			switch v {
-			case "start", "":
-			case "end":
-				src.endLabel = true
-			default:
-				return nil, fmt.Errorf("%s: option label: %q is not start or end", s.Name, v)
-			}
-		case "delay":
-			dd, err := time.ParseDuration(v)
-			if err != nil || dd < 0 {
-				return nil, fmt.Errorf("%s: option delay: %q is not a duration like 15m", s.Name, v)
-			}
-			delay = dd
-		default:
-			return nil, fmt.Errorf("%s: unknown option %q (alphavantage takes label, delay)", s.Name, k)
+	if v, ok := s.Options["delay"]; ok {
+		dd, err := time.ParseDuration(strings.ToLower(strings.TrimSpace(v)))
+		if err != nil || dd < 0 {
+			return nil, sources.OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
 		}
+		delay = dd
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "alphavantage needs an API key (key_env)")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = "https://www.alphavantage.co"
-	}
-	s.Rate = s.Rate.Or(DefaultRate)
 	d = d.WithDefaults()
 	src.client = sources.NewClient(s, d, sources.ClientOptions{})
 	src.now, src.log = d.Now, d.Logger
@@ -129,12 +122,11 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 // Bars returns the raw 1-minute bars of symbol that start in [from, to), one request per New
 // York calendar month the window touches.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	from, to = from.UTC(), to.UTC()
-	if !from.Before(to) {
-		return []sources.Bar{}, nil
+	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
+		return nil, err
 	}
-	now := s.now().UTC()
-	end := minTime(to, now.Truncate(time.Minute)) // only minutes that have closed
+	from, to = from.UTC(), to.UTC()
+	end := sources.ClosedBy(to, s.now())
 	var all []sources.Bar
 	for _, m := range months(from, to) {
 		if !m.Before(end) {
@@ -221,8 +213,9 @@ func message(b []byte) string {
 }
 
 // parse reads a TIME_SERIES_INTRADAY JSON body into bars (in no particular order). endLabel says
-// whether a key is the minute the bar ends (the old convention) rather than the one it starts.
-// warning is non-empty when the keys contradict that reading.
+// whether a key is the minute the bar ends (the old convention) rather than the one it starts,
+// for a body without evidence of its own (see labelEvidence); warning is non-empty when the
+// body's evidence overrode it.
 func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warning string, err error) {
 	var b body
 	if err := json.Unmarshal(raw, &b); err != nil {
@@ -266,18 +259,15 @@ func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warnin
 	} else {
 		return nil, "", sources.Errorf("", sources.ErrBadResponse, `no "Meta Data" to say whose series this is`)
 	}
+	endLabel, warning, err = labelEvidence(b.Series, endLabel)
+	if err != nil {
+		return nil, "", err
+	}
 	out := make([]sources.Bar, 0, len(b.Series))
 	for key, rawEntry := range b.Series {
 		t, err := time.ParseInLocation(keyLayout, key, loc)
 		if err != nil {
 			return nil, "", sources.Errorf("", sources.ErrBadResponse, "key %q is not a wall-clock time", key)
-		}
-		wall := t.Format("15:04:05")
-		switch {
-		case !endLabel && wall == "20:00:00":
-			warning = "a 20:00:00 key: extended hours end at 20:00, so keys look END-labelled (set label: end)"
-		case endLabel && wall == "04:00:00":
-			warning = "a 04:00:00 key: extended hours begin at 04:00, so keys look START-labelled (set label: start)"
 		}
 		start := t.UTC()
 		if endLabel {
@@ -297,22 +287,40 @@ func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warnin
 		if err != nil {
 			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", key, err)
 		}
-		bar := sources.Bar{Start: start, Close: price}
-		if v := strings.Trim(string(e.Volume), `"`); v != "" && v != "null" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: volume %s", key, e.Volume)
-			}
-			bar.Volume = n
+		vol, err := sources.ParseVolume(string(e.Volume))
+		if err != nil {
+			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", key, err)
 		}
-		out = append(out, bar)
+		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
 	}
 	return out, warning, nil
 }
 
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
+// labelEvidence is how a body's keys are labelled: by the body's own evidence where it has any
+// (a 20:00:00 key: END-labelled, since extended hours end at 20:00; a 04:00:00 key:
+// START-labelled, since they begin at 04:00), else as the option says. warning says when the
+// evidence overrode the option; a body with both keys is an error.
+func labelEvidence(series map[string]json.RawMessage, option bool) (endLabel bool, warning string, err error) {
+	var ends, starts bool
+	for key := range series {
+		switch {
+		case strings.HasSuffix(key, " 20:00:00"):
+			ends = true
+		case strings.HasSuffix(key, " 04:00:00"):
+			starts = true
+		}
 	}
-	return b
+	switch {
+	case ends && starts:
+		return false, "", sources.Errorf("", sources.ErrBadResponse, "keys at 04:00:00 and at 20:00:00: the body is labelled neither by bar start nor by bar end")
+	case ends && !option:
+		return true, "a 20:00:00 key: extended hours end at 20:00, so the keys are END-labelled and read so (set label: end)", nil
+	case starts && option:
+		return false, "a 04:00:00 key: extended hours begin at 04:00, so the keys are START-labelled and read so (set label: start)", nil
+	case ends:
+		return true, "", nil
+	case starts:
+		return false, "", nil
+	}
+	return option, "", nil
 }

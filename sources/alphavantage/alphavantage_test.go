@@ -397,3 +397,25 @@ func TestLive(t *testing.T) {
 	bars := adaptertest.AskLive(t, src, "NVDA", from, from.Add(16*time.Hour), false)
 	t.Logf("first %s, last %s; label warnings: %q", bars[0].Start, bars[len(bars)-1].Start, logs.String())
 }
+
+// The body's evidence decides the labels: the recorded END-labelled day reads the same whatever
+// the option says, and a body that holds both a 04:00:00 and a 20:00:00 key is refused.
+func TestLabelEvidencePerBody(t *testing.T) {
+	body := csvAsJSON(t, "X")
+	asEnd, _, err := parse(body, "X", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asStart, warning, err := parse(body, "X", false)
+	if err != nil || warning == "" {
+		t.Fatalf("%v %q", err, warning)
+	}
+	a, b := sorted(asEnd), sorted(asStart)
+	if len(a) != len(b) || a[0] != b[0] || a[len(a)-1] != b[len(b)-1] {
+		t.Errorf("read by the option start: %v…, by end: %v…", b[0], a[0])
+	}
+	both := []byte(`{"Meta Data":{"2. Symbol":"X"},"Time Series (1min)":{"2024-10-30 04:00:00":{"4. close":"1.5"},"2024-10-30 20:00:00":{"4. close":"1.6"}}}`)
+	if _, _, err := parse(both, "X", false); !errors.Is(err, sources.ErrBadResponse) {
+		t.Errorf("both keys: %v, want a bad response", err)
+	}
+}

@@ -26,26 +26,20 @@ func TestSimRoundTrip(t *testing.T) {
 	}})
 }
 
-// TestSimLabelMatters reads the simulator, which labels by start as Alpha Vantage does today,
-// with label: end: every bar comes out one minute early, so the option is not a no-op and the
-// default is the one that agrees.
-func TestSimLabelMatters(t *testing.T) {
+// TestSimLabelEvidenceWins reads the simulator, which labels by start as Alpha Vantage does
+// today, with label: end. Its month bodies hold 04:00:00 keys, which only a START-labelled series
+// can have, so the adapter reads them by start whatever the option says: the bars are the tape's,
+// not a minute early.
+func TestSimLabelEvidenceWins(t *testing.T) {
 	c := config(11)
 	c.Settings = sources.Settings{Name: "av", Options: map[string]string{"label": "end"}}
 	s, src := adaptertest.Start(t, c)
 	w := adaptertest.TheOpen
-	got, err := src.Bars(context.Background(), "SPY", w.From.Add(-time.Minute), w.To)
+	got, err := src.Bars(context.Background(), "SPY", w.From, w.To)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// [from−1m, to) read as end labels holds the tape's bars of [from, to+1m), a minute early
-	want := adaptertest.TapeBars(s.Tape(), "SPY", w.From, w.To.Add(time.Minute), src.Coverage().Sessions)
-	shifted := make([]sources.Bar, len(want))
-	for i, b := range want {
-		b.Start = b.Start.Add(-time.Minute)
-		shifted[i] = b
-	}
-	adaptertest.SameBars(t, "SPY read with label: end", got, shifted)
+	adaptertest.SameBars(t, "SPY read with label: end", got, adaptertest.TapeBars(s.Tape(), "SPY", w.From, w.To, src.Coverage().Sessions))
 }
 
 // TestSimFaults injects each of the simulator's faults; an error in a 200 body is the

@@ -92,7 +92,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		return def
 	}
 	bad := func(k, format string, args ...any) error {
-		return fmt.Errorf("source %s: option %s: %s", s.Name, k, fmt.Sprintf(format, args...))
+		return sources.OptionErrorf(s.Name, k, format, args...)
 	}
 	tmpl := opt("url", "")
 	if strings.Contains(tmpl, "://") {
@@ -154,8 +154,8 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	}
 	src.spec = spec
 	var err error
-	if src.cov, err = udf.CoverageOptions(s.Options, "regular", 24*time.Hour); err != nil {
-		return nil, fmt.Errorf("source %s: %w", s.Name, err)
+	if src.cov, err = udf.CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour); err != nil {
+		return nil, err
 	}
 	src.cov.Rate = s.Rate
 	var header map[string]string

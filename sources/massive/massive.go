@@ -43,8 +43,12 @@ var options = map[string]string{
 	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
 }
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: Type, Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register(Type, sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is a Massive aggregates source.
@@ -59,33 +63,19 @@ type Source struct {
 
 // New builds a Massive source from its API key (Key) and options.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if s.Name == "" {
-		s.Name = Type
+	s, err := sources.Keyed(s, factory, "massive needs an API key", "https://api.massive.com")
+	if err != nil {
+		return nil, err
 	}
 	delay := DefaultDelay
-	for k, v := range s.Options {
-		switch k {
-		case "delay":
-			dd, err := time.ParseDuration(strings.TrimSpace(v))
-			if err != nil || dd < 0 {
-				return nil, fmt.Errorf("%s: option delay: %q is not a duration like 15m", s.Name, v)
-			}
-			delay = dd
-		default:
-			return nil, fmt.Errorf("%s: unknown option %q (massive takes delay)", s.Name, k)
+	if v, ok := s.Options["delay"]; ok {
+		dd, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || dd < 0 {
+			return nil, sources.OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
 		}
+		delay = dd
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "massive needs an API key (key_env)")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = "https://api.massive.com"
-	}
-	base, err := url.Parse(s.BaseURL)
-	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("%s: base_url %q is not an absolute URL", s.Name, s.BaseURL)
-	}
-	s.Rate = s.Rate.Or(DefaultRate)
+	base, _ := url.Parse(s.BaseURL) // Keyed checked it
 	d = d.WithDefaults()
 	return &Source{
 		name:   s.Name,
@@ -112,10 +102,10 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the raw 1-minute bars of symbol that start in [from, to).
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	from, to = from.UTC(), to.UTC()
-	if !from.Before(to) {
-		return []sources.Bar{}, nil
+	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
+		return nil, err
 	}
+	from, to = from.UTC(), to.UTC()
 	var all []sources.Bar
 	for _, w := range sources.Windows(from, to, MaxWindow) {
 		// Both ends of the path are inclusive milliseconds: [from, to) is from … to−1ms.
@@ -152,7 +142,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			q = url.Values{"apiKey": {s.key}}
 		}
 	}
-	return sources.Tidy(all, from, minTime(to, s.now().UTC().Truncate(time.Minute))), nil
+	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
 }
 
 // nextPage checks a next_url before the key goes to it: it must be http(s) on the base's host or
@@ -253,7 +243,7 @@ func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
 		if err != nil {
 			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
 		}
-		vol, err := parseVolume(r.V)
+		vol, err := sources.ParseVolume(string(r.V))
 		if err != nil {
 			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
 		}
@@ -262,38 +252,10 @@ func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
 	return out, b.NextURL, nil
 }
 
-// parseVolume reads Massive's volume, an integer or (on some plans) a float like 1.2345e+06;
-// it is informational, so the fraction is dropped.
-func parseVolume(raw json.RawMessage) (int64, error) {
-	s := strings.Trim(string(raw), `"`)
-	if s == "" || s == "null" {
-		return 0, nil
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
-		return n, nil
-	}
-	// a volume is not a price, but the same exact grammar reads it; it must be ≥ 1e-8 to parse,
-	// so a zero volume written as 0.0 is taken as 0
-	if p, err := numeric.ParsePrice(s); err == nil {
-		return int64(p / numeric.One), nil
-	}
-	if strings.Trim(s, "0.") == "" {
-		return 0, nil
-	}
-	return 0, fmt.Errorf("volume %q is not a count", s)
-}
-
 func ceilMilli(t time.Time) int64 {
 	ms := t.UnixMilli()
 	if time.UnixMilli(ms).Before(t) {
 		ms++
 	}
 	return ms
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

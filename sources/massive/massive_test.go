@@ -317,3 +317,12 @@ func TestLive(t *testing.T) {
 	from := time.Date(2024, 6, 10, 13, 30, 0, 0, time.UTC)
 	adaptertest.AskLive(t, src, "NVDA", from, from.Add(30*time.Minute), false)
 }
+
+// Massive writes large volumes in exponent form on some plans; the shared volume parser reads
+// them (the old own parser went through the price grammar, whose maximum they exceed).
+func TestParseExponentVolume(t *testing.T) {
+	bars, _, err := parse([]byte(`{"ticker":"NVDA","status":"OK","results":[{"t":1756733400000,"c":2.5,"v":1.12117471e+09}]}`), "NVDA")
+	if err != nil || len(bars) != 1 || bars[0].Volume != 1121174710 {
+		t.Fatalf("bars %+v, error %v; want volume 1121174710", bars, err)
+	}
+}

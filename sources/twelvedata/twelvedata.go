@@ -39,8 +39,12 @@ var options = map[string]string{
 	"prepost":  "true to ask for pre- and post-market bars (Pro plan and above); default false",
 }
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: Type, Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register(Type, sources.Factory{Options: options, NeedsKey: true, DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is a Twelve Data time_series source.
@@ -57,38 +61,25 @@ type Source struct {
 
 // New builds a Twelve Data source from its API key (Key) and options.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if s.Name == "" {
-		s.Name = Type
+	s, err := sources.Keyed(s, factory, "twelvedata needs an API key", "https://api.twelvedata.com")
+	if err != nil {
+		return nil, err
 	}
 	src := &Source{name: s.Name, key: s.Key, pageSize: outputSize}
-	for k, v := range s.Options {
-		v = strings.ToLower(strings.TrimSpace(v))
-		switch k {
-		case "timezone":
-			switch v {
-			case "utc", "":
-			case "exchange":
-				src.exchange = true
-			default:
-				return nil, fmt.Errorf("%s: option timezone: %q is not utc or exchange", s.Name, v)
-			}
-		case "prepost":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("%s: option prepost: %q is not true or false", s.Name, v)
-			}
-			src.prepost = b
-		default:
-			return nil, fmt.Errorf("%s: unknown option %q (twelvedata takes timezone, prepost)", s.Name, k)
+	switch v := strings.ToLower(strings.TrimSpace(s.Options["timezone"])); v {
+	case "utc", "":
+	case "exchange":
+		src.exchange = true
+	default:
+		return nil, sources.OptionErrorf(s.Name, "timezone", "%q is not utc or exchange", v)
+	}
+	if v, ok := s.Options["prepost"]; ok {
+		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(v)))
+		if err != nil {
+			return nil, sources.OptionErrorf(s.Name, "prepost", "%q is not true or false", v)
 		}
+		src.prepost = b
 	}
-	if s.Key == "" {
-		return nil, sources.Errorf(s.Name, sources.ErrNoKey, "twelvedata needs an API key (key_env)")
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = "https://api.twelvedata.com"
-	}
-	s.Rate = s.Rate.Or(DefaultRate)
 	d = d.WithDefaults()
 	src.client = sources.NewClient(s, d, sources.ClientOptions{})
 	src.now = d.Now
@@ -114,10 +105,10 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the raw 1-minute bars of symbol that start in [from, to).
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	from, to = from.UTC(), to.UTC()
-	if !from.Before(to) {
-		return []sources.Bar{}, nil
+	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
+		return nil, err
 	}
+	from, to = from.UTC(), to.UTC()
 	// The request's wall clock: UTC, or New York for a US exchange when reading exchange time.
 	reqLoc, parseLoc := time.UTC, time.UTC
 	if s.exchange {
@@ -177,7 +168,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			end = oldest.Add(-time.Second)
 		}
 	}
-	return sources.Tidy(all, from, minTime(to, s.now().UTC().Truncate(time.Minute))), nil
+	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
 }
 
 func (s *Source) fail(err error, resp *sources.Response) error {
@@ -257,15 +248,11 @@ func parse(body []byte, symbol string, loc *time.Location) ([]sources.Bar, int, 
 		if err != nil {
 			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", v.Datetime, err)
 		}
-		bar := sources.Bar{Start: start, Close: price}
-		if vol := strings.Trim(string(v.Volume), `"`); vol != "" && vol != "null" {
-			n, err := strconv.ParseInt(vol, 10, 64)
-			if err != nil || n < 0 {
-				return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %s: volume %s", v.Datetime, v.Volume)
-			}
-			bar.Volume = n
+		vol, err := sources.ParseVolume(string(v.Volume))
+		if err != nil {
+			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", v.Datetime, err)
 		}
-		out = append(out, bar)
+		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
 	}
 	return out, len(b.Values), nil
 }
@@ -301,11 +288,4 @@ func ceilSecond(t time.Time) time.Time {
 		return c.Add(time.Second)
 	}
 	return t
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -69,9 +69,9 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 		return def
 	}
-	cov, err := CoverageOptions(s.Options, "regular", 24*time.Hour)
+	cov, err := CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour)
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", s.Name, err)
+		return nil, err
 	}
 	cov.Rate = s.Rate
 	header, err := AuthHeader(s, opt("auth_header", ""), opt("auth_scheme", ""))
@@ -93,7 +93,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 func AuthHeader(s sources.Settings, header, scheme string) (map[string]string, error) {
 	if s.Key == "" {
 		if header != "" || scheme != "" {
-			return nil, fmt.Errorf("source %s: auth_header/auth_scheme are set but key_env gives no key", s.Name)
+			return nil, sources.OptionErrorf(s.Name, "auth_header", "auth_header/auth_scheme are set but key_env gives no key")
 		}
 		return nil, nil
 	}
@@ -104,10 +104,10 @@ func AuthHeader(s sources.Settings, header, scheme string) (map[string]string, e
 		}
 	}
 	if strings.ContainsAny(header, " :\r\n") {
-		return nil, fmt.Errorf("source %s: auth_header %q is not a header name", s.Name, header)
+		return nil, sources.OptionErrorf(s.Name, "auth_header", "%q is not a header name", header)
 	}
 	if strings.ContainsAny(scheme, " \r\n") {
-		return nil, fmt.Errorf("source %s: auth_scheme %q must be one word", s.Name, scheme)
+		return nil, sources.OptionErrorf(s.Name, "auth_scheme", "%q must be one word", scheme)
 	}
 	v := s.Key
 	if scheme != "" {
@@ -117,8 +117,8 @@ func AuthHeader(s sources.Settings, header, scheme string) (map[string]string, e
 }
 
 // CoverageOptions reads the coverage options the generic types share (sessions, lookback,
-// max_window, adjustment) with the given defaults; errors name the option.
-func CoverageOptions(opts map[string]string, sessions string, maxWindow time.Duration) (sources.Coverage, error) {
+// max_window, adjustment) of source name with the given defaults; errors are *sources.OptionError.
+func CoverageOptions(name string, opts map[string]string, sessions string, maxWindow time.Duration) (sources.Coverage, error) {
 	cov := sources.Coverage{MaxWindow: maxWindow, Adjustment: sources.Raw}
 	var err error
 	text := sessions
@@ -126,24 +126,24 @@ func CoverageOptions(opts map[string]string, sessions string, maxWindow time.Dur
 		text = v
 	}
 	if cov.Sessions, err = sources.ParseSessionList(text); err != nil {
-		return cov, fmt.Errorf("option sessions: %w", err)
+		return cov, sources.OptionErrorf(name, "sessions", "%v", err)
 	}
 	if v, ok := opts["lookback"]; ok {
 		if cov.Lookback, err = sources.ParseSpan(v); err != nil {
-			return cov, fmt.Errorf("option lookback: %w", err)
+			return cov, sources.OptionErrorf(name, "lookback", "%v", err)
 		}
 	}
 	if v, ok := opts["max_window"]; ok && strings.TrimSpace(v) != "" {
 		if cov.MaxWindow, err = sources.ParseSpan(v); err != nil {
-			return cov, fmt.Errorf("option max_window: %w", err)
+			return cov, sources.OptionErrorf(name, "max_window", "%v", err)
 		}
 		if cov.MaxWindow < time.Minute {
-			return cov, fmt.Errorf("option max_window: %q is shorter than one bar", v)
+			return cov, sources.OptionErrorf(name, "max_window", "%q is shorter than one bar", v)
 		}
 	}
 	if v, ok := opts["adjustment"]; ok && strings.TrimSpace(v) != "" {
 		if cov.Adjustment, err = sources.ParseAdjustment(v); err != nil {
-			return cov, fmt.Errorf("option adjustment: %w", err)
+			return cov, sources.OptionErrorf(name, "adjustment", "%v", err)
 		}
 	}
 	return cov, nil

@@ -6,7 +6,6 @@ package yahoo
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -33,8 +32,12 @@ const (
 // from one IP, and 60/min is what the coverage table sets.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate}
+
 func init() {
-	sources.Register(Type, sources.Factory{DefaultRate: DefaultRate, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Source is a Yahoo chart source.
@@ -47,16 +50,10 @@ type Source struct {
 
 // New builds a Yahoo source. Yahoo takes no key and no options of its own.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	for k := range s.Options {
-		return nil, fmt.Errorf("%s: unknown option %q (yahoo has none)", s.Name, k)
+	s, err := sources.Keyed(s, factory, "", "https://query2.finance.yahoo.com")
+	if err != nil {
+		return nil, err
 	}
-	if s.Name == "" {
-		s.Name = Type
-	}
-	if s.BaseURL == "" {
-		s.BaseURL = "https://query2.finance.yahoo.com"
-	}
-	s.Rate = s.Rate.Or(DefaultRate)
 	d = d.WithDefaults()
 	return &Source{
 		name:   s.Name,
@@ -80,16 +77,12 @@ func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the split-adjusted 1-minute bars of symbol that start in [from, to).
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	from, to = from.UTC(), to.UTC()
-	if !from.Before(to) {
-		return []sources.Bar{}, nil
-	}
-	now := s.now().UTC()
 	// Asking Yahoo for older minutes only earns a 422 and counts against the rate limit.
-	if oldest := now.Add(-Lookback); from.Before(oldest) {
-		return nil, s.client.Fail(sources.ErrUnsupportedWindow, 0,
-			fmt.Sprintf("1-minute bars reach back %s, to %s; the window starts %s", Lookback, oldest.Format(time.RFC3339), from.Format(time.RFC3339)))
+	now := s.now()
+	if err := sources.CheckWindow(s.name, symbol, from, to, Lookback, now); err != nil {
+		return nil, err
 	}
+	from, to = from.UTC(), to.UTC()
 	var all []sources.Bar
 	for _, w := range sources.Windows(from, to, MaxWindow) {
 		q := url.Values{
@@ -114,7 +107,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	}
 	// Yahoo appends the minute in progress (and sometimes a bar past period2): only closed
 	// minutes inside the window are bars.
-	return sources.Tidy(all, from, minTime(to, now.Truncate(time.Minute))), nil
+	return sources.Tidy(all, from, sources.ClosedBy(to, now)), nil
 }
 
 // statusError explains a non-200 answer from the chart.error Yahoo puts in its body.
@@ -241,9 +234,9 @@ func parse(body []byte, symbol string) ([]sources.Bar, error) {
 		}
 		rw := &row{bar: sources.Bar{Start: start, Close: price}}
 		if q.Volume != nil && !isNull(q.Volume[i]) {
-			v, err := strconv.ParseInt(string(q.Volume[i]), 10, 64)
-			if err != nil || v < 0 {
-				return nil, sources.Errorf("", sources.ErrBadResponse, "volume at %s: %q", start.Format(time.RFC3339), q.Volume[i])
+			v, err := sources.ParseVolume(string(q.Volume[i]))
+			if err != nil {
+				return nil, sources.Errorf("", sources.ErrBadResponse, "volume at %s: %v", start.Format(time.RFC3339), err)
 			}
 			rw.bar.Volume, rw.hasVol = v, true
 		}
@@ -288,11 +281,4 @@ func ceilSecond(t time.Time) int64 {
 		return t.Unix()
 	}
 	return t.Unix() + 1
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -129,7 +129,8 @@ func TestParseMalformed(t *testing.T) {
 		{"zero price", body("NVDA", ts(1), "0", "1"), sources.ErrBadResponse, nil},
 		{"word for a price", body("NVDA", ts(1), `"NaN"`, "1"), sources.ErrBadResponse, nil},
 		{"object for a price", body("NVDA", ts(1), `{}`, "1"), sources.ErrBadResponse, nil},
-		{"fractional volume", body("NVDA", ts(1), "1.5", "1.5"), sources.ErrBadResponse, nil},
+		{"fractional volume read by the shared parser", body("NVDA", ts(1), "1.5", "1.5"), nil, []numeric.Scaled{150000000}},
+		{"negative volume", body("NVDA", ts(1), "1.5", "-1"), sources.ErrBadResponse, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package adaptertest
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -30,8 +31,9 @@ func Coverages(t testing.TB, typ string, settings sources.Settings, cases []Opti
 		s.Options = tc.Options
 		src, err := f.New(s, sources.Deps{})
 		if tc.Bad != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.Bad) {
-				t.Errorf("%v: error %v, want one naming %q", tc.Options, err, tc.Bad)
+			var oe *sources.OptionError
+			if !errors.As(err, &oe) || oe.Key != tc.Bad || !strings.Contains(err.Error(), tc.Bad) {
+				t.Errorf("%v: error %v, want an *sources.OptionError naming %q", tc.Options, err, tc.Bad)
 			}
 			continue
 		}
