@@ -74,13 +74,18 @@ func (c *Contract) AnswerOf(ctx context.Context, taskID *big.Int) (agentrig.Answ
 	return c.abi.UnpackAnswerOf(out)
 }
 
-// RigIDsOf finds the rig ids of job jobID whose operator is one of the given addresses.
-func (c *Contract) RigIDsOf(ctx context.Context, jobID uint32, operators []common.Address) (map[common.Address]uint64, error) {
+// JobRigs reads jobRigs: the job's active rigs.
+func (c *Contract) JobRigs(ctx context.Context, jobID uint32) ([]uint64, error) {
 	out, err := c.call(ctx, c.abi.PackJobRigs(jobID))
 	if err != nil {
 		return nil, fmt.Errorf("jobRigs(%d): %w", jobID, err)
 	}
-	ids, err := c.abi.UnpackJobRigs(out)
+	return c.abi.UnpackJobRigs(out)
+}
+
+// RigIDsOf finds the rig ids of job jobID whose operator is one of the given addresses.
+func (c *Contract) RigIDsOf(ctx context.Context, jobID uint32, operators []common.Address) (map[common.Address]uint64, error) {
+	ids, err := c.JobRigs(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,9 @@ type Config struct {
 	// ReorgDepth is how many blocks behind the cursor each scan starts again, so events of a
 	// reorganised chain are seen; default 12.
 	ReorgDepth uint64
+	// StageDelay is how long a rank of the draw/settle schedule waits for the rank before it
+	// (see ScheduleOrder); default DefaultStageDelay of the chain.
+	StageDelay time.Duration
 	// SelfCheckShare is the share of the tolerance, in percent, past which the distance of our
 	// answer to the expected median raises an alert; default 50.
 	SelfCheckShare int
@@ -105,7 +108,9 @@ type taskState struct {
 	inputErr    error
 	haveInput   bool
 	drawRetryAt uint64 // the head from which draw may be called again
-	seen        bool   // counted in the "seen" metric
+	stage       string // the phase (and anchor) the task was in at the last look
+	stageSince  time.Time
+	seen        bool // counted in the "seen" metric
 	done        bool
 }
 
@@ -126,6 +131,9 @@ type Runner struct {
 	events    eventIDs
 	cursorKey string
 	log       *slog.Logger
+
+	jobRigs   []uint64 // the job's active rigs, for the draw/settle schedule
+	jobRigsAt time.Time
 
 	mu       sync.Mutex
 	tasks    map[uint64]*taskState
@@ -150,6 +158,9 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	chainID, err := backend.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("chain id: %w", ClassifyRPCError(err))
+	}
+	if cfg.StageDelay == 0 {
+		cfg.StageDelay = DefaultStageDelay(chainID)
 	}
 	contract := NewContract(backend, cfg.Contract)
 	job, err := contract.Job(ctx, cfg.JobID)
@@ -411,12 +422,22 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 			r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Seen })
 		}
 	}
+	// The schedule's clock starts when the chain allows the step: a draw only once the chain is
+	// past the order block (else every rank would come due together when that block arrives).
+	stage := fmt.Sprintf("%d@%d", info.Phase, info.OrderBlock)
+	if agentrig.Phase(info.Phase) == agentrig.PhaseDraw && head.Number.Uint64() <= info.OrderBlock {
+		stage = "wait " + stage
+	}
+	if stage != t.stage {
+		t.stage, t.stageSince = stage, r.cfg.Now()
+	}
 	switch agentrig.Phase(info.Phase) {
 	case agentrig.PhaseDraw:
-		// Draw once the chain is past the order block; again after a re-anchor, or when a draw
-		// that was mined vanished in a reorg (still undrawn a few blocks later).
+		// Draw once the chain is past the order block and our rank's turn has come; again after a
+		// re-anchor, or when a draw that was mined vanished in a reorg (still undrawn a few blocks
+		// later).
 		now := head.Number.Uint64()
-		if now > info.OrderBlock && now >= t.drawRetryAt {
+		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, nil) {
 			t.drawRetryAt = now + 3
 			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "draw", t.id, r.contract.ABI().PackDraw(taskID))
@@ -454,9 +475,11 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 				r.advance(ctx, t.id, rigID, StateRevealed, nil)
 			}
 		}
-		r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
-			r.sendAny(ctx, "settle", t.id, r.contract.ABI().PackSettle(taskID))
-		})
+		if r.due(ctx, t, info.RigIds) {
+			r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
+				r.sendAny(ctx, "settle", t.id, r.contract.ABI().PackSettle(taskID))
+			})
+		}
 	case agentrig.PhaseSettled:
 		if err := r.recordSettlement(ctx, t, info, mine); err != nil {
 			return err
@@ -469,6 +492,23 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 		r.finish(t)
 	}
 	return nil
+}
+
+// due reports whether this process's turn has come to send a task's draw or settle: the task has
+// been in its current phase for our rank in the schedule times the stage delay (see
+// ScheduleOrder; drawn ranks first, for settle).
+func (r *Runner) due(ctx context.Context, t *taskState, drawn []uint64) bool {
+	now := r.cfg.Now()
+	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
+		if ids, err := r.contract.JobRigs(ctx, r.cfg.JobID); err == nil {
+			r.jobRigs, r.jobRigsAt = ids, now
+		} else {
+			r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
+		}
+	}
+	order := ScheduleOrder(t.id, drawn, r.jobRigs)
+	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	return !now.Before(t.stageSince.Add(time.Duration(rank) * r.cfg.StageDelay))
 }
 
 func (r *Runner) finish(t *taskState) {
@@ -528,7 +568,7 @@ func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.AgentRi
 	r.spawn(ctx, key, func(ctx context.Context) {
 		rec, err := h.sender.Send(ctx, r.cfg.Contract, r.contract.ABI().PackCommit(new(big.Int).SetUint64(t.id), entry.Commitment), nil)
 		if err != nil {
-			r.log.Warn("commit failed", "task", t.id, "rig", rigID, "error", err, "reason", RevertReason(err))
+			r.logSendError("commit", t.id, rigID, err)
 			return
 		}
 		r.committed(ctx, t.id, rigID, rec, deadline, chainNow)
@@ -720,7 +760,7 @@ func (r *Runner) reveal(ctx context.Context, t *taskState, rigID uint64, batch *
 	r.spawn(ctx, key, func(ctx context.Context) {
 		rec, err := h.sender.Send(ctx, r.cfg.Contract, r.contract.ABI().PackReveal(taskID, entry.Answer, entry.Salt), nil)
 		if err != nil {
-			r.log.Warn("reveal failed", "task", t.id, "rig", rigID, "error", err, "reason", RevertReason(err))
+			r.logSendError("reveal", t.id, rigID, err)
 			return
 		}
 		r.revealed(ctx, t.id, rigID, rec)
@@ -744,7 +784,7 @@ func (r *Runner) sendBatch(ctx context.Context, b relayBatch) {
 		r.spawnMany(ctx, keys, func(ctx context.Context) {
 			rec, err := r.relayer.Send(ctx, r.cfg.Contract, data, nil)
 			if err != nil {
-				r.log.Warn("relayed commits failed", "entries", len(keys), "error", err)
+				r.log.Warn("relayed commits failed", "entries", len(keys), "error", err, "reason", revertName(err))
 				return
 			}
 			r.log.Info("relayed commits", "entries", len(keys), "tx", rec.TxHash.Hex())
@@ -756,7 +796,7 @@ func (r *Runner) sendBatch(ctx context.Context, b relayBatch) {
 		r.spawnMany(ctx, keys, func(ctx context.Context) {
 			rec, err := r.relayer.Send(ctx, r.cfg.Contract, data, nil)
 			if err != nil {
-				r.log.Warn("relayed reveals failed", "entries", len(keys), "error", err)
+				r.log.Warn("relayed reveals failed", "entries", len(keys), "error", err, "reason", revertName(err))
 				return
 			}
 			r.log.Info("relayed reveals", "entries", len(keys), "tx", rec.TxHash.Hex())
@@ -774,10 +814,25 @@ func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, data [
 	}
 	rec, err := s.Send(ctx, r.cfg.Contract, data, nil)
 	if err != nil {
-		r.log.Debug(what+" not sent", "task", taskID, "error", err, "reason", RevertReason(err))
+		r.logSendError(what, taskID, 0, err)
 		return
 	}
 	r.log.Info(what, "task", taskID, "tx", rec.TxHash.Hex())
+}
+
+// logSendError logs a transaction that was not sent because it would revert (someone else got
+// there first, or a predecessor of this process already did it: expected, info) apart from one
+// that failed or reverted on chain (a warning with the decoded reason).
+func (r *Runner) logSendError(what string, taskID, rigID uint64, err error) {
+	log := r.log.With("task", taskID)
+	if rigID != 0 {
+		log = log.With("rig", rigID)
+	}
+	if errors.Is(err, ErrWouldRevert) {
+		log.Info(what+" not sent: it would revert", "reason", revertName(err))
+		return
+	}
+	log.Warn(what+" failed", "error", err, "reason", revertName(err))
 }
 
 // recordSettlement reads the stored answer and records, per rig, whether our answer was inside

@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"math/big"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // TxChain is what the sender needs of a node; *ethclient.Client and the simulated backend's
@@ -23,6 +26,10 @@ type TxChain interface {
 	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
 	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
+	// PendingCallContract simulates a call against the pending state (what the chain holds with
+	// the transactions the node knows of applied), CallContract against a mined block.
+	PendingCallContract(ctx context.Context, call ethereum.CallMsg) ([]byte, error)
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 	SendTransaction(ctx context.Context, tx *types.Transaction) error
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
@@ -37,6 +44,7 @@ var (
 	ErrInsufficientFunds = errors.New("insufficient funds")
 	ErrRPCUnavailable    = errors.New("rpc unavailable")
 	ErrReverted          = errors.New("transaction reverted")
+	ErrWouldRevert       = errors.New("transaction would revert: not sent")
 	ErrNotMined          = errors.New("transaction not mined in time")
 )
 
@@ -132,6 +140,17 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 	if value == nil {
 		value = new(big.Int)
 	}
+	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	// Simulate against the pending state first: a transaction that would revert — a draw or
+	// settle someone else already sent, a commit or reveal a killed predecessor got mined — is
+	// not sent and pays no gas. The estimate below runs against the latest block, which does not
+	// see what is pending.
+	if err := s.retryRPC(ctx, func() error { _, err := s.chain.PendingCallContract(ctx, msg); return err }); err != nil {
+		if errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
+			return nil, fmt.Errorf("simulate: %w", err)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrWouldRevert, err)
+	}
 	gas, err := s.estimate(ctx, to, data, value)
 	if err != nil {
 		return nil, err
@@ -158,7 +177,7 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 	for bump := 0; ; bump++ {
 		r, err := s.wait(ctx, sent)
 		if err == nil {
-			return s.finish(r)
+			return s.finish(ctx, r, msg)
 		}
 		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
 			s.forgetNonce()
@@ -193,7 +212,7 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 			// The nonce was used meanwhile: by one of our versions (then it has a receipt) or
 			// by another sender of this key.
 			if r := s.anyReceipt(ctx, sent); r != nil {
-				return s.finish(r)
+				return s.finish(ctx, r, msg)
 			}
 			return nil, err
 		default:
@@ -239,11 +258,33 @@ func (s *Sender) forgetNonce() {
 	s.mu.Unlock()
 }
 
-func (s *Sender) finish(r *types.Receipt) (*types.Receipt, error) {
-	if r.Status != types.ReceiptStatusSuccessful {
-		return r, fmt.Errorf("%w: %s", ErrReverted, r.TxHash.Hex())
+// finish returns a mined transaction's receipt; a reverted one is replayed at its block to learn
+// why (a receipt carries no revert data), logged, and returned as an error wrapping ErrReverted
+// and, when the replay reverts too, the node's error with the revert data (RevertReason reads it).
+func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.CallMsg) (*types.Receipt, error) {
+	if r.Status == types.ReceiptStatusSuccessful {
+		return r, nil
 	}
-	return r, nil
+	_, replay := s.chain.CallContract(ctx, msg, r.BlockNumber)
+	err := fmt.Errorf("%w: %s", ErrReverted, r.TxHash.Hex())
+	if replay != nil {
+		err = fmt.Errorf("%w: %w", err, replay)
+	}
+	s.cfg.Logger.Warn("transaction reverted", "from", s.key.Address, "tx", r.TxHash.Hex(), "block", r.BlockNumber,
+		"gas_used", r.GasUsed, "reason", revertName(err))
+	return r, err
+}
+
+// revertName is the decoded revert of err: the contract's error name, else the node's message.
+func revertName(err error) string {
+	if name := RevertReason(err); name != "" {
+		return name
+	}
+	var de interface{ ErrorData() any }
+	if errors.As(err, &de) {
+		return fmt.Sprint(de.ErrorData())
+	}
+	return "unknown (the replay did not revert)"
 }
 
 func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
@@ -254,6 +295,9 @@ func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, v
 		return err
 	})
 	if err != nil {
+		if _, reverts := agentrig.DecodeRevert(err); reverts || strings.Contains(err.Error(), "execution reverted") {
+			return 0, fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, err)
+		}
 		return 0, fmt.Errorf("estimate gas: %w", err)
 	}
 	return gas + gas*uint64(s.cfg.GasHeadroomPct)/100, nil
