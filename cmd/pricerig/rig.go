@@ -43,6 +43,7 @@ type rigFlags struct {
 	allowSpecDrift bool
 	job            uint32
 	commitMargin   time.Duration
+	stageDelay     time.Duration
 	selfCheckShare int
 	logJSON        bool
 	verbose        bool
@@ -106,6 +107,7 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
 	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
 	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
+	fl.DurationVar(&f.stageDelay, "stage-delay", 0, "how long each rank of the draw/settle schedule waits for the one before it (default: 2s on Robinhood Chain, 1s on the devnet, 4s elsewhere)")
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log debug detail (every request)")
@@ -203,7 +205,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer,
-		FromBlock: from, CommitMargin: f.commitMargin, SelfCheckShare: f.selfCheckShare,
+		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics,
 	})
