@@ -384,7 +384,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 		t.Fatalf("registration: %+v %v", f, ok)
 	}
 	cov := func(delay time.Duration, sessions ...market.Session) sources.Coverage {
-		return sources.Coverage{Sessions: sessions, Delay: delay, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 200, Per: time.Minute}}
+		return sources.Coverage{Sessions: sessions, Delay: delay, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 200, Per: time.Minute}, Page: 10000}
 	}
 	ext := []market.Session{market.Pre, market.Regular, market.Post}
 	adaptertest.Coverages(t, Type, sources.Settings{Name: "a", Key: "k", Secret: "s"}, []adaptertest.OptionCase{

@@ -364,7 +364,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 	}
 	cov := func(delay time.Duration) sources.Coverage {
 		return sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, MaxWindow: 31 * 24 * time.Hour,
-			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}}
+			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}, Since: First.UTC(), Cut: sources.CutMonth}
 	}
 	cases := []adaptertest.OptionCase{
 		{Options: nil, Want: cov(24 * time.Hour)},

@@ -167,7 +167,7 @@ func TestNewAndCoverage(t *testing.T) {
 	adaptertest.Coverages(t, "fmp", sources.Settings{Name: "fmp", Key: "k"}, []adaptertest.OptionCase{
 		{Options: map[string]string{"nonadjusted": "false"}, Bad: "nonadjusted"},
 		{Want: sources.Coverage{Sessions: []market.Session{market.Regular}, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw,
-			Rate: sources.Rate{N: 250, Per: 24 * time.Hour}}},
+			Rate: sources.Rate{N: 250, Per: 24 * time.Hour}, Cut: sources.CutDates, Dates: 7}},
 	})
 	if f, ok := sources.Lookup("fmp"); !ok || !f.NeedsKey || f.DefaultRate != DefaultRate {
 		t.Fatalf("factory = %+v", f)

@@ -295,7 +295,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 	}
 	cov := func(delay time.Duration) sources.Coverage {
 		return sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, MaxWindow: 30 * 24 * time.Hour,
-			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}}
+			Adjustment: sources.Raw, Delay: delay, Rate: sources.Rate{N: 5, Per: time.Minute}, Page: 50000}
 	}
 	adaptertest.Coverages(t, Type, sources.Settings{Key: "k"}, []adaptertest.OptionCase{
 		{Options: nil, Want: cov(24 * time.Hour)},

@@ -192,7 +192,7 @@ func TestNewAndCoverage(t *testing.T) {
 	adaptertest.Coverages(t, "tiingo", sources.Settings{Name: "tiingo", Key: "k"}, []adaptertest.OptionCase{
 		{Options: map[string]string{"afterHours": "false"}, Bad: "afterHours"},
 		{Want: sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, MaxWindow: 7 * 24 * time.Hour,
-			Adjustment: sources.Raw, Rate: sources.Rate{N: 50, Per: time.Hour}}},
+			Adjustment: sources.Raw, Rate: sources.Rate{N: 50, Per: time.Hour}, Cut: sources.CutDates, Dates: 7}},
 	})
 	if f, ok := sources.Lookup("tiingo"); !ok || !f.NeedsKey || f.DefaultRate != DefaultRate {
 		t.Fatalf("factory = %+v", f)

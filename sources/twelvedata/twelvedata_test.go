@@ -346,7 +346,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 		t.Errorf("no key: %v", err)
 	}
 	cov := func(sessions ...market.Session) sources.Coverage {
-		return sources.Coverage{Sessions: sessions, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 8, Per: time.Minute}}
+		return sources.Coverage{Sessions: sessions, MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.Raw, Rate: sources.Rate{N: 8, Per: time.Minute}, Page: 5000}
 	}
 	adaptertest.Coverages(t, Type, sources.Settings{Key: "k"}, []adaptertest.OptionCase{
 		{Options: nil, Want: cov(market.Regular)},
