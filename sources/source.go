@@ -202,6 +202,9 @@ type Factory struct {
 	Required []string
 	// NeedsKey and NeedsSecret say whether the type needs key_env / secret_env.
 	NeedsKey, NeedsSecret bool
+	// KeyEnv and SecretEnv are the environment variables the shipped sources.yaml names for
+	// them (MASSIVE_API_KEY): what `pricerig sim` prints and the docs list.
+	KeyEnv, SecretEnv string
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
 	// New builds a source. It validates the options and returns an *OptionError naming a bad

@@ -16,29 +16,19 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/redact"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
 func init() { register(newSimCmd) }
 
-// simSource is how sources.yaml names the credentials (and any option the simulator needs) of
-// one simulated provider.
-type simSource struct {
-	keyEnv, secretEnv string
-	extra             string // more flow-mapping entries, already formatted
-}
+// simSource is how sources.yaml names the credentials of one simulated provider: the variables
+// its type's factory declares.
+type simSource struct{ keyEnv, secretEnv string }
 
-var simSources = map[string]simSource{
-	"yahoo":        {},
-	"alpaca":       {keyEnv: "ALPACA_API_KEY_ID", secretEnv: "ALPACA_API_SECRET_KEY", extra: "feed: iex"},
-	"massive":      {keyEnv: "MASSIVE_API_KEY"},
-	"twelvedata":   {keyEnv: "TWELVEDATA_API_KEY"},
-	"alphavantage": {keyEnv: "ALPHAVANTAGE_API_KEY"},
-	"tiingo":       {keyEnv: "TIINGO_API_KEY"},
-	"pyth":         {keyEnv: "PYTH_API_KEY"},
-	"finnhub":      {keyEnv: "FINNHUB_API_KEY"},
-	"fmp":          {keyEnv: "FMP_API_KEY"},
-	"udf":          {},
+func simSourceOf(provider string) simSource {
+	f, _ := sources.Lookup(provider)
+	return simSource{keyEnv: f.KeyEnv, secretEnv: f.SecretEnv}
 }
 
 func newSimCmd(a *app) *cobra.Command {
@@ -192,7 +182,7 @@ func printSimSetup(w io.Writer, s *sim.Server, root string, seed int64) {
 	}
 	fmt.Fprintln(w, "\nexport these (the simulator accepts only these credentials):")
 	for _, p := range providers {
-		src := simSources[p]
+		src := simSourceOf(p)
 		if src.keyEnv != "" {
 			fmt.Fprintf(w, "export %s=%s\n", src.keyEnv, sim.Key)
 		}
@@ -203,16 +193,13 @@ func printSimSetup(w io.Writer, s *sim.Server, root string, seed int64) {
 	fmt.Fprintln(w, "\nsources.yaml:")
 	fmt.Fprintln(w, "sources:")
 	for _, p := range providers {
-		src := simSources[p]
+		src := simSourceOf(p)
 		fields := []string{"type: " + p, "base_url: " + s.BaseURL(root, p)}
 		if src.keyEnv != "" {
 			fields = append(fields, "key_env: "+src.keyEnv)
 		}
 		if src.secretEnv != "" {
 			fields = append(fields, "secret_env: "+src.secretEnv)
-		}
-		if src.extra != "" {
-			fields = append(fields, src.extra)
 		}
 		if p == "udf" { // a generic endpoint: its coverage is configuration
 			fields = append(fields, fmt.Sprintf("sessions: %q", sessionList(sim.Sessions(p))))

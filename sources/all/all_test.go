@@ -2,7 +2,12 @@ package all_test
 
 import (
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +76,64 @@ func TestCoverageMatchesSimulator(t *testing.T) {
 	if checked != len(simulated) {
 		t.Errorf("compared %d types, the simulator speaks %d providers", checked, len(simulated))
 	}
+}
+
+// TestEveryTypeIsComplete is sources/README.md's "adding a provider" checklist as a test: every
+// registered type has its one Factory (Type set to its name, key variables declared when it needs
+// a key), a simulator emulation (or a line in generic saying why not), a README with a YAML block
+// naming the type, a recorded real body in testdata, and the coverage facts the reconciler and the
+// backfill planner read.
+func TestEveryTypeIsComplete(t *testing.T) {
+	for _, typ := range sources.Types() {
+		t.Run(typ, func(t *testing.T) {
+			f, _ := sources.Lookup(typ)
+			if f.Type != typ {
+				t.Errorf("registered as %s, its Factory says %s", typ, f.Type)
+			}
+			if f.New == nil {
+				t.Fatal("the Factory has no New")
+			}
+			if f.NeedsKey && f.KeyEnv == "" || f.NeedsSecret && f.SecretEnv == "" {
+				t.Errorf("needs a key or secret but declares no variable for it (KeyEnv, SecretEnv)")
+			}
+			if _, ok := generic[typ]; !ok && !slices.Contains(sim.Providers(), typ) {
+				t.Errorf("no simulator emulation: add sources/sim/%s.go (or say in generic why it has none)", typ)
+			}
+			dir := filepath.Join("..", packageDir(f))
+			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+			if err != nil {
+				t.Errorf("no README: %v", err)
+			} else if !strings.Contains(string(readme), "```yaml") || !strings.Contains(string(readme), "type: "+typ) {
+				t.Errorf("%s/README.md has no YAML block with type: %s", dir, typ)
+			}
+			bodies, _ := os.ReadDir(filepath.Join(dir, "testdata"))
+			recorded := 0
+			for _, b := range bodies {
+				if info, err := b.Info(); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+					recorded++
+				}
+			}
+			if recorded == 0 {
+				t.Errorf("no recorded body in %s/testdata", dir)
+			}
+			set := sources.Settings{Name: typ, Type: typ, BaseURL: "http://127.0.0.1:1", Key: sim.Key, Secret: sim.Secret, Options: keyedOptions[typ]}
+			if o, ok := simOptions[typ]; ok {
+				set.Options = o
+			}
+			src, err := f.New(set, sources.Deps{})
+			if err != nil {
+				t.Fatalf("built with its simulator settings: %v", err)
+			}
+			if c := src.Coverage(); len(c.Sessions) == 0 || c.MaxWindow <= 0 || c.Adjustment == "" {
+				t.Errorf("coverage %+v lacks sessions, a max window or an adjustment", c)
+			}
+		})
+	}
+}
+
+// packageDir is the directory under sources/ of the package whose New a Factory holds.
+func packageDir(f sources.Factory) string {
+	name := runtime.FuncForPC(reflect.ValueOf(f.New).Pointer()).Name() // …/sources/jsonsrc.New
+	pkg := name[:strings.LastIndex(name, ".")]
+	return pkg[strings.LastIndex(pkg, "/")+1:]
 }

@@ -55,6 +55,8 @@ var factory = sources.Factory{
 	},
 	NeedsKey:    true,
 	NeedsSecret: true,
+	KeyEnv:      "ALPACA_API_KEY_ID",
+	SecretEnv:   "ALPACA_API_SECRET_KEY",
 	DefaultRate: DefaultRate,
 }
 

@@ -21,7 +21,7 @@ const (
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
 // factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "finnhub", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
+var factory = sources.Factory{Type: "finnhub", KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
 
 func init() {
 	factory.New = New

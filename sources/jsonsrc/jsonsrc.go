@@ -43,8 +43,12 @@ var options = map[string]string{
 
 var required = []string{"url", "time_path", "price_path"}
 
+// factory is the type's one Factory: registered, and checked against by New.
+var factory = sources.Factory{Type: "json", Options: options, Required: required}
+
 func init() {
-	sources.Register("json", sources.Factory{Options: options, Required: required, New: New})
+	factory.New = New
+	sources.Register(factory.Type, factory)
 }
 
 // Spec says where a body keeps its bars and how to read them; Parse needs nothing else.
@@ -79,10 +83,8 @@ var timeFormats = map[string]bool{"unix": true, "unixms": true, "rfc3339": true,
 
 // New builds a json source and checks its template and paths.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{Options: options, Required: required}); err != nil {
-		return nil, err
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
+	s, err := sources.Keyed(s, factory, "", "")
+	if err != nil {
 		return nil, err
 	}
 	opt := func(k, def string) string {
@@ -153,7 +155,6 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 	}
 	src.spec = spec
-	var err error
 	if src.cov, err = udf.CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour); err != nil {
 		return nil, err
 	}

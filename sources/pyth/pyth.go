@@ -27,7 +27,7 @@ var options = map[string]string{
 }
 
 // factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "pyth", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+var factory = sources.Factory{Type: "pyth", KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
 
 func init() {
 	factory.New = New

@@ -275,3 +275,7 @@ func decodeAlpacaToken(tok string) (string, time.Time, bool) {
 	}
 	return parts[0], time.Unix(0, ns).UTC(), true
 }
+
+func init() {
+	register(alpacaEmulation)
+}

@@ -116,3 +116,7 @@ func alphavantageIntraday(s *Server, rq *request) reply {
 	buf.WriteString("    }\n}")
 	return rawJSON(http.StatusOK, buf.Bytes())
 }
+
+func init() {
+	register(alphavantageEmulation)
+}

@@ -75,3 +75,7 @@ func finnhubCandles(s *Server, rq *request) reply {
 		arr(func(b ohlcv) string { return fmt.Sprint(b.start.Unix()) }), arr(func(b ohlcv) string { return fmt.Sprint(b.v) }))
 	return rawJSON(http.StatusOK, []byte(body))
 }
+
+func init() {
+	register(finnhubEmulation)
+}

@@ -91,3 +91,7 @@ func fmpChart(s *Server, rq *request) reply {
 	}
 	return jsonReply(http.StatusOK, out)
 }
+
+func init() {
+	register(fmpEmulation)
+}

@@ -155,3 +155,7 @@ func massiveTime(text string, end bool) (time.Time, bool) {
 	}
 	return d, ok
 }
+
+func init() {
+	register(massiveEmulation)
+}

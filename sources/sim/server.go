@@ -127,7 +127,7 @@ func New(o Options) *Server {
 	return s
 }
 
-// Providers lists the provider types the simulator speaks, each mounted at "/<name>/".
+// Providers lists the provider types the simulator speaks, each mounted at "/<name>/", sorted.
 func Providers() []string {
 	out := make([]string, len(emulations))
 	for i, e := range emulations {
@@ -146,11 +146,11 @@ func Sessions(provider string) []market.Session {
 	return nil
 }
 
-// ProviderSymbol is the provider's name for a tape symbol: Equity.US.NVDA/USD for pyth, the
-// ticker itself for the others.
+// ProviderSymbol is the provider's name for a tape symbol, as its emulation declares it
+// (Equity.US.NVDA/USD for pyth); the ticker itself for the others.
 func ProviderSymbol(provider, symbol string) string {
-	if provider == "pyth" {
-		return "Equity.US." + symbol + "/USD"
+	if e := emulationOf(provider); e != nil && e.symbol != nil {
+		return e.symbol(symbol)
 	}
 	return symbol
 }
@@ -281,9 +281,21 @@ type emulation struct {
 	inBody   func(rq *request) reply               // an error in a 200 body
 	serve    func(s *Server, rq *request) reply    // the normal answer
 	headers  func(rq *request) http.Header         // extra headers on every answer, may be nil
+	symbol   func(ticker string) string            // the provider's name of a tape symbol; nil: the ticker
 }
 
+// emulations are the registered providers, sorted by name.
 var emulations []*emulation
+
+// register adds a provider's emulation; each emulation's file calls it from init, so adding a
+// provider touches no list here.
+func register(e *emulation) {
+	if emulationOf(e.name) != nil {
+		panic("sim: provider " + e.name + " registered twice")
+	}
+	emulations = append(emulations, e)
+	slices.SortFunc(emulations, func(a, b *emulation) int { return strings.Compare(a.name, b.name) })
+}
 
 func emulationOf(name string) *emulation {
 	for _, e := range emulations {
@@ -688,10 +700,3 @@ var (
 	regular    = []market.Session{market.Regular}
 	allDay     = []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
 )
-
-func init() {
-	emulations = []*emulation{
-		yahooEmulation, alpacaEmulation, massiveEmulation, twelvedataEmulation, alphavantageEmulation,
-		tiingoEmulation, pythEmulation, finnhubEmulation, fmpEmulation, udfEmulation,
-	}
-}

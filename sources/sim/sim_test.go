@@ -918,7 +918,7 @@ func TestRoutesAndMethods(t *testing.T) {
 	if got := f.s.BaseURL("http://127.0.0.1:1/", "tiingo"); got != "http://127.0.0.1:1/tiingo" {
 		t.Fatal(got)
 	}
-	want := []string{"yahoo", "alpaca", "massive", "twelvedata", "alphavantage", "tiingo", "pyth", "finnhub", "fmp", "udf"}
+	want := []string{"alpaca", "alphavantage", "finnhub", "fmp", "massive", "pyth", "tiingo", "twelvedata", "udf", "yahoo"}
 	if !slices.Equal(Providers(), want) {
 		t.Fatalf("Providers() = %v", Providers())
 	}

@@ -136,3 +136,7 @@ func tiingoPrices(s *Server, rq *request) reply {
 	buf.WriteByte(']')
 	return rawJSON(http.StatusOK, buf.Bytes())
 }
+
+func init() {
+	register(tiingoEmulation)
+}

@@ -179,3 +179,7 @@ func twelvedataSeries(s *Server, rq *request) reply {
 		Status string    `json:"status"`
 	}{tdMeta{sym, "1min", "USD", "America/New_York", info.exchange, info.mic, info.kind}, values, "ok"})
 }
+
+func init() {
+	register(twelvedataEmulation)
+}

@@ -17,6 +17,7 @@ import (
 var pythEmulation = &emulation{
 	name:     "pyth",
 	sessions: allDay,
+	symbol:   func(ticker string) string { return "Equity.US." + ticker + "/USD" },
 	auth: func(r *http.Request) authState {
 		v, _ := headerKey(r, "Authorization", "Bearer")
 		return keyCheck(v)
@@ -112,4 +113,9 @@ func udfHistory(s *Server, rq *request, sessions []market.Session, volume bool) 
 		C []num  `json:"c"`
 		V []num  `json:"v"`
 	}{"ok", t, o, h, l, c, v})
+}
+
+func init() {
+	register(pythEmulation)
+	register(udfEmulation)
 }

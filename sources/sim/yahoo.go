@@ -208,3 +208,7 @@ func yahooTradingPeriod(now time.Time) map[string]any {
 	}
 	return nil
 }
+
+func init() {
+	register(yahooEmulation)
+}

@@ -29,8 +29,14 @@ var options = map[string]string{
 	"adjustment":   "raw or splits: the adjustment of the prices returned (default raw)",
 }
 
-// A generic endpoint has no known rate limit and maybe no key: sources.yaml sets both.
-func init() { sources.Register("udf", sources.Factory{Options: options, New: New}) }
+// factory is the type's one Factory: registered, and checked against by New. A generic endpoint
+// has no known rate limit and maybe no key: sources.yaml sets both.
+var factory = sources.Factory{Type: "udf", Options: options}
+
+func init() {
+	factory.New = New
+	sources.Register(factory.Type, factory)
+}
 
 // Config is what a UDF source needs beyond its client: where to ask and what it can answer.
 type Config struct {
@@ -57,10 +63,8 @@ func NewSource(c *sources.Client, cfg Config, now func() time.Time) *Source {
 
 // New builds a "udf" source from its sources.yaml settings.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	if err := sources.CheckOptions(s, sources.Factory{Options: options}); err != nil {
-		return nil, err
-	}
-	if err := sources.CheckBaseURL(s); err != nil {
+	s, err := sources.Keyed(s, factory, "", "")
+	if err != nil {
 		return nil, err
 	}
 	opt := func(k, def string) string {
