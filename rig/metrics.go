@@ -1,6 +1,10 @@
 package rig
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the runner's Prometheus series. A nil *Metrics records nothing.
 type Metrics struct {
@@ -11,6 +15,9 @@ type Metrics struct {
 	// Refused counts tasks the spec refuses (answered refusal_answer), by the rule they broke:
 	// hash, uri, json, symbol, minute, calendar, window (see RefusalKind).
 	Refused *prometheus.CounterVec
+	// Leader is 1 while this instance holds the lease (always, on a SQLite journal); LeaseAge is
+	// how long ago the lease was last renewed, by us or by the leader.
+	Leader, LeaseAge prometheus.Gauge
 }
 
 // NewMetrics registers the runner's series with reg.
@@ -36,9 +43,27 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "source_errors_total", Help: "Sources that gave no price for a task, by source and status."}, []string{"source", "status"}),
 		Refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig",
 			Name: "tasks_refused_total", Help: "Tasks the spec refuses, answered its refusal_answer, by the rule the task broke."}, []string{"rule"}),
+		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "leader", Help: "1 while this instance holds the lease of its keys and may send; 0 while it follows."}),
+		LeaseAge: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "pricerig", Subsystem: "rig",
+			Name: "lease_age_seconds", Help: "Seconds since the lease of these keys was last renewed, by this instance or by the leader."}),
 	}
-	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused)
+	m.Leader.Set(1) // a runner on a SQLite journal always leads; a shared one sets it at its first look
+	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused,
+		m.Leader, m.LeaseAge)
 	return m
+}
+
+func (m *Metrics) setLeader(leader bool, age time.Duration) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if leader {
+		v = 1
+	}
+	m.Leader.Set(v)
+	m.LeaseAge.Set(age.Seconds())
 }
 
 func (m *Metrics) inc(c func(*Metrics) prometheus.Counter) {

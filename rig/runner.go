@@ -60,6 +60,9 @@ type Config struct {
 	Logger         *slog.Logger
 	Metrics        *Metrics
 	Sender         SenderConfig
+	// Lease tunes the turns instances take on a shared (PostgreSQL) journal; with a SQLite
+	// journal the runner always leads.
+	Lease LeaseConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -85,6 +88,7 @@ func (c Config) withDefaults() Config {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.Sender.Logger = c.Logger
+	c.Lease = c.Lease.withDefaults()
 	return c
 }
 
@@ -140,6 +144,11 @@ type Runner struct {
 	inflight map[string]bool
 	prices   map[uint64]*priceCall
 	wg       sync.WaitGroup
+
+	lead        leadership
+	scanned     uint64    // the last block scanned by this process (0: read the journal's cursor)
+	lastStepAt  time.Time // when the last look at the chain ended, for Ready
+	lastStepErr error
 }
 
 // priceCall shares one price fetch among the rigs of this process drawn for the same task.
@@ -191,6 +200,17 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
 		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{},
 	}
+	if lj, ok := journal.(interface {
+		Leaser
+		Shared() bool
+	}); ok && lj.Shared() {
+		r.lead.leaser = lj
+		r.lead.name = leaseName(cfg.JobID, cfg.Contract, cfg.Operators, cfg.Relayer)
+	}
+	// Every broadcast, first or replacement, checks the lease on the local clock just before it
+	// leaves (a process frozen past its lease wakes up fenced).
+	cfg.Sender.Guard = r.guard
+	r.cfg.Sender.Guard = r.guard
 	for _, k := range cfg.Operators {
 		id, ok := ids[k.Address]
 		if !ok {
@@ -242,10 +262,22 @@ func (r *Runner) task(id uint64) *taskState {
 // Run follows the chain until ctx ends. Errors of one look (an unreachable RPC, a failed call)
 // are logged and the next look tries again.
 func (r *Runner) Run(ctx context.Context) error {
-	r.log.Info("rig runner started", "job", r.cfg.JobID, "contract", r.cfg.Contract.Hex(), "rigs", r.RigIDs(), "relayed", r.relayer != nil)
+	r.log.Info("rig runner started", "job", r.cfg.JobID, "contract", r.cfg.Contract.Hex(), "rigs", r.RigIDs(), "relayed", r.relayer != nil,
+		"shared_journal", r.lead.leaser != nil)
 	tick := time.NewTicker(r.cfg.Poll)
 	defer tick.Stop()
 	defer r.wg.Wait()
+	if r.lead.leaser != nil {
+		r.log.Info("active/passive: taking turns by a lease", "lease", r.lead.name, "holder", r.cfg.Lease.Holder, "ttl", r.cfg.Lease.TTL)
+		if r.renewLease(ctx) {
+			r.takeOver(ctx)
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.holdLease(ctx)
+		}()
+	}
 	for {
 		if err := r.Step(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("rig step failed; trying again", "error", err)
@@ -259,13 +291,24 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 // Step is one look at the chain: read new events, then move every open task on.
-func (r *Runner) Step(ctx context.Context) error {
+// A follower (an instance without the lease) only reads the events, so it is ready to take over.
+func (r *Runner) Step(ctx context.Context) (err error) {
+	defer func() {
+		r.mu.Lock()
+		r.lastStepAt, r.lastStepErr = time.Now(), err
+		r.mu.Unlock()
+	}()
 	head, err := r.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("head: %w", ClassifyRPCError(err))
 	}
-	if err := r.scan(ctx, head.Number.Uint64()); err != nil {
+	leader := r.IsLeader()
+	r.cfg.Metrics.setLeader(leader, r.leaseAge())
+	if err := r.scan(ctx, head.Number.Uint64(), leader); err != nil {
 		return err
+	}
+	if !leader {
+		return nil
 	}
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
@@ -286,11 +329,15 @@ func (r *Runner) Step(ctx context.Context) error {
 	return nil
 }
 
-// scan reads the contract's events from a little before the cursor up to head.
-func (r *Runner) scan(ctx context.Context, head uint64) error {
-	cursor, err := r.journal.Cursor(ctx, r.cursorKey)
-	if err != nil {
-		return err
+// scan reads the contract's events from a little before the cursor up to head. The journal's
+// cursor is read once and written by the leader only; each process follows from its own.
+func (r *Runner) scan(ctx context.Context, head uint64, leader bool) error {
+	cursor := r.scanned
+	if cursor == 0 {
+		var err error
+		if cursor, err = r.journal.Cursor(ctx, r.cursorKey); err != nil {
+			return err
+		}
 	}
 	from := r.cfg.FromBlock
 	if cursor > 0 {
@@ -318,6 +365,10 @@ func (r *Runner) scan(ctx context.Context, head uint64) error {
 		for i := range logs {
 			r.onLog(ctx, &logs[i])
 		}
+	}
+	r.scanned = head
+	if !leader {
+		return nil
 	}
 	return r.journal.SetCursor(ctx, r.cursorKey, head)
 }
@@ -566,7 +617,7 @@ func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.AgentRi
 		return
 	}
 	r.spawn(ctx, key, func(ctx context.Context) {
-		rec, err := h.sender.Send(ctx, r.cfg.Contract, r.contract.ABI().PackCommit(new(big.Int).SetUint64(t.id), entry.Commitment), nil)
+		rec, err := r.send(ctx, h.sender, r.contract.ABI().PackCommit(new(big.Int).SetUint64(t.id), entry.Commitment))
 		if err != nil {
 			r.logSendError("commit", t.id, rigID, err)
 			return
@@ -691,7 +742,7 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 		}
 		e.TaskID, e.RigID, e.Answer, e.Salt, e.Commitment = t.id, rigID, answer, salt, commitment
 		e.CommitDeadline, e.RevealDeadline = time.Unix(int64(info.CommitDeadline), 0), time.Unix(int64(info.RevealDeadline), 0)
-		stored, err := r.journal.RecordAnswer(ctx, e)
+		stored, err := r.journal.RecordAnswer(r.fenced(ctx), e)
 		if err != nil {
 			log.Error("journal write failed: not committing", "rig", rigID, "error", err)
 			return
@@ -758,7 +809,7 @@ func (r *Runner) reveal(ctx context.Context, t *taskState, rigID uint64, batch *
 		return
 	}
 	r.spawn(ctx, key, func(ctx context.Context) {
-		rec, err := h.sender.Send(ctx, r.cfg.Contract, r.contract.ABI().PackReveal(taskID, entry.Answer, entry.Salt), nil)
+		rec, err := r.send(ctx, h.sender, r.contract.ABI().PackReveal(taskID, entry.Answer, entry.Salt))
 		if err != nil {
 			r.logSendError("reveal", t.id, rigID, err)
 			return
@@ -782,7 +833,7 @@ func (r *Runner) sendBatch(ctx context.Context, b relayBatch) {
 		keys := b.commitKeys
 		data := r.contract.ABI().PackCommitMany(b.commits, b.commitSigs)
 		r.spawnMany(ctx, keys, func(ctx context.Context) {
-			rec, err := r.relayer.Send(ctx, r.cfg.Contract, data, nil)
+			rec, err := r.send(ctx, r.relayer, data)
 			if err != nil {
 				r.log.Warn("relayed commits failed", "entries", len(keys), "error", err, "reason", revertName(err))
 				return
@@ -794,7 +845,7 @@ func (r *Runner) sendBatch(ctx context.Context, b relayBatch) {
 		keys := b.revealKeys
 		data := r.contract.ABI().PackRevealMany(b.reveals, b.revealSigs)
 		r.spawnMany(ctx, keys, func(ctx context.Context) {
-			rec, err := r.relayer.Send(ctx, r.cfg.Contract, data, nil)
+			rec, err := r.send(ctx, r.relayer, data)
 			if err != nil {
 				r.log.Warn("relayed reveals failed", "entries", len(keys), "error", err, "reason", revertName(err))
 				return
@@ -802,6 +853,15 @@ func (r *Runner) sendBatch(ctx context.Context, b relayBatch) {
 			r.log.Info("relayed reveals", "entries", len(keys), "tx", rec.TxHash.Hex())
 		})
 	}
+}
+
+// send sends a transaction to the contract from s, once the lease is checked in the database
+// (a shared journal): an instance that lost the lease sends nothing.
+func (r *Runner) send(ctx context.Context, s *Sender, data []byte) (*types.Receipt, error) {
+	if err := r.gate(ctx); err != nil {
+		return nil, err
+	}
+	return s.Send(ctx, r.cfg.Contract, data, nil)
 }
 
 // sendAny sends a transaction anyone may send (draw, settle) from the relayer or our first rig.
@@ -812,7 +872,7 @@ func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, data [
 	if s == nil {
 		s = r.rigs[r.RigIDs()[0]].sender
 	}
-	rec, err := s.Send(ctx, r.cfg.Contract, data, nil)
+	rec, err := r.send(ctx, s, data)
 	if err != nil {
 		r.logSendError(what, taskID, 0, err)
 		return

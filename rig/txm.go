@@ -82,7 +82,10 @@ type SenderConfig struct {
 	MaxBumps       int           // replacements before giving up; default 5
 	BumpPct        int           // fee increase per replacement; default 20 (nodes want at least 10)
 	RetryRPC       int           // resends after an unreachable RPC; default 5
-	Logger         *slog.Logger
+	// Guard, when set, is asked just before every broadcast (first and replacement); its error
+	// stops the send. The runner's guard fails once the lease is lost.
+	Guard  func() error
+	Logger *slog.Logger
 }
 
 func (c SenderConfig) withDefaults() SenderConfig {
@@ -352,6 +355,11 @@ func bumpFee(v *big.Int, pct int) *big.Int {
 }
 
 func (s *Sender) broadcast(ctx context.Context, tx *types.Transaction) error {
+	if s.cfg.Guard != nil {
+		if err := s.cfg.Guard(); err != nil {
+			return err
+		}
+	}
 	return s.retryRPC(ctx, func() error { return s.chain.SendTransaction(ctx, tx) })
 }
 

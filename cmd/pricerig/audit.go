@@ -201,7 +201,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		s.Metrics = audit.NewMetrics(reg)
-		stop, err := serveMetrics(f.metrics, reg, logger)
+		stop, err := serveMetrics(f.metrics, reg, logger, nil)
 		if err != nil {
 			return failedToRun("--metrics %s: %v", f.metrics, err)
 		}

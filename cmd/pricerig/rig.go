@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -45,6 +46,8 @@ type rigFlags struct {
 	commitMargin   time.Duration
 	stageDelay     time.Duration
 	selfCheckShare int
+	leaseTTL       time.Duration
+	instance       string
 	logJSON        bool
 	verbose        bool
 }
@@ -71,9 +74,16 @@ in the spec.
 
 The rig refuses to start when the job's specURI is not the spec_uri of sources.yaml: a rig on
 another spec disagrees with its peers (--allow-spec-drift overrides). A restart resumes from
-the journal: never a second commit with a different salt, never a lost reveal.`,
+the journal: never a second commit with a different salt, never a lost reveal.
+
+With --journal postgres://… (or PRICERIG_JOURNAL_URL) any number of instances with the same keys
+may run on different machines. One holds the lease of the keys (renewed every --lease-ttl/3) and
+acts; the others follow the chain and take over within --lease-ttl of the leader's last renewal,
+finishing what it left with the salts it journaled. A leader that lost its lease sends nothing.
+--metrics also serves /healthz and /readyz (leader, or follower at the head).`,
 		Example: `  pricerig rig --network robinhood --contract 0x… --keystore ~/.pricerig/keys --password-file ~/.pricerig/pw
   pricerig rig --network robinhood-testnet --rpc https://rpc.testnet.chain.robinhood.com --contract 0x… --keystore ~/.pricerig/keys
+  PRICERIG_JOURNAL_URL=postgres://rig@db.internal/pricerig pricerig rig --contract 0x… --keystore ~/.pricerig/keys --metrics :9464
   PRICERIG_DEV_KEY=… pricerig rig --network devnet --rpc http://127.0.0.1:8545 --contract 0x… --key-env PRICERIG_DEV_KEY --sim http://127.0.0.1:8787`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -103,12 +113,14 @@ the journal: never a second commit with a different salt, never a lost reveal.`,
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
-	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on this address, like 127.0.0.1:9464")
+	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics, /healthz and /readyz on this address, like 127.0.0.1:9464")
 	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
 	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
 	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
 	fl.DurationVar(&f.stageDelay, "stage-delay", 0, "how long each rank of the draw/settle schedule waits for the one before it (default: 2s on Robinhood Chain, 1s on the devnet, 4s elsewhere)")
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
+	fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second, "with a PostgreSQL journal: how long the lease of the keys lasts unrenewed before a follower takes over")
+	fl.StringVar(&f.instance, "instance", "", "with a PostgreSQL journal: this instance's name in the lease (default host/pid/random)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log debug detail (every request)")
 	return cmd
@@ -193,11 +205,17 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 	}
 	var metrics *rig.Metrics
+	var current atomic.Pointer[rig.Runner] // for /readyz, once it exists
 	if f.metrics != "" {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		metrics = rig.NewMetrics(reg)
-		stop, err := serveMetrics(f.metrics, reg, logger)
+		stop, err := serveMetrics(f.metrics, reg, logger, func() (bool, string) {
+			if r := current.Load(); r != nil {
+				return r.Ready()
+			}
+			return false, "starting"
+		})
 		if err != nil {
 			return failed("metrics: %v", err)
 		}
@@ -207,7 +225,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer,
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
-		Logger: logger, Metrics: metrics,
+		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {
@@ -216,6 +234,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return failed("%v", err)
 	}
 	started = true
+	current.Store(runner)
 	return runner.Run(ctx)
 }
 
@@ -274,13 +293,26 @@ func (p storePricer) Price(ctx context.Context, symbol string, minute time.Time,
 }
 
 // serveMetrics serves /metrics on addr until the returned stop is called.
-func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger) (func(), error) {
+// Beside it, /healthz answers 200 while the process runs, and /readyz 200 when ready says so
+// (503 with the reason otherwise; always ready when ready is nil).
+func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger, ready func() (bool, string)) (func(), error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		ok, why := true, "ready"
+		if ready != nil {
+			ok, why = ready()
+		}
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		fmt.Fprintln(w, why)
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	logger.Info("serving metrics", "url", "http://"+l.Addr().String()+"/metrics")

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/big"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/pricerig/pricerig/internal/pgtest"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/devnet"
+)
+
+// The failover tests run real `pricerig rig` processes (this test binary as pricerig's main),
+// several with one operator key and one PostgreSQL journal, against a devnet served over
+// JSON-RPC whose two other rigs run in process. They kill, freeze and cut off the leader and
+// judge the outcome on chain.
+
+// rigProc is one `pricerig rig` instance.
+type rigProc struct {
+	name   string
+	cmd    *exec.Cmd
+	stderr lockedBuffer
+	done   chan struct{}
+}
+
+func (p *rigProc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// readyz returns the instance's /readyz answer ("" while it cannot be reached).
+func (p *rigProc) readyz() string {
+	log := p.stderr.String()
+	i := strings.Index(log, "url=http://")
+	if i < 0 {
+		return ""
+	}
+	u := strings.TrimSuffix(strings.Fields(log[i+len("url="):])[0], "/metrics") + "/readyz"
+	resp, err := http.Get(u)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
+}
+
+type failoverNet struct {
+	d       *devnet.Devnet
+	cluster *pgtest.Cluster
+	journal string // the instances' shared PostgreSQL journal
+	key     *ecdsa.PrivateKey
+	rigID   uint64
+	client  *ethclient.Client
+	abi     *agentrig.AgentRig
+	started int
+}
+
+func newFailoverNet(t *testing.T, ctx context.Context) *failoverNet {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end failover run")
+	}
+	cluster := pgtest.Start(t)
+	spec, err := os.ReadFile("../../sources.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, NoRelayer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	f := &failoverNet{d: d, cluster: cluster, journal: cluster.NewDatabase(t), key: d.Funded, abi: agentrig.NewAgentRig()}
+	if err := d.RegisterRig(ctx, f.key); err != nil {
+		t.Fatal(err)
+	}
+	if f.client, err = ethclient.DialContext(ctx, d.Chain.URL); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.client.Close)
+	addr := crypto.PubkeyToAddress(f.key.PublicKey)
+	ids, err := rig.NewContract(f.client, d.Contract).RigIDsOf(ctx, devnet.PriceJobID, []common.Address{addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.rigID = ids[addr]
+	return f
+}
+
+// start starts one more instance with the shared key and journal.
+func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
+	t.Helper()
+	f.started++
+	p := &rigProc{name: fmt.Sprintf("i%d", f.started), done: make(chan struct{})}
+	args := []string{"rig", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
+		"--sim", f.d.SimURL, "--config", "../../sources.yaml", "--journal", f.journal, "--from-block", "1",
+		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name}
+	if verbose {
+		args = append(args, "-v")
+	}
+	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd.Env = append(os.Environ(), asMain+"=1", "PRICERIG_TEST_OPERATOR="+hex.EncodeToString(crypto.FromECDSA(f.key)))
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		if p.running() {
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+		if t.Failed() {
+			t.Logf("instance %s log (tail):\n%s", p.name, tail(p.stderr.String(), 4000))
+		}
+	})
+	return p
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// leader waits until exactly one running instance of procs (other than not) says it leads.
+func (f *failoverNet) leader(t *testing.T, ctx context.Context, procs []*rigProc, not *rigProc) *rigProc {
+	t.Helper()
+	for ctx.Err() == nil {
+		var leaders []*rigProc
+		for _, p := range procs {
+			if p != not && p.running() && p.readyz() == "leader" {
+				leaders = append(leaders, p)
+			}
+		}
+		if len(leaders) == 1 {
+			return leaders[0]
+		}
+		if len(leaders) > 1 {
+			t.Fatalf("%d instances say they lead at once", len(leaders))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("no instance took the lead")
+	return nil
+}
+
+// order orders one task per symbol at the last closed session minute.
+func (f *failoverNet) order(t *testing.T, ctx context.Context, symbols ...string) []uint64 {
+	t.Helper()
+	ids, err := f.d.Order(ctx, symbols, devnet.DefaultMinute(time.Now(), f.d.Spec.Rules.Sessions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// settle waits for the tasks and checks every one agreed with all three rigs revealing.
+func (f *failoverNet) settle(t *testing.T, ctx context.Context, ids []uint64) {
+	t.Helper()
+	reports, err := f.d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reports {
+		if !r.Agreed || r.Reveals != 3 {
+			t.Fatalf("task %d: %s", r.TaskID, r.Summary())
+		}
+	}
+}
+
+// checkChain judges the shared rig's part in tasks by the contract's events: exactly one
+// commitment and one reveal per task, no slash; and no transaction of its key left pending.
+func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64) {
+	t.Helper()
+	logs, err := f.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int), Addresses: []common.Address{f.d.Contract}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits, reveals := map[uint64]int{}, map[uint64]int{}
+	for i := range logs {
+		if ev, err := f.abi.UnpackCommittedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
+			commits[ev.TaskId.Uint64()]++
+		}
+		if ev, err := f.abi.UnpackRevealedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
+			reveals[ev.TaskId.Uint64()]++
+		}
+		if ev, err := f.abi.UnpackSlashedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
+			t.Errorf("the shared rig was slashed on task %d", ev.TaskId)
+		}
+	}
+	for _, id := range ids {
+		if commits[id] != 1 || reveals[id] != 1 {
+			t.Errorf("task %d: the shared rig committed %d and revealed %d times", id, commits[id], reveals[id])
+		}
+	}
+	addr := crypto.PubkeyToAddress(f.key.PublicKey)
+	// The instances may still be mining a last settle: wait for the key to be quiet.
+	for attempt := 0; ; attempt++ {
+		pending, err1 := f.client.PendingNonceAt(ctx, addr)
+		mined, err2 := f.client.NonceAt(ctx, addr, nil)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if pending == mined {
+			break
+		}
+		if attempt > 100 {
+			t.Fatalf("transactions of the shared key left pending: nonce %d mined, %d pending", mined, pending)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sendLines are the log lines of a transaction leaving or being mined (sent is logged at debug).
+func sendLines(log string) []string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		for _, m := range []string{`msg="transaction sent"`, "msg=committed ", "msg=revealed ", "msg=draw ", "msg=settle "} {
+			if strings.Contains(line, m) {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+func killLeaderOver(t *testing.T, instances, rounds, perRound int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	f := newFailoverNet(t, ctx)
+	var procs []*rigProc
+	for range instances {
+		procs = append(procs, f.start(t, false))
+	}
+	symbols := []string{"NVDA", "TSLA", "SPY", "NVDA", "TSLA"}[:perRound]
+	var all []uint64
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
+	for round := range rounds {
+		leader := f.leader(t, ctx, procs, nil)
+		ids := f.order(t, ctx, symbols...)
+		all = append(all, ids...)
+		// A random moment of the tasks' life: drawing, pricing, committing, revealing.
+		pause := time.Duration(rnd.IntN(2500)) * time.Millisecond
+		time.Sleep(pause)
+		if err := leader.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-leader.done
+		t.Logf("round %d: killed leader %s %s after the order", round+1, leader.name, pause)
+		procs = append(procs, f.start(t, false)) // its replacement joins as a follower
+		f.settle(t, ctx, ids)
+	}
+	f.checkChain(t, ctx, all)
+}
+
+// Two instances, the leader killed -9 at a random moment of every round of tasks: every task
+// is answered by the shared rig exactly once, in its windows.
+func TestFailoverKillTheLeaderTwoInstances(t *testing.T) {
+	killLeaderOver(t, 2, 5, 4)
+}
+
+// Three instances, the same.
+func TestFailoverKillTheLeaderThreeInstances(t *testing.T) {
+	killLeaderOver(t, 3, 3, 3)
+}
+
+// The leader frozen (SIGSTOP) past its lease: a follower takes over and answers; the old leader,
+// woken (SIGCONT), sends nothing and follows.
+func TestFailoverFrozenLeaderSendsNothingWhenItWakes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	f := newFailoverNet(t, ctx)
+	procs := []*rigProc{f.start(t, true), f.start(t, true)}
+	old := f.leader(t, ctx, procs, nil)
+	ids := f.order(t, ctx, "NVDA", "TSLA", "SPY")
+	time.Sleep(300 * time.Millisecond) // let it get into the tasks
+	if err := old.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	next := f.leader(t, ctx, procs, old)
+	f.settle(t, ctx, ids)
+	mark := len(old.stderr.String())
+	if err := old.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	// Awake, it looks at the chain again and finds it follows.
+	for ctx.Err() == nil && old.readyz() != "follower, at the head" {
+		time.Sleep(50 * time.Millisecond)
+	}
+	more := f.order(t, ctx, "SPY")
+	f.settle(t, ctx, more)
+	if f.leader(t, ctx, procs, nil) != next {
+		t.Fatal("the lead moved back to the woken instance")
+	}
+	after := old.stderr.String()[mark:]
+	if !strings.Contains(after, "lease lost") {
+		t.Fatalf("the woken leader did not notice it lost the lease:\n%s", tail(after, 3000))
+	}
+	for _, line := range strings.Split(after, "\n") {
+		if strings.Contains(line, "fenced") {
+			t.Logf("woken leader: %s", line) // what it would have sent and did not
+		}
+	}
+	if lines := sendLines(after); len(lines) > 0 {
+		t.Fatalf("the old leader sent after it woke:\n%s", strings.Join(lines, "\n"))
+	}
+	f.checkChain(t, ctx, append(ids, more...))
+}
+
+// The database stops mid-run and comes back: the instances wait (sending nothing they could not
+// journal) and resume; every task is answered once.
+func TestFailoverDatabaseRestartMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	f := newFailoverNet(t, ctx)
+	procs := []*rigProc{f.start(t, false), f.start(t, false)}
+	f.leader(t, ctx, procs, nil)
+	ids := f.order(t, ctx, "NVDA", "TSLA", "SPY")
+	if err := f.cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // the outage: longer than the lease
+	for _, p := range procs {
+		if r := p.readyz(); r == "leader" {
+			t.Errorf("instance %s still leads with the database down", p.name)
+		}
+	}
+	if err := f.cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.settle(t, ctx, ids)
+	more := f.order(t, ctx, "TSLA")
+	f.settle(t, ctx, more)
+	f.checkChain(t, ctx, append(ids, more...))
+	for _, p := range procs {
+		if !p.running() {
+			t.Errorf("instance %s exited during the outage", p.name)
+		}
+	}
+}
