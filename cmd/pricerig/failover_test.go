@@ -281,17 +281,20 @@ func killLeaderOver(t *testing.T, instances, rounds, perRound int) {
 // Two instances, the leader killed -9 at a random moment of every round of tasks: every task
 // is answered by the shared rig exactly once, in its windows.
 func TestFailoverKillTheLeaderTwoInstances(t *testing.T) {
+	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
 	killLeaderOver(t, 2, 5, 4)
 }
 
 // Three instances, the same.
 func TestFailoverKillTheLeaderThreeInstances(t *testing.T) {
+	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
 	killLeaderOver(t, 3, 3, 3)
 }
 
 // The leader frozen (SIGSTOP) past its lease: a follower takes over and answers; the old leader,
 // woken (SIGCONT), sends nothing and follows.
 func TestFailoverFrozenLeaderSendsNothingWhenItWakes(t *testing.T) {
+	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
@@ -335,6 +338,7 @@ func TestFailoverFrozenLeaderSendsNothingWhenItWakes(t *testing.T) {
 // The database stops mid-run and comes back: the instances wait (sending nothing they could not
 // journal) and resume; every task is answered once.
 func TestFailoverDatabaseRestartMidRun(t *testing.T) {
+	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
