@@ -114,7 +114,7 @@ func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
 	t.Helper()
 	f.started++
 	p := &rigProc{name: fmt.Sprintf("i%d", f.started), done: make(chan struct{})}
-	args := []string{"rig", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
+	args := []string{"rig", "--network", "devnet", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
 		"--sim", f.d.SimURL, "--config", "../../sources.yaml", "--journal", f.journal, "--from-block", "1",
 		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name}
 	if verbose {
