@@ -72,7 +72,7 @@ schedule (five fields, or @hourly, @every 15m), never overlapping itself, loggin
 serving Prometheus gauges on --metrics. See audit/README.md.`,
 		Example: `  pricerig audit
   pricerig audit --since 15m --journal rig.db --json
-  pricerig audit --rpc https://rpc.chain.robinhood.com --address 0x… --address 0x… --min-balance 0.002
+  pricerig audit --rpc https://rpc.mainnet.chain.robinhood.com --address 0x… --address 0x… --min-balance 0.002
   pricerig audit --schedule '*/15 * * * *' --since 15m --journal rig.db --metrics 127.0.0.1:9464
   pricerig audit --sim http://127.0.0.1:8787 --json`,
 		Args: cobra.NoArgs,
