@@ -149,9 +149,9 @@ func TestBackfillExportAndPriceFromTheStore(t *testing.T) {
 	pq := filepath.Join(t.TempDir(), "prices.parquet")
 	code, _, stderr = runCLI(t, "backfill", "export", "--db", db, "--format", "parquet", "--symbols", "NVDA", "--out", pq)
 	body, err := os.ReadFile(pq)
-	if code != exitOK || !strings.Contains(stderr, strconv.Itoa(len(rows)-1)+" answers written") || len(body) < 8 ||
+	if err != nil || code != exitOK || !strings.Contains(stderr, strconv.Itoa(len(rows)-1)+" answers written") || len(body) < 8 ||
 		string(body[:4]) != "PAR1" || string(body[len(body)-4:]) != "PAR1" {
-		t.Fatalf("parquet export: exit %d, stderr %q, %d bytes", code, stderr, len(body))
+		t.Fatalf("parquet export: exit %d, stderr %q, %d bytes (%v)", code, stderr, len(body), err)
 	}
 	code, out, _ = runCLI(t, "backfill", "export", "--db", db, "--format", "jsonl", "--symbols", "TSLA", "--from", "2025-11-03T14:30Z", "--to", "2025-11-03T14:35Z")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
