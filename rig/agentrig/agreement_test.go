@@ -129,6 +129,11 @@ func TestAgreementEdges(t *testing.T) {
 		{"two of four is not a majority", num(4, 2000), []numeric.Answer{answerOf(100), answerOf(110), answerOf(1000), answerOf(5000)}},
 		{"two of three is", num(3, 2000), []numeric.Answer{answerOf(100), answerOf(110)}},
 		{"zero median", num(3, 2000), []numeric.Answer{answerOf(0), answerOf(0), answerOf(1)}},
+		// Refusals (issue 18): every rig answers refusal_answer 0 at job 2's 50 bps; a rig that
+		// priced instead is outside a zero median, and a lone 0 is outside a price median.
+		{"refusal: three zeros", num(3, 50), []numeric.Answer{answerOf(0), answerOf(0), answerOf(0)}},
+		{"refusal: a price among zeros", num(3, 50), []numeric.Answer{answerOf(0), answerOf(17712000000), answerOf(0)}},
+		{"refusal: a zero among prices", num(3, 50), []numeric.Answer{answerOf(17712000000), answerOf(0), answerOf(17712000000)}},
 		{"max tolerance", num(5, 2000), []numeric.Answer{answerOf(10000), answerOf(12000), answerOf(8000), answerOf(12001), answerOf(7999)}},
 		{"huge median, far value", num(3, 2000), []numeric.Answer{huge(top), huge(top), answerOf(0)}},
 		{"huge median, edge value", num(3, 50), []numeric.Answer{huge(top), huge(new(big.Int).Sub(top, edge(top, 50))), huge(new(big.Int).Sub(top, new(big.Int).Add(edge(top, 50), big1)))}},
