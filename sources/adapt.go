@@ -6,6 +6,7 @@ package sources
 // pure and testable.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -390,6 +391,46 @@ func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string) (Settings, err
 	}
 	s.Rate = s.Rate.Or(f.DefaultRate)
 	return s, nil
+}
+
+// GetBars asks for one request's bars: GetCapped with limit, a non-2xx answer turned into
+// ResponseError, the body read by parse, whose error is adopted (Adopt).
+func (c *Client) GetBars(ctx context.Context, path string, query url.Values, limit int64, parse func(body []byte) ([]Bar, error)) ([]Bar, error) {
+	resp, err := c.GetCapped(ctx, path, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, c.ResponseError(resp)
+	}
+	bars, err := parse(resp.Body)
+	if err != nil {
+		return nil, c.Adopt(resp.Status, err)
+	}
+	return bars, nil
+}
+
+// Finish is the last step of Bars for a provider whose bar times the adapter cannot check as it
+// parses: every bar on a whole minute (CheckAligned), then Tidy to [from, to).
+func (c *Client) Finish(all []Bar, from, to time.Time) ([]Bar, error) {
+	if err := CheckAligned(all); err != nil {
+		return nil, c.Fail(ErrBadResponse, 0, err.Error())
+	}
+	return Tidy(all, from, to), nil
+}
+
+// DelayOption reads a source's delay option (how long after a minute its bar is served on the
+// user's plan), def when it is not set.
+func DelayOption(s Settings, def time.Duration) (time.Duration, error) {
+	v, ok := s.Options["delay"]
+	if !ok {
+		return def, nil
+	}
+	d, err := time.ParseDuration(strings.ToLower(strings.TrimSpace(v)))
+	if err != nil || d < 0 {
+		return 0, OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
+	}
+	return d, nil
 }
 
 // ClosedBy is the end of a window [from, to) that has closed by now: to, or the start of now's

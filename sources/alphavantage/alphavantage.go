@@ -90,13 +90,9 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	default:
 		return nil, sources.OptionErrorf(s.Name, "label", "%q is not start or end", v)
 	}
-	delay := DefaultDelay
-	if v, ok := s.Options["delay"]; ok {
-		dd, err := time.ParseDuration(strings.ToLower(strings.TrimSpace(v)))
-		if err != nil || dd < 0 {
-			return nil, sources.OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
-		}
-		delay = dd
+	delay, err := sources.DelayOption(s, DefaultDelay)
+	if err != nil {
+		return nil, err
 	}
 	d = d.WithDefaults()
 	src.client = sources.NewClient(s, d, sources.ClientOptions{})

@@ -79,23 +79,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("to", r.Last.Format(time.DateOnly))
 		q.Set("nonadjusted", "true")
 		q.Set("apikey", s.key)
-		resp, err := s.client.GetCapped(ctx, chartPath, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1))
+		bars, err := s.client.GetBars(ctx, chartPath, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), func(b []byte) ([]sources.Bar, error) { return Parse(b, symbol) })
 		if err != nil {
 			return nil, err
 		}
-		if !resp.OK() {
-			return nil, s.client.ResponseError(resp)
-		}
-		bars, err := Parse(resp.Body, symbol)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
-		}
 		all = append(all, bars...)
 	}
-	if err := sources.CheckAligned(all); err != nil {
-		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
-	}
-	return sources.Tidy(all, from, to), nil
+	return s.client.Finish(all, from, to)
 }
 
 // row is one bar of an FMP body; prices stay raw JSON text.

@@ -213,10 +213,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		}
 		all = append(all, bars...)
 	}
-	if err := sources.CheckAligned(all); err != nil {
-		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
-	}
-	return sources.Tidy(all, from, to), nil
+	return s.client.Finish(all, from, to)
 }
 
 // Expand fills a URL template: values before the first ? are escaped as path segments, values

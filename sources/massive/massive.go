@@ -67,13 +67,9 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	delay := DefaultDelay
-	if v, ok := s.Options["delay"]; ok {
-		dd, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil || dd < 0 {
-			return nil, sources.OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
-		}
-		delay = dd
+	delay, err := sources.DelayOption(s, DefaultDelay)
+	if err != nil {
+		return nil, err
 	}
 	base, _ := url.Parse(s.BaseURL) // Keyed checked it
 	d = d.WithDefaults()

@@ -77,23 +77,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("forceFill", "false") // a minute without an IEX print has no bar; feeds carry
 		q.Set("columns", "open,high,low,close,volume")
 		q.Set("format", "json")
-		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1))
+		bars, err := s.client.GetBars(ctx, path, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Parse)
 		if err != nil {
 			return nil, err
 		}
-		if !resp.OK() {
-			return nil, s.client.ResponseError(resp)
-		}
-		bars, err := Parse(resp.Body)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
-		}
 		all = append(all, bars...)
 	}
-	if err := sources.CheckAligned(all); err != nil {
-		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
-	}
-	return sources.Tidy(all, from, to), nil
+	return s.client.Finish(all, from, to)
 }
 
 // row is one bar of a Tiingo body; prices stay raw JSON text.

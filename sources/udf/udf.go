@@ -177,23 +177,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("resolution", s.cfg.Resolution)
 		q.Set("from", strconv.FormatInt(lo, 10))
 		q.Set("to", strconv.FormatInt(hi, 10))
-		resp, err := s.client.GetCapped(ctx, s.cfg.HistoryPath, q, sources.BodyCap(w.From, w.To, 1))
+		bars, err := s.client.GetBars(ctx, s.cfg.HistoryPath, q, sources.BodyCap(w.From, w.To, 1), Parse)
 		if err != nil {
 			return nil, err
 		}
-		if !resp.OK() {
-			return nil, s.client.ResponseError(resp)
-		}
-		bars, err := Parse(resp.Body)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
-		}
 		all = append(all, bars...)
 	}
-	if err := sources.CheckAligned(all); err != nil {
-		return nil, s.client.Fail(sources.ErrBadResponse, 0, err.Error())
-	}
-	return sources.Tidy(all, from, to), nil
+	return s.client.Finish(all, from, to)
 }
 
 // history is a UDF body. Every array element stays raw JSON text so prices never pass through a
