@@ -212,6 +212,13 @@ type Factory struct {
 	New func(s Settings, d Deps) (Source, error)
 }
 
+// With is f with its constructor: what an adapter registers, from the same value it hands to
+// Keyed (init() { sources.Register(factory.Type, factory.With(New)) }).
+func (f Factory) With(newSource func(s Settings, d Deps) (Source, error)) Factory {
+	f.New = newSource
+	return f
+}
+
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Factory{}

@@ -60,10 +60,7 @@ var factory = sources.Factory{
 	DefaultRate: DefaultRate,
 }
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Source is an Alpaca bars source.
 type Source struct {

@@ -23,10 +23,7 @@ var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: "finnhub", KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // New builds a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
 // accepts like token=, so it never lands in a URL.

@@ -30,10 +30,7 @@ var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: "fmp", KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Source is an fmp source.
 type Source struct {

@@ -46,10 +46,7 @@ var required = []string{"url", "time_path", "price_path"}
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: "json", Options: options, Required: required}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Spec says where a body keeps its bars and how to read them; Parse needs nothing else.
 type Spec struct {

@@ -46,10 +46,7 @@ var options = map[string]string{
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Source is a Massive aggregates source.
 type Source struct {

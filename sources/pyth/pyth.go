@@ -29,10 +29,7 @@ var options = map[string]string{
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: "pyth", KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // New builds a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
 func New(s sources.Settings, d sources.Deps) (sources.Source, error) {

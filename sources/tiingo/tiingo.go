@@ -26,10 +26,7 @@ var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: "tiingo", KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Source is a tiingo source.
 type Source struct {

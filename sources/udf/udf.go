@@ -33,10 +33,7 @@ var options = map[string]string{
 // has no known rate limit and maybe no key: sources.yaml sets both.
 var factory = sources.Factory{Type: "udf", Options: options}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Config is what a UDF source needs beyond its client: where to ask and what it can answer.
 type Config struct {

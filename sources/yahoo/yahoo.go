@@ -35,10 +35,7 @@ var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 // factory is the type's one Factory: registered, and checked against by New.
 var factory = sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate}
 
-func init() {
-	factory.New = New
-	sources.Register(factory.Type, factory)
-}
+func init() { sources.Register(factory.Type, factory.With(New)) }
 
 // Source is a Yahoo chart source.
 type Source struct {
