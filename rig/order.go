@@ -149,7 +149,9 @@ type FollowOptions struct {
 
 // Follow follows tasks through draw, commit, reveal and settle until each is settled or
 // refunded, drawing or settling a task itself (from the sender) when nobody has within the
-// grace. It returns each task's answer.
+// grace. It returns each task's answer. A node that does not answer for a while (a busy or
+// restarting RPC) is asked again at the next poll until ctx ends, which then reports the last
+// error.
 func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowOptions) ([]Answer, error) {
 	if o.Poll == 0 {
 		o.Poll = 500 * time.Millisecond
@@ -162,6 +164,7 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 	done := map[uint64]Answer{}
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
+	var lastErr error
 	for len(done) < len(ids) {
 		for _, id := range ids {
 			if _, ok := done[id]; ok {
@@ -169,7 +172,11 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 			}
 			a, err := c.ReadAnswer(ctx, id)
 			if err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					break
+				}
+				lastErr = err
+				continue
 			}
 			if a.Phase == agentrig.PhaseNone {
 				return nil, fmt.Errorf("there is no task %d", id)
@@ -202,10 +209,15 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 				continue // someone else moved it on, or it is too early: look again
 			}
 			if err != nil {
-				return nil, err
+				lastErr = err
+				continue
 			}
 			if _, err := SendPlan(ctx, s, p); err != nil && !errors.As(err, &refused) {
-				return nil, err
+				if errors.Is(err, ErrInsufficientFunds) {
+					return nil, err
+				}
+				lastErr = err
+				continue
 			}
 			since[id] = time.Now()
 		}
@@ -214,6 +226,9 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 		}
 		select {
 		case <-ctx.Done():
+			if lastErr != nil {
+				return nil, fmt.Errorf("waiting for tasks %s: %w (last error: %v)", joinIDs(ids), ctx.Err(), lastErr)
+			}
 			return nil, fmt.Errorf("waiting for tasks %s: %w", joinIDs(ids), ctx.Err())
 		case <-tick.C:
 		}
