@@ -91,3 +91,55 @@ func BenchmarkDrawToCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRevertedPerTask runs tasks to settlement over the devnet's three rig processes (two
+// direct, one relayed), sources answering instantly, and reports what was mined per task: every
+// transaction, the reverted ones, the draws and the settles (one each is the floor).
+func BenchmarkRevertedPerTask(b *testing.B) {
+	const tasks = 20
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	d, err := Start(ctx, Options{Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	symbols := make([]string, tasks)
+	for i := range symbols {
+		symbols[i] = []string{"NVDA", "TSLA", "SPY"}[i%3]
+	}
+	var mined, reverted, draws, settles, ordered int
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		start, err := d.client.BlockNumber(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids, err := d.Order(ctx, symbols, testMinute())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Wait(ctx, ids); err != nil {
+			b.Fatal(err)
+		}
+		ordered += len(ids)
+		for _, tx := range d.minedTxs(ctx, b, start+1) {
+			mined++
+			if tx.reverted {
+				reverted++
+			}
+			switch tx.method {
+			case "draw":
+				draws++
+			case "settle":
+				settles++
+			}
+		}
+	}
+	b.StopTimer()
+	per := func(v int) float64 { return float64(v) / float64(ordered) }
+	b.ReportMetric(per(mined), "txs/task")
+	b.ReportMetric(per(reverted), "reverted/task")
+	b.ReportMetric(per(draws), "draws/task")
+	b.ReportMetric(per(settles), "settles/task")
+}

@@ -24,7 +24,7 @@ type sentTx struct {
 }
 
 // minedTxs lists every transaction mined from block from on, with its status.
-func (d *Devnet) minedTxs(ctx context.Context, t *testing.T, from uint64) []sentTx {
+func (d *Devnet) minedTxs(ctx context.Context, t testing.TB, from uint64) []sentTx {
 	t.Helper()
 	head, err := d.client.BlockNumber(ctx)
 	if err != nil {
