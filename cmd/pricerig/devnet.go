@@ -21,6 +21,7 @@ import (
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/web"
 )
 
 func init() { register(newDevnetCmd) }
@@ -57,6 +58,8 @@ func newDevnetCmd(a *app) *cobra.Command {
 		chainID   uint64
 		commitWin time.Duration
 		revealWin time.Duration
+		httpAddr  string
+		public    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -95,6 +98,11 @@ funded keys that are in no rig.`,
 					return badInput("--minute: %v", err)
 				}
 			}
+			if httpAddr != "" {
+				if err := web.CheckAddr(httpAddr, public); err != nil {
+					return badInput("%v", err)
+				}
+			}
 			for i, s := range symbols {
 				symbols[i] = strings.ToUpper(strings.TrimSpace(s))
 			}
@@ -131,12 +139,26 @@ funded keys that are in no rig.`,
 			for i := range layout {
 				layout[i] = 1
 			}
-			d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin})
+			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin}
+			var recorder *web.Recorder
+			if httpAddr != "" {
+				recorder = web.NewRecorder(0, nil)
+				opts.WrapPricer = func(_ int, p rig.Pricer) rig.Pricer { return recorder.Wrap(p) }
+			}
+			d, err := devnet.Start(ctx, opts)
 			if err != nil {
 				return failed("devnet: %v", err)
 			}
 			defer d.Close()
+			if httpAddr != "" {
+				pageURL, stop, err := serveDevnetPage(cmd.Context(), d, httpAddr, public, recorder, logger)
+				if err != nil {
+					return failed("devnet: %v", err)
+				}
+				defer stop()
+				fmt.Fprintf(a.stderr, "devnet: the operator's page of the devnet's rigs: %s\n", pageURL)
+			}
 			if at.IsZero() {
 				at = devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions)
 			}
@@ -218,6 +240,8 @@ funded keys that are in no rig.`,
 	cmd.Flags().Uint64Var(&chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
 	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
+	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
 	return cmd
 }
 
@@ -254,6 +278,46 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 		strings.Join(append(journals, "--journal "+own), " "))
 	fmt.Fprintf(w, "    pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
 	fmt.Fprintf(w, "    pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)
+}
+
+// serveDevnetPage serves the operator's page for every rig process of the devnet, each read
+// from its own journal as a separate `pricerig rig --http` would.
+func serveDevnetPage(ctx context.Context, d *devnet.Devnet, addr string, public bool, recorder *web.Recorder, logger *slog.Logger) (string, func(), error) {
+	var procs []web.Process
+	var journals []*rig.DBJournal
+	closeAll := func() {
+		for _, j := range journals {
+			j.Close()
+		}
+	}
+	for i, r := range d.Runners {
+		j, err := rig.OpenJournal(d.JournalPath(i))
+		if err != nil {
+			closeAll()
+			return "", nil, err
+		}
+		journals = append(journals, j)
+		procs = append(procs, web.Process{Journal: j, RigIDs: r.RigIDs(), Relayer: d.RelayerOf(i)})
+	}
+	client, err := d.Chain.Dial(ctx)
+	if err != nil {
+		closeAll()
+		return "", nil, err
+	}
+	l, err := web.Listen(addr, public)
+	if err != nil {
+		client.Close()
+		closeAll()
+		return "", nil, err
+	}
+	page := web.New(web.Options{Title: "pricerig devnet", Chain: client, ChainURL: d.Chain.URL, Contract: d.Contract,
+		JobID: devnet.PriceJobID, Recorder: recorder, Processes: procs, Poll: 250 * time.Millisecond, Public: public, Logger: logger})
+	url, stop := servePage(ctx, l, page, nil, logger)
+	return url, func() {
+		stop()
+		client.Close()
+		closeAll()
+	}, nil
 }
 
 // specSource returns the bytes of the spec a command runs on: the file named, else

@@ -25,6 +25,7 @@ import (
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/web"
 )
 
 func init() { register(newRigCmd) }
@@ -41,6 +42,8 @@ type rigFlags struct {
 	db             string
 	fromBlock      uint64
 	metrics        string
+	http           string
+	httpPublic     bool
 	allowSpecDrift bool
 	job            uint32
 	commitMargin   time.Duration
@@ -114,6 +117,8 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics, /healthz and /readyz on this address, like 127.0.0.1:9464")
+	fl.StringVar(&f.http, "http", "", "serve the operator's page (/, live) and the metrics (/metrics) on this loopback address, like 127.0.0.1:9464")
+	fl.BoolVar(&f.httpPublic, "http-public", false, "let --http bind a non-loopback address (the page is read-only and shows no secret, but it shows stakes and balances)")
 	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
 	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
 	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
@@ -129,6 +134,11 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if (f.keystore == "") == (len(f.keyEnvs) == 0) {
 		return badInput("give operator keys with either --keystore DIR or --key-env VAR")
+	}
+	if f.http != "" {
+		if err := web.CheckAddr(f.http, f.httpPublic); err != nil {
+			return badInput("%v", err)
+		}
 	}
 	keys, err := loadOperatorKeys(f)
 	if err != nil {
@@ -198,6 +208,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		defer store.Close()
 		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
 	}
+	var httpListener net.Listener
 	from := f.fromBlock
 	if from == 0 {
 		if head, err := client.BlockNumber(ctx); err == nil && head > 256 {
@@ -206,10 +217,13 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	var metrics *rig.Metrics
 	var current atomic.Pointer[rig.Runner] // for /readyz, once it exists
-	if f.metrics != "" {
-		reg := prometheus.NewRegistry()
+	var reg *prometheus.Registry
+	if f.metrics != "" || f.http != "" {
+		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		metrics = rig.NewMetrics(reg)
+	}
+	if f.metrics != "" && f.metrics != f.http {
 		stop, err := serveMetrics(f.metrics, reg, logger, func() (bool, string) {
 			if r := current.Load(); r != nil {
 				return r.Ready()
@@ -220,6 +234,17 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 			return failed("metrics: %v", err)
 		}
 		defer stop()
+	}
+	var recorder *web.Recorder
+	if f.http != "" {
+		listener, err := web.Listen(f.http, f.httpPublic)
+		if err != nil {
+			return failed("http: %v", err)
+		}
+		defer listener.Close()
+		recorder = web.NewRecorder(0, nil)
+		pricer = recorder.Wrap(pricer)
+		httpListener = listener
 	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer,
@@ -235,7 +260,31 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	started = true
 	current.Store(runner)
+	if httpListener != nil {
+		var relayerAddr *common.Address
+		if relayer != nil {
+			relayerAddr = &relayer.Address
+		}
+		page := web.New(web.Options{Title: "pricerig rig", Chain: client, ChainURL: conn.rpcShown, Contract: conn.contract.Address,
+			RoleOf: func() string { return pageRole(journal, runner) },
+			JobID:  f.job, SelfCheckShare: f.selfCheckShare, Recorder: recorder, Logger: logger, Public: f.httpPublic,
+			Processes: []web.Process{{Journal: journal, RigIDs: runner.RigIDs(), Relayer: relayerAddr}}})
+		_, stop := servePage(ctx, httpListener, page, reg, logger)
+		defer stop()
+	}
 	return runner.Run(ctx)
+}
+
+// pageRole is what the page says of the instance: "single" on a journal of its own; on a shared
+// (PostgreSQL) journal, whether it holds the lease of the keys (leader) or waits (follower).
+func pageRole(j *rig.DBJournal, r *rig.Runner) string {
+	switch {
+	case !j.Shared():
+		return "single"
+	case r.IsLeader():
+		return "leader"
+	}
+	return "follower"
 }
 
 // removeStoreFiles removes an SQLite file and its WAL companions.
@@ -290,6 +339,27 @@ func (p storePricer) Price(ctx context.Context, symbol string, minute time.Time,
 		p.log.Info("store minute not usable; asking the sources", "symbol", symbol, "minute", minute.Format(time.RFC3339), "why", why)
 	}
 	return p.next.Price(ctx, symbol, minute, opts...)
+}
+
+// servePage serves the operator's page and, with reg, /metrics on l until the returned stop is
+// called.
+func servePage(ctx context.Context, l net.Listener, page *web.Server, reg *prometheus.Registry, logger *slog.Logger) (string, func()) {
+	mux := http.NewServeMux()
+	if reg != nil {
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	}
+	mux.Handle("/", page.Handler())
+	// No write timeout: the page's live updates are one long response.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	pageCtx, cancel := context.WithCancel(ctx)
+	go page.Run(pageCtx)
+	go func() { _ = srv.Serve(l) }()
+	base := "http://" + l.Addr().String()
+	logger.Info("serving the operator's page", "page", base+"/", "metrics", base+"/metrics")
+	return base + "/", func() {
+		cancel()
+		_ = srv.Close()
+	}
 }
 
 // serveMetrics serves /metrics on addr until the returned stop is called.

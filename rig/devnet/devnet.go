@@ -389,6 +389,15 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	return nil
 }
 
+// RelayerOf is the relayer of rig process i, nil when its rigs send their own transactions.
+func (d *Devnet) RelayerOf(i int) *common.Address {
+	if r := d.configs[i].Relayer; r != nil {
+		addr := r.Address
+		return &addr
+	}
+	return nil
+}
+
 // JournalPath is where rig process i keeps its journal.
 func (d *Devnet) JournalPath(i int) string {
 	return filepath.Join(d.Dir, fmt.Sprintf("rig%d.db", i+1))

@@ -1,0 +1,277 @@
+package web
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig"
+)
+
+// Page is everything one rendering of the page shows. Build fills it from the journal, the chain
+// and the recorder; the audit report fills it from a Report. Every number is text already
+// formatted from exact integers: the template never computes.
+type Page struct {
+	Title     string
+	Static    bool // a self-contained report: no script, the style inlined
+	Generated string
+	Facts     []Fact // the header line: chain, contract, job, tolerance, role
+
+	Rigs     []RigView
+	RigsNote string // why the rigs section is empty or partial
+	Tasks    []TaskView
+	Minutes  []MinuteView
+	Audit    *AuditView
+	Balances []Fact
+}
+
+// Fact is one labelled value of a header line.
+type Fact struct{ Label, Value string }
+
+// RigView is one rig of this process, as the chain holds it.
+type RigView struct {
+	ID       uint64
+	Operator string
+	Owner    string
+	Active   bool
+	Stake    string // ETH
+	Locked   string // ETH
+	Credits  string // ETH the operator can withdraw
+	Sender   string // the key that pays the rig's gas: the operator's, or the relayer's
+	Balance  string // ETH on the sending key
+	Role     string // single; leader or follower once instances share a PostgreSQL journal
+	Err      string
+}
+
+// The steps of a task's life, as the step bar draws them.
+var steps = []string{"ordered", "drawn", "committed", "revealed", "settled"}
+
+// TaskView is one of our rigs on one task.
+type TaskView struct {
+	TaskID   uint64
+	RigID    uint64
+	Symbol   string
+	Minute   string
+	State    string // the journal's state
+	Steps    template.HTML
+	Answer   string
+	Median   string // the stored median once settled, the expected median before
+	Stored   bool   // Median is the stored one
+	Distance string // bps, "" when unknown
+	Bar      template.HTML
+	Level    string // ok, warn (past the self-check share), bad (past the tolerance)
+	GasPaid  string // ETH, "" until the journal records it
+	Earned   string
+	Reason   string
+}
+
+// MinuteView is one priced minute with every source's quote.
+type MinuteView struct {
+	Symbol  string
+	Minute  string
+	Answer  string
+	Note    string // why there is no answer
+	Chart   template.HTML
+	Sources []SourceView
+}
+
+// SourceView is one source's quote at one minute.
+type SourceView struct {
+	Name     string
+	Status   string
+	Bad      bool // failed or dropped: drawn red
+	Latency  string
+	Price    string
+	Distance string // bps, "" without a price
+	centi    int64
+}
+
+// AuditView is the last audit run.
+type AuditView struct {
+	At       string
+	Healthy  bool
+	Checks   []audit.CheckResult
+	Findings []audit.Finding
+}
+
+// Money is what a task cost and earned one rig, in wei; nil when not known.
+type Money struct{ GasPaid, Earned *big.Int }
+
+// limits are the tolerance and the self-check share that colour a distance.
+type limits struct {
+	toleranceBps uint32
+	sharePercent int
+}
+
+// level says how a distance stands against the limits.
+func (l limits) level(centi int64) string {
+	switch {
+	case l.toleranceBps == 0 || centi < 0:
+		return "ok"
+	case centi > int64(l.toleranceBps)*100:
+		return "bad"
+	case centi > int64(l.toleranceBps)*int64(l.sharePercent):
+		return "warn"
+	}
+	return "ok"
+}
+
+// stepOf places a journal state on the step bar: the index of the last step done, and whether
+// the task ended short of settling.
+func stepOf(s rig.State) (int, bool) {
+	switch s {
+	case rig.StateDrawn, rig.StateAnswered:
+		return 1, false
+	case rig.StateCommitted:
+		return 2, false
+	case rig.StateRevealed:
+		return 3, false
+	case rig.StateSettled:
+		return 4, false
+	}
+	return 1, true // skipped, missed, refunded: ended without settling
+}
+
+// taskViews turns journal entries into rows, newest task first.
+func taskViews(entries []rig.Entry, l limits, money func(rig.Entry) Money) []TaskView {
+	entries = slices.Clone(entries)
+	slices.SortFunc(entries, func(a, b rig.Entry) int {
+		return cmp.Or(cmp.Compare(b.TaskID, a.TaskID), cmp.Compare(a.RigID, b.RigID))
+	})
+	out := make([]TaskView, 0, len(entries))
+	for _, e := range entries {
+		step, short := stepOf(e.State)
+		v := TaskView{TaskID: e.TaskID, RigID: e.RigID, Symbol: e.Symbol, State: string(e.State),
+			Steps: stepBar(step, short, string(e.State)), Reason: e.Reason}
+		if !e.Minute.IsZero() {
+			v.Minute = e.Minute.UTC().Format("2006-01-02 15:04")
+		}
+		if e.Price != 0 {
+			v.Answer = e.Price.String()
+		}
+		centi := int64(-1)
+		switch {
+		case e.StoredAnswer != ([32]byte{}):
+			v.Median, v.Stored = numeric.FormatScaled(numeric.AnswerInt(e.StoredAnswer)), true
+			if e.Price != 0 {
+				centi = e.RealizedCentiBps
+			}
+		case e.ExpectedMedian != 0:
+			v.Median, centi = e.ExpectedMedian.String(), e.SelfCentiBps
+		}
+		if centi >= 0 {
+			v.Distance, v.Level = feeds.FormatCentiBps(centi), l.level(centi)
+			v.Bar = distanceBar(centi, l)
+		}
+		if money != nil {
+			m := money(e)
+			v.GasPaid, v.Earned = ethOrEmpty(m.GasPaid), ethOrEmpty(m.Earned)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func ethOrEmpty(wei *big.Int) string {
+	if wei == nil {
+		return ""
+	}
+	return audit.FormatETH(wei)
+}
+
+// minuteViews turns reconciled results into the sources section.
+func minuteViews(results []feeds.Result, l limits) []MinuteView {
+	out := make([]MinuteView, 0, len(results))
+	for _, r := range results {
+		m := MinuteView{Symbol: r.Symbol, Minute: r.Minute.UTC().Format("2006-01-02 15:04")}
+		if r.Agreed {
+			m.Answer = r.Price.String()
+		} else {
+			m.Note = r.Reason
+		}
+		for _, q := range r.Quotes {
+			if q.Status == feeds.StatusNotCovered {
+				continue
+			}
+			s := SourceView{Name: q.Source, Status: string(q.Status), centi: q.DistanceCentiBps, Distance: q.DistanceBps(),
+				Bad: !q.Status.Priced() || q.Status == feeds.StatusOutlier}
+			if q.Requests > 0 {
+				s.Latency = fmt.Sprintf("%d ms", q.Latency.Milliseconds())
+			}
+			if q.Status.Priced() {
+				s.Price = q.Price.String()
+			}
+			m.Sources = append(m.Sources, s)
+		}
+		m.Chart = sourceChart(m.Sources, l)
+		out = append(out, m)
+	}
+	return out
+}
+
+// auditMinuteViews turns an audit's observations into the same sources section.
+func auditMinuteViews(rep audit.Report, l limits) []MinuteView {
+	type key struct {
+		symbol string
+		minute time.Time
+	}
+	var order []key
+	by := map[key]*MinuteView{}
+	for _, o := range rep.Sources.Observations {
+		if o.Status == audit.StatusSkipped {
+			continue
+		}
+		k := key{o.Symbol, o.Minute}
+		m, ok := by[k]
+		if !ok {
+			m = &MinuteView{Symbol: o.Symbol, Minute: o.Minute.UTC().Format("2006-01-02 15:04")}
+			by[k] = m
+			order = append(order, k)
+		}
+		s := SourceView{Name: o.Source, Status: string(o.Status), centi: o.DistanceCentiBps,
+			Bad: o.Status.Failed() || o.Status == audit.StatusOutlier}
+		if o.DistanceCentiBps >= 0 {
+			s.Distance = feeds.FormatCentiBps(o.DistanceCentiBps)
+		}
+		if o.Latency > 0 {
+			s.Latency = fmt.Sprintf("%d ms", o.Latency.Milliseconds())
+		}
+		if o.Price != 0 {
+			s.Price = o.Price.String()
+		}
+		m.Sources = append(m.Sources, s)
+	}
+	// Newest minute first, symbols in the report's order.
+	slices.SortStableFunc(order, func(a, b key) int { return b.minute.Compare(a.minute) })
+	out := make([]MinuteView, 0, len(order))
+	for _, k := range order {
+		m := by[k]
+		m.Chart = sourceChart(m.Sources, l)
+		out = append(out, *m)
+	}
+	return out
+}
+
+// auditRecord is what the page reads of a recorded audit report (the JSON `audit --json`
+// prints).
+type auditRecord struct {
+	At       time.Time           `json:"at"`
+	Healthy  bool                `json:"healthy"`
+	Checks   []audit.CheckResult `json:"checks"`
+	Findings []audit.Finding     `json:"findings"`
+}
+
+func auditViewOf(report []byte) (*AuditView, error) {
+	var r auditRecord
+	if err := json.Unmarshal(report, &r); err != nil {
+		return nil, fmt.Errorf("the last audit report in the journal is not readable: %w", err)
+	}
+	return &AuditView{At: r.At.UTC().Format(time.RFC3339), Healthy: r.Healthy, Checks: r.Checks, Findings: r.Findings}, nil
+}
