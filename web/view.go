@@ -24,12 +24,13 @@ type Page struct {
 	Generated string
 	Facts     []Fact // the header line: chain, contract, job, tolerance, role
 
-	Rigs     []RigView
-	RigsNote string // why the rigs section is empty or partial
-	Tasks    []TaskView
-	Minutes  []MinuteView
-	Audit    *AuditView
-	Balances []Fact
+	Rigs      []RigView
+	RigsNote  string // why the rigs section is empty or partial
+	Tasks     []TaskView
+	TasksNote string // why there is no task
+	Minutes   []MinuteView
+	Audit     *AuditView
+	Balances  []Fact
 }
 
 // Fact is one labelled value of a header line.
@@ -74,12 +75,13 @@ type TaskView struct {
 
 // MinuteView is one priced minute with every source's quote.
 type MinuteView struct {
-	Symbol  string
-	Minute  string
-	Answer  string
-	Note    string // why there is no answer
-	Chart   template.HTML
-	Sources []SourceView
+	Symbol   string
+	Minute   string
+	Answer   string
+	NoAnswer bool   // the sources did not reconcile (known only for the rig's own minutes)
+	Note     string // why there is no answer
+	Chart    template.HTML
+	Sources  []SourceView
 }
 
 // SourceView is one source's quote at one minute.
@@ -194,7 +196,7 @@ func minuteViews(results []feeds.Result, l limits) []MinuteView {
 		if r.Agreed {
 			m.Answer = r.Price.String()
 		} else {
-			m.Note = r.Reason
+			m.NoAnswer, m.Note = true, r.Reason
 		}
 		for _, q := range r.Quotes {
 			if q.Status == feeds.StatusNotCovered {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/web"
 )
 
 func init() { register(newAuditCmd) }
@@ -44,6 +47,7 @@ type auditFlags struct {
 	asJSON     bool
 	schedule   string
 	metrics    string
+	html       string
 	verbose    bool
 }
 
@@ -69,11 +73,15 @@ history   (--db) history_gap: session minutes of the window with no stored answe
 One shot (for system cron): a report, or one JSON object with --json. Exit 0 healthy, 1
 findings, 2 a check could not run or bad input. With --schedule it runs in-process on a cron
 schedule (five fields, or @hourly, @every 15m), never overlapping itself, logging each run and
-serving Prometheus gauges on --metrics. See audit/README.md.`,
+serving Prometheus gauges on --metrics. With --journal each run's report is also kept in the
+journal, so the operator's page of a rig on it (pricerig rig --http) shows the last findings;
+--html FILE writes the report as one self-contained HTML page (inline SVG charts, no external
+asset) for cron to mail or publish. See audit/README.md.`,
 		Example: `  pricerig audit
   pricerig audit --since 15m --journal rig.db --json
   pricerig audit --rpc https://rpc.mainnet.chain.robinhood.com --address 0x… --address 0x… --min-balance 0.002
   pricerig audit --schedule '*/15 * * * *' --since 15m --journal rig.db --metrics 127.0.0.1:9464
+  pricerig audit --since 15m --journal rig.db --html /var/www/pricerig/audit.html
   pricerig audit --sim http://127.0.0.1:8787 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, a, &f) },
@@ -94,6 +102,7 @@ serving Prometheus gauges on --metrics. See audit/README.md.`,
 	fl.BoolVar(&f.asJSON, "json", false, "print one JSON object (one per line with --schedule)")
 	fl.StringVar(&f.schedule, "schedule", "", `run in-process on a cron schedule, like "*/15 * * * *" or "@every 15m"`)
 	fl.StringVar(&f.metrics, "metrics", "", "with --schedule, serve Prometheus metrics on this address, like 127.0.0.1:9464")
+	fl.StringVar(&f.html, "html", "", "also write the report as one self-contained HTML file (rewritten after every scheduled run)")
 	fl.BoolVar(&f.verbose, "verbose", false, "log at debug level")
 	return cmd
 }
@@ -141,6 +150,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
 
+	var journal *rig.DBJournal
 	if f.journal != "" {
 		if !rig.IsPostgresURL(f.journal) {
 			if err := mustExist("--journal", f.journal); err != nil {
@@ -153,7 +163,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 			return failedToRun("--journal: %v", err)
 		}
 		defer j.Close()
-		cfg.Journal = j
+		cfg.Journal, journal = j, j
 	}
 	if f.db != "" {
 		if err := mustExist("--db", f.db); err != nil {
@@ -181,8 +191,26 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	if err != nil {
 		return failedToRun("%v", err)
 	}
+	// After each run: keep the report in the journal, for the operator's page of a rig on it,
+	// and write the HTML report. Neither changes the verdict; a failure is logged.
+	keep := func(rep audit.Report) {
+		if journal != nil {
+			if b, err := json.Marshal(rep); err == nil {
+				err = journal.RecordAudit(context.WithoutCancel(ctx), rep.At, b)
+				if err != nil {
+					logger.Warn("could not record the report in the journal", "error", err)
+				}
+			}
+		}
+		if f.html != "" {
+			if err := writeAuditHTML(f.html, rep, journal, spec); err != nil {
+				logger.Error("writing the HTML report", "file", f.html, "error", err)
+			}
+		}
+	}
 	if sched == nil {
 		rep := auditor.Run(ctx)
+		keep(rep)
 		if err := writeAuditReport(a.stdout, rep, f.asJSON, true); err != nil {
 			return err
 		}
@@ -192,6 +220,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	s := &audit.Scheduler{
 		Schedule: sched, Audit: auditor.Run, Logger: logger, RunAtStart: true,
 		OnReport: func(r audit.Report) {
+			keep(r)
 			if err := writeAuditReport(a.stdout, r, f.asJSON, false); err != nil {
 				logger.Error("writing the report", "error", err)
 			}
@@ -233,6 +262,14 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 	case f.staleAfter < time.Minute:
 		return cfg, badInput("--stale-after must be at least 1m, got %s", f.staleAfter)
 	}
+	if f.html != "" {
+		if st, err := os.Stat(filepath.Dir(f.html)); err != nil || !st.IsDir() {
+			return cfg, badInput("--html %s: its folder does not exist", f.html)
+		}
+		if st, err := os.Stat(f.html); err == nil && st.IsDir() {
+			return cfg, badInput("--html %s is a directory", f.html)
+		}
+	}
 	cfg.Minutes, cfg.Since = f.minutes, f.since
 	cfg.Thresholds = audit.Thresholds{NearMissPercent: f.nearMiss, StaleAfter: f.staleAfter}
 	if f.driftBps != "" {
@@ -267,6 +304,40 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 		return cfg, badInput("--rpc checks the balances of --address: give the operator and relayer addresses")
 	}
 	return cfg, nil
+}
+
+// writeAuditHTML writes the report's HTML next to file and renames it into place, so a web
+// server or a mailer never reads half a report.
+func writeAuditHTML(file string, rep audit.Report, journal *rig.DBJournal, spec *feeds.Spec) error {
+	o := web.ReportOptions{ToleranceBps: spec.Job.ToleranceBps}
+	if journal != nil {
+		entries, err := journal.Since(context.Background(), rep.Window.From)
+		if err != nil {
+			return err
+		}
+		o.Entries, o.Journal = entries, true
+	}
+	b, err := web.WriteAuditHTML(rep, o)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".pricerig-audit-*.html")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
 }
 
 // parseCentiBps reads basis points with at most two decimals ("12.5") as hundredths of a bp.

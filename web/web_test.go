@@ -1,0 +1,210 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig"
+)
+
+func TestRedactURLKeepsSchemeAndHostOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8545":                          "http://127.0.0.1:8545",
+		"https://rpc.chain.robinhood.com/":               "https://rpc.chain.robinhood.com",
+		"https://arb-mainnet.g.alchemy.com/v2/SECRETKEY": "https://arb-mainnet.g.alchemy.com/…",
+		"https://user:hunter2@node.example.com:8545":     "https://node.example.com:8545/…",
+		"wss://node.example.com/ws?apikey=SECRET#frag":   "wss://node.example.com/…",
+		"not a url":         "(hidden)",
+		"/var/run/geth.ipc": "(hidden)",
+	} {
+		got := RedactURL(in)
+		if got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+		for _, secret := range []string{"SECRET", "hunter2", "user"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("RedactURL(%q) = %q keeps %q", in, got, secret)
+			}
+		}
+	}
+}
+
+func TestCheckAddrRefusesNonLoopbackUnlessPublic(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:9464", "localhost:0", "[::1]:9464"} {
+		if err := CheckAddr(addr, false); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"0.0.0.0:9464", ":9464", "192.168.1.5:9464", "example.com:80"} {
+		err := CheckAddr(addr, false)
+		if err == nil || !strings.Contains(err.Error(), "--http-public") {
+			t.Errorf("%s: %v, want a refusal naming --http-public", addr, err)
+		}
+		if err := CheckAddr(addr, true); err != nil {
+			t.Errorf("%s with public: %v", addr, err)
+		}
+	}
+	if err := CheckAddr("9464", false); err == nil {
+		t.Error("a bare port was accepted")
+	}
+}
+
+func testServer(t *testing.T) (*Server, *fakeJournal) {
+	t.Helper()
+	j := &fakeJournal{}
+	s := New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{1}}}, Poll: time.Millisecond,
+		Now: func() time.Time { return time.Date(2026, 11, 27, 16, 0, 0, 0, time.UTC) }})
+	return s, j
+}
+
+type fakeJournal struct {
+	entries []rig.Entry
+	audit   []byte
+}
+
+func (f *fakeJournal) Since(context.Context, time.Time) ([]rig.Entry, error) { return f.entries, nil }
+func (f *fakeJournal) LastAudit(context.Context) (time.Time, []byte, bool, error) {
+	return time.Date(2026, 11, 27, 15, 45, 0, 0, time.UTC), f.audit, f.audit != nil, nil
+}
+
+func TestThePageIsReadOnlyAndLoopbackOnly(t *testing.T) {
+	s, _ := testServer(t)
+	h := s.Handler()
+	do := func(method, target, host string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, target, nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	if w := do("GET", "/", "127.0.0.1:9464"); w.Code != http.StatusOK || !strings.Contains(w.Header().Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Fatalf("GET /: %d %v", w.Code, w.Header())
+	}
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH"} {
+		if w := do(m, "/", "127.0.0.1:9464"); w.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s /: %d, want 405", m, w.Code)
+		}
+	}
+	// DNS rebinding: a page of evil.example resolving to 127.0.0.1 names its own host.
+	if w := do("GET", "/", "evil.example:9464"); w.Code != http.StatusMisdirectedRequest {
+		t.Errorf("GET / with a foreign Host: %d, want 421", w.Code)
+	}
+	if w := do("GET", "/nothing", "localhost:9464"); w.Code != http.StatusNotFound {
+		t.Errorf("GET /nothing: %d", w.Code)
+	}
+	s.opts.Public = true
+	if w := do("GET", "/", "rig.example:9464"); w.Code != http.StatusOK {
+		t.Errorf("public page with a host name: %d", w.Code)
+	}
+}
+
+func TestTheTemplateEscapesWhatItShows(t *testing.T) {
+	s, j := testServer(t)
+	j.entries = []rig.Entry{{TaskID: 3, RigID: 1, Symbol: "<script>x</script>", State: rig.StateSkipped, Reason: `"><img src=x onerror=alert(1)>`}}
+	j.audit = []byte(`{"at":"2026-11-27T15:45:00Z","healthy":false,"findings":[{"check":"sources","name":"source_down","severity":"alert","source":"<b>yahoo</b>","message":"down"}]}`)
+	var b bytes.Buffer
+	if err := Render(&b, s.Build(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, raw := range []string{"<script>x", "<img src=x", "<b>yahoo"} {
+		if strings.Contains(page, raw) {
+			t.Errorf("the page holds %q unescaped", raw)
+		}
+	}
+	if !strings.Contains(page, `data-name="source_down"`) || !strings.Contains(page, "&lt;b&gt;yahoo&lt;/b&gt;") {
+		t.Error("the recorded audit's finding is not on the page")
+	}
+}
+
+func TestTaskRowsStepsAndDistanceLevels(t *testing.T) {
+	l := limits{toleranceBps: 50, sharePercent: 50}
+	median := numeric.MustPrice("100.00")
+	entries := []rig.Entry{
+		{TaskID: 1, RigID: 1, State: rig.StateSettled, Price: numeric.MustPrice("100.10"), StoredAnswer: median.Answer(), RealizedCentiBps: 1000},
+		{TaskID: 2, RigID: 1, State: rig.StateCommitted, Price: numeric.MustPrice("100.30"), ExpectedMedian: median, SelfCentiBps: 3000},
+		{TaskID: 3, RigID: 1, State: rig.StateSettled, Price: numeric.MustPrice("100.60"), StoredAnswer: median.Answer(), RealizedCentiBps: 6000},
+		{TaskID: 4, RigID: 1, State: rig.StateMissed},
+	}
+	rows := taskViews(entries, l, nil)
+	var order []uint64
+	for _, r := range rows {
+		order = append(order, r.TaskID)
+	}
+	if want := []uint64{4, 3, 2, 1}; !equal(order, want) {
+		t.Fatalf("order %v, want newest first %v", order, want)
+	}
+	byTask := map[uint64]TaskView{}
+	for _, r := range rows {
+		byTask[r.TaskID] = r
+	}
+	for id, want := range map[uint64]struct{ level, dist, median string }{
+		1: {"ok", "10.00", "100.00"}, 2: {"warn", "30.00", "100.00"}, 3: {"bad", "60.00", "100.00"}, 4: {"", "", ""},
+	} {
+		r := byTask[id]
+		if r.Level != want.level || r.Distance != want.dist || r.Median != want.median {
+			t.Errorf("task %d: level %q distance %q median %q, want %+v", id, r.Level, r.Distance, r.Median, want)
+		}
+	}
+	if byTask[2].Stored || !byTask[1].Stored {
+		t.Error("the expected median of an unsettled task is not marked as such")
+	}
+	if !strings.Contains(string(byTask[4].Steps), colorBad) || strings.Contains(string(byTask[1].Steps), colorTodo) {
+		t.Error("step bars: a missed task shows no red step, or a settled one has steps left")
+	}
+}
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+type fixedPricer struct{ res feeds.Result }
+
+func (p fixedPricer) Price(_ context.Context, symbol string, minute time.Time, _ ...feeds.PriceOption) (feeds.Result, error) {
+	r := p.res
+	r.Symbol, r.Minute = symbol, minute
+	return r, nil
+}
+
+func TestRecorderKeepsTheLastMinutesNewestFirst(t *testing.T) {
+	rec := NewRecorder(2, nil)
+	p := rec.Wrap(fixedPricer{feeds.Result{Agreed: true, Price: numeric.MustPrice("1.00")}})
+	m := time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC)
+	for _, call := range []struct {
+		sym string
+		min time.Time
+	}{{"NVDA", m}, {"TSLA", m}, {"NVDA", m}, {"SPY", m.Add(time.Minute)}} {
+		if _, err := p.Price(context.Background(), call.sym, call.min); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := rec.Recent()
+	if len(got) != 2 || got[0].Symbol != "SPY" || got[1].Symbol != "NVDA" {
+		t.Fatalf("recent: %+v", got)
+	}
+}
+
+func TestEventsSplitMultilineRenderings(t *testing.T) {
+	w := httptest.NewRecorder()
+	if err := writeEvent(w, "<p>a</p>\n<p>b</p>\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.Body.String(), "event: live\ndata: <p>a</p>\ndata: <p>b</p>\ndata: \n\n"; got != want {
+		t.Fatalf("event %q, want %q", got, want)
+	}
+}
