@@ -17,6 +17,8 @@ const (
 	colorOK   = "#2e7d32"
 	colorWarn = "#d98e04"
 	colorBad  = "#c62828"
+	// colorMuted is a status that is no failure (pending after an early quorum).
+	colorMuted = "#57606a"
 )
 
 func levelColor(level string) string {
@@ -105,7 +107,11 @@ func sourceChart(srcs []SourceView, l limits) template.HTML {
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="8" fill="%s"/>`, nameW, y+barTop, max(s.centi*barW/full, 1), color)
 			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="#24292f">%s bps</text>`, nameW+barW+4, y+12, s.Distance)
 		} else {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, nameW+4, y+12, colorBad, html.EscapeString(s.Status))
+			color := colorMuted
+			if s.Bad {
+				color = colorBad
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">%s</text>`, nameW+4, y+12, color, html.EscapeString(s.Status))
 		}
 	}
 	b.WriteString(`</svg>`)
