@@ -158,6 +158,12 @@ func taskViews(entries []rig.Entry, l limits, money func(rig.Entry) Money) []Tas
 		if e.Price != 0 {
 			v.Answer = e.Price.String()
 		}
+		if e.Refusal != "" { // every rig answered the spec's refusal answer, not a price
+			v.Answer = "refused (" + numeric.FormatScaled(numeric.AnswerInt(e.Answer)) + ")"
+			if v.Reason == "" {
+				v.Reason = e.Refusal
+			}
+		}
 		centi := int64(-1)
 		switch {
 		case e.StoredAnswer != ([32]byte{}):
