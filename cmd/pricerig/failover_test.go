@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -64,6 +66,31 @@ func (p *rigProc) readyz() string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return strings.TrimSpace(string(b))
+}
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+)
+
+// pricerigBinary is a pricerig built without the race detector for the instances (under -race
+// the test binary runs them five times slower, and the failover tests run many); it falls back
+// to this test binary as pricerig's main when the go tool cannot build one.
+func pricerigBinary(t *testing.T) string {
+	binaryOnce.Do(func() {
+		binaryPath = os.Args[0]
+		dir, err := os.MkdirTemp("", "pricerig-bin-")
+		if err != nil {
+			return
+		}
+		out := filepath.Join(dir, "pricerig")
+		if b, err := exec.Command("go", "build", "-o", out, ".").CombinedOutput(); err != nil {
+			t.Logf("building pricerig failed, running this test binary instead: %v\n%s", err, b)
+			return
+		}
+		binaryPath = out
+	})
+	return binaryPath
 }
 
 type failoverNet struct {
@@ -120,7 +147,7 @@ func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
 	if verbose {
 		args = append(args, "-v")
 	}
-	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd = exec.Command(pricerigBinary(t), args...)
 	p.cmd.Env = append(os.Environ(), asMain+"=1", "PRICERIG_TEST_OPERATOR="+hex.EncodeToString(crypto.FromECDSA(f.key)))
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -236,6 +263,34 @@ func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64
 	}
 }
 
+// stages says where the shared rig stood on each task: ordered, drawn, committed, revealed.
+func (f *failoverNet) stages(t *testing.T, ctx context.Context, ids []uint64) string {
+	t.Helper()
+	contract := rig.NewContract(f.client, f.d.Contract)
+	var out []string
+	for _, id := range ids {
+		info, err := contract.Task(ctx, new(big.Int).SetUint64(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage := "ordered"
+		for i, r := range info.RigIds {
+			if r != f.rigID {
+				continue
+			}
+			stage = "drawn"
+			if info.CommittedMask&(1<<i) != 0 {
+				stage = "committed"
+			}
+			if info.RevealedMask&(1<<i) != 0 {
+				stage = "revealed"
+			}
+		}
+		out = append(out, fmt.Sprintf("%d:%s", id, stage))
+	}
+	return strings.Join(out, " ")
+}
+
 // sendLines are the log lines of a transaction leaving or being mined (sent is logged at debug).
 func sendLines(log string) []string {
 	var out []string
@@ -271,7 +326,7 @@ func killLeaderOver(t *testing.T, instances, rounds, perRound int) {
 			t.Fatal(err)
 		}
 		<-leader.done
-		t.Logf("round %d: killed leader %s %s after the order", round+1, leader.name, pause)
+		t.Logf("round %d: killed leader %s %s after the order, the tasks then: %s", round+1, leader.name, pause, f.stages(t, ctx, ids))
 		procs = append(procs, f.start(t, false)) // its replacement joins as a follower
 		f.settle(t, ctx, ids)
 	}

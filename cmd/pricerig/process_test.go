@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		main() // exits
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binaryPath != "" && binaryPath != os.Args[0] {
+		os.RemoveAll(filepath.Dir(binaryPath)) // the failover tests' pricerig build
+	}
+	os.Exit(code)
 }
 
 // proc is a pricerig process started by a test.
