@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,7 @@ type auditFlags struct {
 	journal    string
 	db         string
 	rpc        string
+	network    string
 	addresses  []string
 	minBalance string
 	minutes    int
@@ -90,7 +92,8 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
 	fl.StringVar(&f.db, "db", "", "the price history store (backfill) to check for gaps")
-	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address")
+	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
+	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(rig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
 	fl.StringVar(&f.minBalance, "min-balance", audit.DefaultMinBalance, "the least ETH an --address should hold")
 	fl.IntVar(&f.minutes, "minutes", audit.DefaultMinutes, "audit the sources at the last N closed session minutes")
@@ -177,6 +180,11 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.History = audit.StoreHistory{Store: st}
 	}
 	if f.rpc != "" {
+		var want *rig.Network
+		if f.network != "" {
+			nw, _ := rig.NetworkByName(f.network) // checked by config
+			want = &nw
+		}
 		// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
 		redact.Register(redact.URLSecrets(f.rpc)...)
 		client, err := ethclient.DialContext(ctx, f.rpc)
@@ -184,6 +192,14 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 			return failedToRun("--rpc %s: %v", redact.URL(f.rpc), err)
 		}
 		defer client.Close()
+		if want != nil {
+			if _, err := rig.CheckChain(ctx, client, want.ChainID); err != nil {
+				if errors.Is(err, rig.ErrWrongChain) {
+					return badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", redact.URL(f.rpc), err, want.Name, want.ChainID)
+				}
+				return failedToRun("--rpc %s: %s", redact.URL(f.rpc), redact.String(err.Error()))
+			}
+		}
 		cfg.Chain = client
 	}
 
@@ -296,6 +312,18 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 			return cfg, badInput("--address %q is not an address (0x and 40 hex digits)", text)
 		}
 		cfg.Addresses = append(cfg.Addresses, common.HexToAddress(text))
+	}
+	if f.network != "" {
+		nw, err := rig.NetworkByName(f.network)
+		if err != nil {
+			return cfg, badInput("--network: %v", err)
+		}
+		if f.rpc == "" {
+			if nw.RPC == "" {
+				return cfg, badInput("--network %s has no public RPC: give --rpc", nw.Name)
+			}
+			f.rpc = nw.RPC
+		}
 	}
 	switch {
 	case len(cfg.Addresses) > 0 && f.rpc == "":

@@ -246,6 +246,36 @@ splits:
 	}
 }
 
+// audit --network checks the node's chain before it reads a balance: a node of another chain is
+// bad input and nothing is checked; the right chain is audited as without --network.
+func TestAuditNetworkChecksTheChainID(t *testing.T) {
+	noEnv(t)
+	_, url := startSim(t, auditNow)
+	poor := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	chain, err := devnet.StartChain(types.GenesisAlloc{poor: {Balance: big.NewInt(1)}}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Close() })
+	args := []string{"audit", "--json", "--sim", url, "--minutes", "1", "--symbol", "SPY", "--rpc", chain.URL, "--address", poor.Hex()}
+
+	code, out, stderr := runCLI(t, append(args, "--network", "robinhood-testnet")...)
+	if code != exitBadInput || !strings.Contains(stderr, "46630") || !strings.Contains(stderr, "4663") {
+		t.Fatalf("a devnet node (4663) audited as robinhood-testnet: exit %d, stderr %q; want 2 naming both chain ids", code, stderr)
+	}
+	if out != "" {
+		t.Errorf("a refused audit printed a report: %q", out)
+	}
+
+	code, out, stderr = runCLI(t, append(args, "--network", "robinhood")...)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1 (a low balance)\n%s", code, stderr)
+	}
+	if got := decodeAudit(t, out).findingNames()["low_balance"]; !reflect.DeepEqual(got, []string{poor.Hex()}) {
+		t.Errorf("low_balance %v, want %v", got, poor.Hex())
+	}
+}
+
 func TestAuditCouldNotRun(t *testing.T) {
 	noEnv(t)
 	_, url := startSim(t, auditNow)
@@ -283,6 +313,8 @@ func TestAuditBadInput(t *testing.T) {
 		{[]string{"--address", "0x12"}, "not an address"},
 		{[]string{"--address", "0x00000000000000000000000000000000000000aa"}, "needs --rpc"},
 		{[]string{"--rpc", "http://127.0.0.1:1"}, "--address"},
+		{[]string{"--network", "mars", "--rpc", "http://127.0.0.1:1", "--address", "0x00000000000000000000000000000000000000aa"}, "unknown network"},
+		{[]string{"--network", "devnet", "--address", "0x00000000000000000000000000000000000000aa"}, "no public RPC"},
 		{[]string{"--metrics", "127.0.0.1:0"}, "needs --schedule"},
 		{[]string{"--schedule", "every day"}, "--schedule"},
 		{[]string{"--journal", filepath.Join(dir, "none.db")}, "--journal"},
