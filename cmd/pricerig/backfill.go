@@ -14,14 +14,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -38,9 +35,6 @@ func (commandClock) Now() time.Time { return priceNow() }
 func (commandClock) Sleep(ctx context.Context, d time.Duration) error {
 	return history.RealClock{}.Sleep(ctx, d)
 }
-
-// progressInterval is how often progress is logged when stderr is not a terminal.
-var progressInterval = 10 * time.Second
 
 func newBackfillCmd(a *app) *cobra.Command {
 	var (
@@ -244,175 +238,6 @@ func splitUpper(s string) []string {
 	return out
 }
 
-// progressMode resolves --progress: auto draws bars when stderr is a terminal.
-func progressMode(flag string, stderr io.Writer) (string, error) {
-	switch flag {
-	case "bar", "log", "off":
-		return flag, nil
-	case "auto", "":
-		if f, ok := redact.Underlying(stderr).(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
-			return "bar", nil
-		}
-		return "log", nil
-	}
-	return "", fmt.Errorf("%q is not auto, bar, log or off", flag)
-}
-
-// watchProgress shows the run's progress until stop closes: bars redrawn five times a second,
-// or a log line per source every progressInterval.
-func watchProgress(b *history.Backfill, mode string, show *barDisplay, logger *slog.Logger, stop <-chan struct{}) {
-	if mode == "off" {
-		<-stop
-		return
-	}
-	every := progressInterval
-	if mode == "bar" {
-		every = 200 * time.Millisecond
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			if show != nil {
-				show.draw(b.Progress())
-				show.finish()
-			}
-			return
-		case <-tick.C:
-			p := b.Progress()
-			if show != nil {
-				show.draw(p)
-				continue
-			}
-			logProgress(logger, p)
-		}
-	}
-}
-
-func logProgress(logger *slog.Logger, p history.Progress) {
-	if p.Phase == "reconcile" {
-		logger.Info("backfill progress", "phase", p.Phase, "minutes", fmt.Sprintf("%d/%d", p.Minutes, p.MinutesTotal))
-		return
-	}
-	for _, s := range p.Sources {
-		if s.Finished && s.Done+s.Failed == s.Windows {
-			continue
-		}
-		logger.Info("backfill progress", "phase", p.Phase, "source", s.Source, "windows", fmt.Sprintf("%d/%d", s.Done, s.Windows),
-			"failed", s.Failed, "bars", s.Bars, "requests", s.Requests, "rate_limited", s.RateLimited, "eta", s.ETA.Round(time.Second).String())
-	}
-}
-
-// barDisplay draws one progress bar per source (and one for the reconcile) on a terminal,
-// redrawing them in place; log lines written through it print above the bars.
-type barDisplay struct {
-	w     io.Writer
-	mu    sync.Mutex
-	bars  map[string]*progressbar.ProgressBar
-	lines []string // what is on screen
-}
-
-func newBarDisplay(w io.Writer) *barDisplay {
-	return &barDisplay{w: w, bars: map[string]*progressbar.ProgressBar{}}
-}
-
-func (d *barDisplay) bar(name string, total int64) *progressbar.ProgressBar {
-	pb, ok := d.bars[name]
-	if !ok {
-		pb = progressbar.NewOptions64(max(total, 1),
-			progressbar.OptionSetWriter(io.Discard), // this display writes the lines itself
-			progressbar.OptionSetDescription(fmt.Sprintf("%-13s", name)),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(false), // our ETA knows the rate-limit waits
-			progressbar.OptionSetElapsedTime(false),
-			progressbar.OptionSetWidth(28),
-			progressbar.OptionThrottle(0),
-			progressbar.OptionSetRenderBlankState(true),
-		)
-		d.bars[name] = pb
-	}
-	if total > 0 && pb.GetMax64() != total {
-		pb.ChangeMax64(total)
-	}
-	return pb
-}
-
-// draw replaces the bars on screen with the state of p.
-func (d *barDisplay) draw(p history.Progress) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var lines []string
-	for _, s := range p.Sources {
-		pb := d.bar(s.Source, int64(s.Windows))
-		_ = pb.Set64(int64(s.Done + s.Failed))
-		extra := fmt.Sprintf("%d bars, %d requests", s.Bars, s.Requests)
-		if s.Failed > 0 {
-			extra += fmt.Sprintf(", %d failed", s.Failed)
-		}
-		if s.RateLimited > 0 {
-			extra += fmt.Sprintf(", %d×429", s.RateLimited)
-		}
-		switch {
-		case s.Waiting > 0:
-			extra += fmt.Sprintf(", waiting %s for the rate limit", s.Waiting.Round(time.Second))
-		case s.ETA > 0:
-			extra += ", ETA " + s.ETA.Round(time.Second).String()
-		}
-		lines = append(lines, strings.TrimPrefix(pb.String(), "\r")+extra)
-	}
-	if p.MinutesTotal > 0 {
-		pb := d.bar("reconcile", p.MinutesTotal)
-		_ = pb.Set64(p.Minutes)
-		lines = append(lines, strings.TrimPrefix(pb.String(), "\r")+"minutes")
-	}
-	d.redraw(lines)
-}
-
-// redraw moves the cursor up over the old lines, clears them and prints the new ones.
-func (d *barDisplay) redraw(lines []string) {
-	var sb strings.Builder
-	d.clear(&sb)
-	for _, l := range lines {
-		sb.WriteString(l)
-		sb.WriteString("\n")
-	}
-	d.lines = lines
-	io.WriteString(d.w, sb.String())
-}
-
-func (d *barDisplay) clear(sb *strings.Builder) {
-	if n := len(d.lines); n > 0 {
-		fmt.Fprintf(sb, "\033[%dA", n)
-		for range n {
-			sb.WriteString("\033[2K\n")
-		}
-		fmt.Fprintf(sb, "\033[%dA", n)
-	}
-}
-
-// Write prints a log line above the bars.
-func (d *barDisplay) Write(p []byte) (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var sb strings.Builder
-	d.clear(&sb)
-	sb.Write(p)
-	for _, l := range d.lines {
-		sb.WriteString(l)
-		sb.WriteString("\n")
-	}
-	_, err := io.WriteString(d.w, sb.String())
-	return len(p), err
-}
-
-// finish leaves the last bars on screen.
-func (d *barDisplay) finish() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.lines = nil
-}
-
 func printSummary(w io.Writer, s *history.Summary, db string) {
 	state := "done"
 	if s.Interrupted {
@@ -527,43 +352,4 @@ distance_centibps and err.`,
 	f.StringVar(&toText, "to", "", "end: a date (included) or a minute (excluded)")
 	f.StringVar(&out, "out", "", "write to this file instead of stdout")
 	return cmd
-}
-
-// priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
-// it (done is true) and says that it came from the store; otherwise it says why not on stderr
-// and the caller asks the sources.
-func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	if err := mustExist("--db", db); err != nil {
-		return false, err
-	}
-	store, err := history.Open(db)
-	if err != nil {
-		return false, failed("%v", err)
-	}
-	defer store.Close()
-	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
-	if err != nil {
-		return false, failed("--db %s: %v", db, err)
-	}
-	if !ok {
-		if note == "" {
-			note = "the store does not hold the minute"
-		}
-		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", db, note)
-		return false, nil
-	}
-	if asJSON {
-		out := priceOutputOf(res)
-		out.Store = db
-		if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
-			return true, err
-		}
-	} else {
-		printPrice(a.stdout, res)
-		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", db)
-	}
-	if !res.Agreed {
-		return true, failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), res.Reason)
-	}
-	return true, nil
 }

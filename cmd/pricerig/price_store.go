@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
+)
+
+// priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
+// it (done is true) and says that it came from the store; otherwise it says why not on stderr
+// and the caller asks the sources.
+func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
+	if err := mustExist("--db", db); err != nil {
+		return false, err
+	}
+	store, err := history.Open(db)
+	if err != nil {
+		return false, failed("%v", err)
+	}
+	defer store.Close()
+	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
+	if err != nil {
+		return false, failed("--db %s: %v", db, err)
+	}
+	if !ok {
+		if note == "" {
+			note = "the store does not hold the minute"
+		}
+		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", db, note)
+		return false, nil
+	}
+	if asJSON {
+		out := priceOutputOf(res)
+		out.Store = db
+		if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
+			return true, err
+		}
+	} else {
+		printPrice(a.stdout, res)
+		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", db)
+	}
+	if !res.Agreed {
+		return true, failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), res.Reason)
+	}
+	return true, nil
+}
