@@ -1,0 +1,253 @@
+package feeds
+
+// The loader's sources: block: each source checked by its type's Factory.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/pricerig/pricerig/sources"
+)
+
+var commonSourceKeys = []string{"type", "base_url", "key_env", "secret_env", "rate", "timeout", "retries"}
+
+var (
+	nameRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	symbolRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:=^-]{0,63}$`)
+)
+
+func (l *loader) sources(n ast.Node, declared map[string]bool) []SourceSpec {
+	entries, ok := l.mapping(n, "sources")
+	if ok && len(entries) == 0 {
+		l.errorf(n, "sources", "no sources")
+	}
+	var out []SourceSpec
+	for _, e := range entries {
+		declared[e.key] = true
+		if src, ok := l.source(e); ok {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+func (l *loader) source(e entry) (SourceSpec, bool) {
+	path := join("sources", e.key)
+	if !nameRE.MatchString(e.key) {
+		l.errorf(e.node, path, "a source name is a letter then letters, digits, - or _ (at most 64)")
+		return SourceSpec{}, false
+	}
+	entries, ok := l.mapping(e.value, path)
+	if !ok {
+		return SourceSpec{}, false
+	}
+	src := SourceSpec{Settings: sources.Settings{Name: e.key, Options: map[string]string{}}, Line: lineOf(e.node)}
+	values := map[string]entry{}
+	for _, kv := range entries {
+		values[kv.key] = kv
+	}
+	typeEntry, hasType := values["type"]
+	if !hasType {
+		l.errorf(e.node, join(path, "type"), "missing (one of %s)", strings.Join(sources.Types(), ", "))
+		return SourceSpec{}, false
+	}
+	typ, ok := l.str(typeEntry.value, join(path, "type"))
+	if !ok {
+		return SourceSpec{}, false
+	}
+	factory, known := sources.Lookup(typ)
+	if !known {
+		l.errorf(typeEntry.value, join(path, "type"), "unknown source type %q (known: %s)", typ, strings.Join(sources.Types(), ", "))
+		return SourceSpec{}, false
+	}
+	src.Type = typ
+	src.NeedsKey, src.NeedsSecret = factory.NeedsKey, factory.NeedsSecret
+	good := true
+	optionLines := map[string]ast.Node{}
+	for _, kv := range entries {
+		kpath := join(path, kv.key)
+		switch kv.key {
+		case "type":
+		case "base_url":
+			s, ok := l.str(kv.value, kpath)
+			if ok {
+				if err := checkBaseURL(s); err != nil {
+					l.errorf(kv.value, kpath, "%v", err)
+					ok = false
+				}
+			}
+			good = good && ok
+			src.BaseURL = s
+		case "key_env", "secret_env":
+			s, ok := l.str(kv.value, kpath)
+			if ok && !envRE.MatchString(s) {
+				l.errorf(kv.value, kpath, "%q is not an environment variable name (the key itself never goes in the file)", s)
+				ok = false
+			}
+			good = good && ok
+			if kv.key == "key_env" {
+				src.KeyEnv = s
+			} else {
+				src.SecretEnv = s
+			}
+		case "rate":
+			s, ok := l.scalar(kv.value, kpath)
+			if ok {
+				r, err := sources.ParseRate(s)
+				if err != nil {
+					l.errorf(kv.value, kpath, "%v", err)
+					ok = false
+				}
+				src.Rate = r
+			}
+			good = good && ok
+		case "timeout":
+			d, ok := l.duration(kv.value, kpath, 10*time.Minute)
+			good = good && ok
+			src.Timeout = d
+		case "retries":
+			v, ok := l.integer(kv.value, kpath, 0, 10)
+			good = good && ok
+			src.Retries = int(v)
+			if v == 0 {
+				src.Retries = sources.NoRetries // written 0 means none; absent keeps the default
+			}
+		default:
+			if _, isOption := factory.Options[kv.key]; !isOption {
+				l.errorf(kv.node, kpath, "unknown key for type %s (want %s)", typ, strings.Join(allowedKeys(factory), ", "))
+				good = false
+				continue
+			}
+			vals, ok := l.list(kv.value, kpath)
+			good = good && ok
+			src.Options[kv.key] = strings.Join(vals, ",")
+			optionLines[kv.key] = kv.value
+		}
+	}
+	for _, req := range factory.Required {
+		if _, set := src.Options[req]; !set {
+			l.errorf(e.node, join(path, req), "missing (type %s requires it: %s)", typ, factory.Options[req])
+			good = false
+		}
+	}
+	if factory.NeedsKey && src.KeyEnv == "" {
+		l.errorf(e.node, join(path, "key_env"), "missing: type %s needs a key; name the environment variable that holds it", typ)
+		good = false
+	}
+	if factory.NeedsSecret && src.SecretEnv == "" {
+		l.errorf(e.node, join(path, "secret_env"), "missing: type %s needs a secret; name the environment variable that holds it", typ)
+		good = false
+	}
+	if src.Rate.IsZero() {
+		src.Rate = factory.DefaultRate
+	}
+	l.resolve(&src)
+	if src.BaseURL == "" {
+		l.errorf(e.node, join(path, "base_url"), "missing")
+		good = false
+	}
+	if !good {
+		return SourceSpec{}, false
+	}
+	// Build the source once, with no network, to let its type check its options and say what it
+	// covers. Placeholders stand in for unset secrets: the built source is dropped here.
+	trial := src.Settings
+	trial.Options = maps.Clone(src.Options)
+	if src.Missing != "" {
+		trial.Key, trial.Secret = "unset", "unset"
+	}
+	built, err := factory.New(trial, sources.Deps{})
+	if err != nil {
+		at, key := e.node, path
+		msg := err.Error()
+		var oe *sources.OptionError
+		if errors.As(err, &oe) {
+			if node, ok := optionLines[oe.Key]; ok {
+				at, key, msg = node, join(path, oe.Key), oe.Msg // the location names the key
+			}
+		}
+		l.errorf(at, key, "%s", msg)
+		return SourceSpec{}, false
+	}
+	src.Coverage = built.Coverage()
+	if src.Missing != "" {
+		l.warnf(e.node, path, "%s; the source is skipped", src.Missing)
+	}
+	return src, true
+}
+
+// resolve applies the overrides and reads the secrets.
+func (l *loader) resolve(src *SourceSpec) {
+	if u, ok := l.opts.BaseURLs[src.Type]; ok {
+		src.BaseURL = u
+	}
+	if u, ok := l.opts.BaseURLs[src.Name]; ok {
+		src.BaseURL = u
+	}
+	if sim := l.opts.Sim; sim != nil {
+		src.BaseURL = strings.TrimRight(sim.Root, "/") + "/" + src.Type
+		if src.KeyEnv != "" || src.NeedsKey {
+			src.Key = sim.Key
+		}
+		if src.SecretEnv != "" || src.NeedsSecret {
+			src.Secret = sim.Secret
+		}
+		return
+	}
+	var missing []string
+	if src.KeyEnv != "" {
+		src.Key = l.opts.Getenv(src.KeyEnv)
+		if src.Key == "" {
+			missing = append(missing, src.KeyEnv)
+		}
+	}
+	if src.SecretEnv != "" {
+		src.Secret = l.opts.Getenv(src.SecretEnv)
+		if src.Secret == "" {
+			missing = append(missing, src.SecretEnv)
+		}
+	}
+	switch len(missing) {
+	case 1:
+		src.Missing = missing[0] + " is not set"
+	case 2:
+		src.Missing = missing[0] + " and " + missing[1] + " are not set"
+	}
+}
+
+func allowedKeys(f sources.Factory) []string {
+	keys := slices.Clone(commonSourceKeys)
+	opts := make([]string, 0, len(f.Options))
+	for k := range f.Options {
+		opts = append(opts, k)
+	}
+	sort.Strings(opts)
+	return append(keys, opts...)
+}
+
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("base_url %q: %v", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("base_url %q: want an http:// or https:// URL", s)
+	}
+	if u.User != nil {
+		return fmt.Errorf("base_url %q: credentials do not go in a URL; use key_env", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("base_url %q: no query or fragment; keys come from key_env", s)
+	}
+	return nil
+}
