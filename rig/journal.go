@@ -10,8 +10,8 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
+	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/redact"
 )
 
 // State is where one rig stands on one task. The journal moves it forward only.
@@ -121,18 +121,11 @@ func OpenJournal(target string) (*DBJournal, error) {
 }
 
 // IsPostgresURL reports whether a journal or store target names a PostgreSQL database.
-func IsPostgresURL(target string) bool {
-	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
-}
+func IsPostgresURL(target string) bool { return dburl.IsPostgres(target) }
 
 // RedactURL returns a database target fit for output: a URL's user and password (also a
 // password= parameter) are replaced by redact.Mark; a path is returned as is.
-func RedactURL(target string) string {
-	if !IsPostgresURL(target) {
-		return target
-	}
-	return redact.URL(target)
-}
+func RedactURL(target string) string { return dburl.Shown(target) }
 
 func openSQLiteJournal(path string) (*DBJournal, error) {
 	// A plain path, not a file: URI, where a '#' or '%' in a folder name would be read as URI

@@ -160,7 +160,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 				return err
 			}
 		}
-		registerJournalSecrets(f.journal)
+		registerDBSecrets(f.journal)
 		j, err := rig.OpenJournal(f.journal)
 		if err != nil {
 			return failedToRun("--journal: %v", err)

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
@@ -182,7 +182,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if !rig.IsPostgresURL(f.journal) {
 		_, statErr = os.Stat(f.journal)
 	}
-	registerJournalSecrets(f.journal)
+	registerDBSecrets(f.journal)
 	journal, err := rig.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
@@ -389,19 +389,7 @@ func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger, re
 	return func() { _ = srv.Close() }, nil
 }
 
-// registerJournalSecrets keeps a journal URL's password out of every output. Only the password:
-// the user name of a database (often "postgres") is no secret, and registering it would redact
-// the word wherever it appears.
-func registerJournalSecrets(target string) {
-	if !rig.IsPostgresURL(target) {
-		return
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return
-	}
-	if p, ok := u.User.Password(); ok {
-		redact.Register(p)
-	}
-	redact.Register(u.Query()["password"]...)
-}
+// registerDBSecrets keeps a journal's or store's URL password out of every output. Only the
+// password: the user name of a database (often "postgres") is no secret, and registering it
+// would redact the word wherever it appears.
+func registerDBSecrets(target string) { redact.Register(dburl.Secrets(target)...) }

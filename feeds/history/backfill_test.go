@@ -31,9 +31,13 @@ func expected(tape *sim.Tape, symbol string, t time.Time, sessions []market.Sess
 }
 
 func TestBackfillStoresTheTapeAndReconcilesIt(t *testing.T) {
+	eachBackend(t, testBackfillStoresTheTapeAndReconcilesIt)
+}
+
+func testBackfillStoresTheTapeAndReconcilesIt(t *testing.T, be storeBackend) {
 	e := newEnv(t, ny(2025, time.November, 20, 12, 0), sim.Options{})
 	spec := e.spec(t, three, "1000/s")
-	store := openStore(t, "p.db")
+	store := be.open(t, "p.db")
 	from, to := ny(2025, time.October, 30, 0, 0), ny(2025, time.November, 4, 0, 0)
 	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: from, To: to})
 
@@ -180,12 +184,14 @@ func checkAgainstTape(t *testing.T, store *Store, tape *sim.Tape, sessions []mar
 	return out
 }
 
-func TestAcrossNVDASplit(t *testing.T) {
+func TestAcrossNVDASplit(t *testing.T) { eachBackend(t, testAcrossNVDASplit) }
+
+func testAcrossNVDASplit(t *testing.T, be storeBackend) {
 	// Yahoo only gives split-adjusted prices; within its 29 days the split of 2024-06-10 lies
 	e := newEnv(t, ny(2024, time.June, 20, 12, 0), sim.Options{})
 	providers := []string{"yahoo", "alpaca", "massive"}
 	spec := e.spec(t, providers, "1000/s")
-	store := openStore(t, "split.db")
+	store := be.open(t, "split.db")
 	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: ny(2024, time.June, 6, 0, 0), To: ny(2024, time.June, 12, 0, 0), Symbols: []string{"NVDA"}})
 	if sum.Failed != 0 || sum.Incomplete != 0 {
 		t.Fatalf("failed %d, incomplete %d", sum.Failed, sum.Incomplete)
@@ -220,10 +226,12 @@ func TestAcrossNVDASplit(t *testing.T) {
 	}
 }
 
-func TestAcrossTheSpringDSTSwitch(t *testing.T) {
+func TestAcrossTheSpringDSTSwitch(t *testing.T) { eachBackend(t, testAcrossTheSpringDSTSwitch) }
+
+func testAcrossTheSpringDSTSwitch(t *testing.T, be storeBackend) {
 	e := newEnv(t, ny(2025, time.March, 20, 12, 0), sim.Options{})
 	spec := e.spec(t, three, "1000/s")
-	store := openStore(t, "dst.db")
+	store := be.open(t, "dst.db")
 	// Thursday 6 March (EST) to Tuesday 11 March (EDT); the clocks went forward on Sunday the 9th
 	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: ny(2025, time.March, 6, 0, 0), To: ny(2025, time.March, 12, 0, 0), Symbols: []string{"SPY"}})
 	if sum.Failed != 0 || sum.Minutes != 4*960 {

@@ -21,20 +21,22 @@ import (
 
 // The Parquet export, read back by an independent reader (Apache Arrow's), holds every row of
 // the CSV export, in the same order, with the same values.
-func TestParquetExportRoundTrip(t *testing.T) {
+func TestParquetExportRoundTrip(t *testing.T) { eachBackend(t, testParquetExportRoundTrip) }
+
+func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 	e := newEnv(t, ny(2025, time.November, 20, 12, 0), sim.Options{})
 	spec := e.spec(t, three, "1000/s")
-	store := openStore(t, "export.db")
+	store := be.open(t, "export.db")
 	from, to := ny(2025, time.November, 3, 0, 0), ny(2025, time.November, 6, 0, 0)
 	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: from, To: to, Symbols: []string{"NVDA", "TSLA", "SPY"}})
 	if sum.Failed != 0 || sum.Minutes == 0 {
 		t.Fatalf("backfill: %d failed, %d minutes", sum.Failed, sum.Minutes)
 	}
 	// one minute without an answer and one source without a price: the nulls must survive
-	if _, err := store.DB().Exec(`UPDATE answers SET agreed = 0, price = 0, reason = 'made up by the test' WHERE symbol = 'TSLA' AND minute = ?`, ny(2025, time.November, 4, 10, 0).Unix()); err != nil {
+	if _, err := store.DB().Exec(store.Q(`UPDATE answers SET agreed = 0, price = 0, reason = 'made up by the test' WHERE symbol = 'TSLA' AND minute = ?`), ny(2025, time.November, 4, 10, 0).Unix()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.DB().Exec(`UPDATE quotes SET status = 'error', price = 0, bar = 0, centibps = -1, err = 'test' WHERE symbol = 'SPY' AND minute = ? AND source = 'massive'`, ny(2025, time.November, 5, 11, 0).Unix()); err != nil {
+	if _, err := store.DB().Exec(store.Q(`UPDATE quotes SET status = 'error', price = 0, bar = 0, centibps = -1, err = 'test' WHERE symbol = 'SPY' AND minute = ? AND source = 'massive'`), ny(2025, time.November, 5, 11, 0).Unix()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -145,7 +145,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, rid int64, e
 		bySource[m.name] = s
 	}
 	sweepFrom := b.opts.From.Add(-b.rules.MaxCarry)
-	rows, err := b.store.db.QueryContext(ctx, `SELECT minute, source, close, volume FROM bars WHERE symbol = ? AND minute >= ? AND minute < ? ORDER BY minute, source`,
+	rows, err := b.store.db.QueryContext(ctx, b.store.Q(`SELECT minute, source, close, volume FROM bars WHERE symbol = ? AND minute >= ? AND minute < ? ORDER BY minute, source`),
 		sym, sweepFrom.Unix(), end.Unix())
 	if err != nil {
 		return fmt.Errorf("store: %w", err)

@@ -17,6 +17,10 @@ import (
 var allTables = []string{"bars", "coverage", "windows", "answers", "quotes"}
 
 func TestInterruptAndResumeGiveTheSameStore(t *testing.T) {
+	eachBackend(t, testInterruptAndResumeGiveTheSameStore)
+}
+
+func testInterruptAndResumeGiveTheSameStore(t *testing.T, be storeBackend) {
 	now := ny(2025, time.November, 20, 12, 0)
 	// across a month end, so Alpha Vantage has two windows a symbol
 	from, to := ny(2025, time.October, 29, 0, 0), ny(2025, time.November, 4, 0, 0)
@@ -24,7 +28,7 @@ func TestInterruptAndResumeGiveTheSameStore(t *testing.T) {
 
 	e := newEnv(t, now, sim.Options{})
 	spec := e.spec(t, three, "1000/s")
-	whole := openStore(t, "whole.db")
+	whole := be.open(t, "whole.db")
 	ref := e.run(t, context.Background(), whole, Options{Spec: spec, From: from, To: to, Symbols: symbols})
 	want := dump(t, whole)
 	if ref.Windows < 6 {
@@ -35,7 +39,7 @@ func TestInterruptAndResumeGiveTheSameStore(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			e := newEnv(t, now, sim.Options{})
 			spec := e.spec(t, three, "1000/s")
-			store := openStore(t, "resumed.db")
+			store := be.open(t, "resumed.db")
 			ctx, cancel := context.WithCancel(context.Background())
 			committed, committedRequests := 0, 0
 			first := e.run(t, ctx, store, Options{Spec: spec, From: from, To: to, Symbols: symbols, OnWindow: func(w WindowDone) {

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,6 +51,45 @@ func Start(t testing.TB) *Cluster {
 		_ = os.RemoveAll(c.Dir)
 	})
 	return c
+}
+
+var shared struct {
+	sync.Mutex
+	c     *Cluster
+	err   error
+	tried bool
+}
+
+// Shared returns the test binary's one cluster, started on first use, for packages whose many
+// tests each need only a fresh database (NewDatabase): one initdb instead of one per test. The
+// package's TestMain calls StopShared after m.Run. Without PostgreSQL the test is skipped, or
+// fails when CI=true.
+func Shared(t testing.TB) *Cluster {
+	t.Helper()
+	shared.Lock()
+	defer shared.Unlock()
+	if !shared.tried {
+		shared.tried = true
+		shared.c, shared.err = start()
+	}
+	if shared.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PostgreSQL is required in CI and could not start: %v", shared.err)
+		}
+		t.Skipf("skipping: no throwaway PostgreSQL cluster: %v", shared.err)
+	}
+	return shared.c
+}
+
+// StopShared stops and removes the cluster Shared started, if it did.
+func StopShared() {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.c != nil {
+		_ = shared.c.Stop()
+		_ = os.RemoveAll(shared.c.Dir)
+		shared.c = nil
+	}
 }
 
 // BinDir finds the directory of initdb and pg_ctl: $PRICERIG_PG_BIN, PATH, or the newest
