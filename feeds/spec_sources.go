@@ -58,7 +58,7 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	}
 	typeEntry, hasType := values["type"]
 	if !hasType {
-		l.errorf(e.node, join(path, "type"), "missing (one of %s)", strings.Join(sources.Types(), ", "))
+		l.errorf(e.node, join(path, "type"), "missing (one of %s)", knownTypes())
 		return SourceSpec{}, false
 	}
 	typ, ok := l.str(typeEntry.value, join(path, "type"))
@@ -67,7 +67,7 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	}
 	factory, known := sources.Lookup(typ)
 	if !known {
-		l.errorf(typeEntry.value, join(path, "type"), "unknown source type %q (known: %s)", typ, strings.Join(sources.Types(), ", "))
+		l.errorf(typeEntry.value, join(path, "type"), "unknown source type %q (known: %s)", typ, knownTypes())
 		return SourceSpec{}, false
 	}
 	src.Type = typ
@@ -223,6 +223,15 @@ func (l *loader) resolve(src *SourceSpec) {
 	case 2:
 		src.Missing = missing[0] + " and " + missing[1] + " are not set"
 	}
+}
+
+// knownTypes lists the registered source types for a problem's text. The program registers
+// them by importing their packages (cmd/pricerig links sources/all); none means it linked none.
+func knownTypes() string {
+	if t := sources.Types(); len(t) > 0 {
+		return strings.Join(t, ", ")
+	}
+	return "none: this program links no source adapter"
 }
 
 func allowedKeys(f sources.Factory) []string {
