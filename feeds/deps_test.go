@@ -3,8 +3,6 @@ package feeds
 import (
 	"errors"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,7 +12,10 @@ import (
 // cmd/pricerig, links them. Their tests may (adapters_test.go).
 func TestTheCoreLinksNoAdapter(t *testing.T) {
 	const module = "github.com/pricerig/pricerig"
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
 	adapters := map[string]bool{module + "/sources/all": true}
 	for _, p := range strings.Fields(string(listRaw(t, goTool, "-f", `{{join .Imports " "}}`, module+"/sources/all"))) {
 		if strings.HasPrefix(p, module+"/sources/") {
