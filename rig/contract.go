@@ -13,14 +13,13 @@ import (
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
-// Backend is what the runner needs of a node. *ethclient.Client satisfies it, so does the
-// simulated backend's client.
+// Backend is what the rig calls on a node: the sender's calls (TxChain), the chain id, logs
+// (the reference deployment's events, operator status) and balances (Prepare).
+// *ethclient.Client satisfies it, so does the simulated backend's client.
 type Backend interface {
 	TxChain
 	ChainID(ctx context.Context) (*big.Int, error)
-	BlockNumber(ctx context.Context) (uint64, error)
 	FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error)
-	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
 }
 
@@ -140,20 +139,4 @@ func RevertReason(err error) string {
 		return re.Name
 	}
 	return ""
-}
-
-// eventIDs are the topics the runner follows.
-type eventIDs struct {
-	ordered, drawn, settled, refunded, reanchored common.Hash
-}
-
-func (c *Contract) events() eventIDs {
-	ev := c.abi.GetABI().Events
-	return eventIDs{
-		ordered:    ev["TaskOrdered"].ID,
-		drawn:      ev["TaskDrawn"].ID,
-		settled:    ev["Settled"].ID,
-		refunded:   ev["Refunded"].ID,
-		reanchored: ev["Reanchored"].ID,
-	}
 }

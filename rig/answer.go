@@ -1,0 +1,170 @@
+package rig
+
+// Pricing: a drawn task is priced once for all our rigs, checked against the expected median and
+// journaled (answer, salt, commitment) before anything is sent.
+
+import (
+	"context"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
+)
+
+// priceCall shares one price fetch among the rigs of this process drawn for the same task.
+type priceCall struct {
+	done   chan struct{}
+	result feeds.Result
+	err    error
+}
+
+// answer prices the task once and journals an answer and a fresh salt for each of our rigs
+// drawn for it. Nothing is sent here: the next step commits what the journal holds.
+func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainNow time.Time) {
+	log := r.log.With("task", t.id)
+	mine := r.ours(info)
+	deadline := info.CommitDeadline
+	left := deadline.Sub(chainNow) - r.cfg.CommitMargin
+	skip := func(reason string) {
+		log.Warn("task cannot be answered honestly", "reason", reason)
+		for rigID := range mine {
+			r.advance(ctx, t.id, rigID, StateSkipped, func(e *Entry) { e.Reason = reason })
+		}
+		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Skipped })
+	}
+	r.mu.Lock()
+	input, refusal := t.input, t.inputErr
+	r.mu.Unlock()
+	if refusal == nil {
+		refusal = r.cfg.Inputs.CheckWindow(input, deadline)
+	}
+	if refusal != nil {
+		if r.cfg.Inputs.RefusalAnswer == nil {
+			skip(RefusalText(refusal))
+			return
+		}
+		r.refuse(ctx, t, info, input, refusal)
+		return
+	}
+	log = log.With("symbol", input.Symbol, "minute", input.Minute.Format(time.RFC3339))
+	if closes := input.Minute.Add(time.Minute); r.cfg.Now().Before(closes) {
+		// The minute closes inside the commit window (else the spec refuses the task), but too
+		// late for this rig to price it by its commit margin: that is this rig's situation, not
+		// the task's, so it skips rather than answer the refusal.
+		if closes.Sub(r.cfg.Now()) > left {
+			skip("the minute closes too late in the commit window to price it before the commit margin")
+		}
+		return // the minute has not closed yet: wait for it
+	}
+	if left <= 0 {
+		skip("no time left in the commit window to price the minute")
+		return
+	}
+	res, err := r.price(ctx, t.id, input, left)
+	if err != nil || !res.Agreed {
+		reason := res.Reason
+		if err != nil {
+			reason = err.Error()
+		}
+		if left < 2*r.cfg.Poll+time.Second {
+			skip("no reconciled price: " + reason)
+		} else {
+			log.Warn("no reconciled price yet; trying again", "reason", reason)
+			r.forgetPrice(t.id)
+		}
+		return
+	}
+	for _, q := range res.Quotes {
+		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey {
+			if m := r.cfg.Metrics; m != nil {
+				m.SourceErrors.WithLabelValues(q.Source, string(q.Status)).Inc()
+			}
+		}
+	}
+	self := numeric.DistanceCentiBps(res.Price, res.Median)
+	r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.SelfDistance }, float64(self)/100)
+	if limit := int64(r.tolerance) * int64(r.cfg.SelfCheckShare); self > limit || self < 0 {
+		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
+			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
+	}
+	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
+		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored Entry) {
+		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
+			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
+	})
+}
+
+// refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
+// refuses, with the reason; the next steps commit and reveal it like any answer.
+func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input Input, why error) {
+	reason, kind, price := RefusalText(why), RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
+	log := r.log.With("task", t.id)
+	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
+	if m := r.cfg.Metrics; m != nil {
+		m.Refused.WithLabelValues(kind).Inc()
+	}
+	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
+		func(stored Entry) {
+			log.Info("answered the refusal", "rig", stored.RigID, "answer", stored.Price.String())
+		})
+}
+
+// record journals answer e (Price, and the fields describing it) with a fresh salt for each of
+// our rigs drawn for the task, before anything is sent. A rig whose journal already holds an
+// answer keeps that one (RecordAnswer).
+func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e Entry, done func(Entry)) {
+	answer := e.Price.Answer()
+	for rigID := range r.ours(info) {
+		salt, err := NewSalt()
+		if err != nil {
+			log.Error("no salt", "error", err)
+			return
+		}
+		commitment, err := Commitment(new(big.Int).SetUint64(t.id), rigID, answer, salt)
+		if err != nil {
+			log.Error("commitment", "error", err)
+			return
+		}
+		e.TaskID, e.RigID, e.Answer, e.Salt, e.Commitment = t.id, rigID, answer, salt, commitment
+		e.CommitDeadline, e.RevealDeadline = info.CommitDeadline, info.RevealDeadline
+		stored, err := r.journal.RecordAnswer(r.fenced(ctx), e)
+		if err != nil {
+			log.Error("journal write failed: not committing", "rig", rigID, "error", err)
+			return
+		}
+		done(stored)
+	}
+}
+
+// price fetches a task's price once, however many of our rigs ask.
+func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget time.Duration) (feeds.Result, error) {
+	r.mu.Lock()
+	call, ok := r.prices[taskID]
+	if !ok {
+		call = &priceCall{done: make(chan struct{})}
+		r.prices[taskID] = call
+	}
+	r.mu.Unlock()
+	if !ok {
+		pctx, cancel := context.WithTimeout(ctx, budget)
+		call.result, call.err = r.pricer.Price(pctx, input.Symbol, input.Minute)
+		cancel()
+		close(call.done)
+	}
+	select {
+	case <-call.done:
+		return call.result, call.err
+	case <-ctx.Done():
+		return feeds.Result{}, ctx.Err()
+	}
+}
+
+func (r *Runner) forgetPrice(taskID uint64) {
+	r.mu.Lock()
+	delete(r.prices, taskID)
+	r.mu.Unlock()
+}

@@ -1,0 +1,42 @@
+// Package rig is pricerig's chain side: everything it needs to take part in AgentRig as a job-2
+// rig (answering tasks) and as an orderer or operator (ordering, registering, staking).
+//
+// Read it top-down in this order:
+//
+// The protocol and the chain
+//
+//   - chain.go: Chain, the calls the seeds define (order, draw, commit, reveal, settle,
+//     commitMany, revealMany, phaseOf, answerOf), implemented by *Contract.
+//   - deployment.go: Deployment, the one adapter for what the seeds leave open (how a rig learns
+//     of tasks and that it was drawn, a task's windows and masks, a job's rigs, which relayed
+//     entries were skipped). deployment_reference.go is the reference contract's; a contract that
+//     exposes these differently needs one file like it, set in Config.Deployment.
+//   - contract.go: *Contract and Backend, what the rig calls on a node; order.go, operator.go:
+//     the orderer's and operator's calls and views; plan.go: a call simulated, estimated and
+//     priced before it is sent (Prepare); network.go: the networks by name.
+//   - txm.go: Sender, one key's transactions (pending-state simulation, nonces, fees, stuck
+//     replacement, receipts).
+//
+// The answer
+//
+//   - input.go: task inputs and the spec's refusal rules; commitment.go: commitments and salts;
+//     eip712.go: the EIP-712 digests operators sign, keys.go: loading keys.
+//
+// The runner (a Runner answers a job's tasks for a set of rigs)
+//
+//   - runner.go: Config, NewRunner, Run and Step (one look at the chain).
+//   - scan.go: following the chain (the Deployment's events) and each task's input.
+//   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
+//     settle) and the draw/settle schedule's turn (schedule.go ranks the rigs).
+//   - answer.go: pricing a drawn task once for all our rigs, the self-check, journaling the
+//     answer and salt before anything is sent.
+//   - send.go: how commits and reveals leave (one path for a rig's own transaction and for a
+//     relayed commitMany/revealMany), draw and settle, and the background send jobs.
+//   - settle.go: what a settled task stored against what we answered.
+//   - journal*.go: the durable journal (SQLite or PostgreSQL); lease.go and leader.go: instances
+//     taking turns on a shared journal; metrics.go: the Prometheus series.
+//
+// Sub-packages: agentrig (the contract's abigen binding, its enumerations and a simulated chain),
+// contract (the reference contract's source and build), devnet (the whole life of a task
+// offline).
+package rig

@@ -1,0 +1,151 @@
+package rig
+
+// The phase machine: each look at the chain moves every open task on by what its phase asks.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// drive moves one task on by what its phase on chain asks for.
+func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, batch *answerBatch) error {
+	info, err := r.deploy.Task(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	if info.JobID != r.cfg.JobID {
+		r.finish(t)
+		return nil
+	}
+	mine := r.ours(info)
+	if len(mine) > 0 && !t.seen {
+		t.seen = true
+		for range mine {
+			r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Seen })
+		}
+	}
+	// The schedule's clock starts when the chain allows the step: a draw only once the chain is
+	// past the order block (else every rank would come due together when that block arrives).
+	stage := fmt.Sprintf("%d@%d", info.Phase, info.OrderBlock)
+	if info.Phase == agentrig.PhaseDraw && head.Number.Uint64() <= info.OrderBlock {
+		stage = "wait " + stage
+	}
+	if stage != t.stage {
+		t.stage, t.stageSince = stage, r.cfg.Now()
+	}
+	switch info.Phase {
+	case agentrig.PhaseDraw:
+		// Draw once the chain is past the order block and our rank's turn has come; again after a
+		// re-anchor, or when a draw that was mined vanished in a reorg (still undrawn a few blocks
+		// later).
+		now := head.Number.Uint64()
+		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, nil) {
+			t.drawRetryAt = now + 3
+			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
+				r.sendAny(ctx, "draw", t.id, r.chain.DrawCall(t.id))
+			})
+		}
+	case agentrig.PhaseCommit:
+		if len(mine) == 0 {
+			return nil
+		}
+		if err := r.ensureInput(ctx, t); err != nil {
+			return err
+		}
+		for rigID, idx := range mine {
+			if info.Committed&(1<<idx) != 0 {
+				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				continue
+			}
+			r.commit(ctx, t, info, head, rigID, batch)
+		}
+	case agentrig.PhaseReveal:
+		for rigID, idx := range mine {
+			switch {
+			case info.Revealed&(1<<idx) != 0:
+				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+			case info.Committed&(1<<idx) == 0:
+				r.advance(ctx, t.id, rigID, StateMissed, func(e *Entry) { e.Reason = "commit window closed before our commit was mined" })
+			default:
+				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				r.reveal(ctx, t, rigID, batch)
+			}
+		}
+	case agentrig.PhaseSettle:
+		for rigID, idx := range mine {
+			if info.Revealed&(1<<idx) != 0 {
+				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+			}
+		}
+		if r.due(ctx, t, info.RigIDs) {
+			r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
+				r.sendAny(ctx, "settle", t.id, r.chain.SettleCall(t.id))
+			})
+		}
+	case agentrig.PhaseSettled:
+		if err := r.recordSettlement(ctx, t, info, mine); err != nil {
+			return err
+		}
+		r.finish(t)
+	case agentrig.PhaseRefunded:
+		for rigID := range mine {
+			r.advance(ctx, t.id, rigID, StateRefunded, nil)
+		}
+		r.finish(t)
+	}
+	return nil
+}
+
+// due reports whether this process's turn has come to send a task's draw or settle: the task has
+// been in its current phase for our rank in the schedule times the stage delay (see
+// ScheduleOrder; drawn ranks first, for settle).
+func (r *Runner) due(ctx context.Context, t *taskState, drawn []uint64) bool {
+	now := r.cfg.Now()
+	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
+		if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
+			r.jobRigs, r.jobRigsAt = ids, now
+		} else {
+			r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
+		}
+	}
+	order := ScheduleOrder(t.id, drawn, r.jobRigs)
+	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	return !now.Before(t.stageSince.Add(time.Duration(rank) * r.cfg.StageDelay))
+}
+
+// commit makes sure the rig's answer is on disk, then queues its commit.
+func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
+	entry, found, err := r.journal.Get(ctx, t.id, rigID)
+	if err != nil {
+		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)
+		return
+	}
+	if found && entry.State.Final() {
+		return
+	}
+	chainNow := time.Unix(int64(head.Time), 0)
+	if !found || entry.State == StateDrawn {
+		// Price once per task for all our rigs; answer in the background so other tasks move on.
+		r.spawn(ctx, fmt.Sprintf("price/%d", t.id), func(ctx context.Context) {
+			r.answer(ctx, t, info, chainNow)
+		})
+		return
+	}
+	r.queue(&batch.commits, answerTx{kind: commits, entry: entry, deadline: info.CommitDeadline, chainNow: chainNow})
+}
+
+// reveal queues the reveal of a committed rig with the answer and salt on disk.
+func (r *Runner) reveal(ctx context.Context, t *taskState, rigID uint64, batch *answerBatch) {
+	entry, found, err := r.journal.Get(ctx, t.id, rigID)
+	if err != nil || !found || entry.Salt == ([32]byte{}) {
+		r.log.Error("committed but the journal holds no answer to reveal", "task", t.id, "rig", rigID, "error", err)
+		return
+	}
+	r.queue(&batch.reveals, answerTx{kind: reveals, entry: entry})
+}

@@ -1,0 +1,103 @@
+package rig
+
+// Following the chain: which tasks of the job exist, which of our rigs were drawn, and each
+// task's input.
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// scan reads the contract's events from a little before the cursor up to head. The journal's
+// cursor is read once and written by the leader only; each process follows from its own.
+func (r *Runner) scan(ctx context.Context, head uint64, leader bool) error {
+	cursor := r.scanned
+	if cursor == 0 {
+		var err error
+		if cursor, err = r.journal.Cursor(ctx, r.cursorKey); err != nil {
+			return err
+		}
+	}
+	from := r.cfg.FromBlock
+	if cursor > 0 {
+		// Look again at the last ReorgDepth blocks: events of a reorganised chain are seen, and
+		// handling an event twice is harmless. A chain that went back below the cursor (a
+		// reorg) is looked at from its new tip.
+		from = min(cursor+1, head+1)
+		from -= min(from, r.cfg.ReorgDepth)
+		from = max(from, r.cfg.FromBlock)
+	}
+	if from > head {
+		return nil
+	}
+	const chunk = 2000
+	for start := from; start <= head; start += chunk {
+		end := min(start+chunk-1, head)
+		events, err := r.deploy.Events(ctx, start, end)
+		if err != nil {
+			return err
+		}
+		for _, ev := range events {
+			r.onEvent(ctx, ev)
+		}
+	}
+	r.scanned = head
+	if !leader {
+		return nil
+	}
+	return r.journal.SetCursor(ctx, r.cursorKey, head)
+}
+
+// onEvent takes in what happened to a task: an order of our job gives its input, a draw of our
+// rigs is journaled before anything else.
+func (r *Runner) onEvent(ctx context.Context, ev TaskEvent) {
+	switch ev.Kind {
+	case TaskOrdered:
+		if ev.JobID != r.cfg.JobID {
+			return
+		}
+		r.setInput(r.task(ev.TaskID), ev.InputURI, ev.InputHash)
+	case TaskDrawn:
+		if ev.JobID != r.cfg.JobID {
+			return
+		}
+		for _, id := range ev.RigIDs {
+			if _, ours := r.rigs[id]; ours {
+				if err := r.journal.Drawn(context.WithoutCancel(ctx), ev.TaskID, id, ev.CommitDeadline); err != nil {
+					r.log.Error("journal write failed", "task", ev.TaskID, "rig", id, "error", err)
+				}
+				r.task(ev.TaskID)
+			}
+		}
+	case TaskReanchored:
+		// The next drive of the task sees the new anchor and draws again.
+		r.log.Info("task re-anchored", "task", ev.TaskID, "anchor", ev.Anchor)
+	}
+}
+
+func (r *Runner) setInput(t *taskState, uri string, hash common.Hash) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.haveInput {
+		return
+	}
+	t.uri, t.hash, t.haveInput = uri, hash, true
+	t.input, t.inputErr = r.cfg.Inputs.Decode(uri, hash)
+}
+
+// ensureInput finds a task's input URI when the runner started after the order was placed.
+func (r *Runner) ensureInput(ctx context.Context, t *taskState) error {
+	r.mu.Lock()
+	have := t.haveInput
+	r.mu.Unlock()
+	if have {
+		return nil
+	}
+	uri, hash, err := r.deploy.TaskInput(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	r.setInput(t, uri, hash)
+	return nil
+}

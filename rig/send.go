@@ -1,0 +1,254 @@
+package rig
+
+// Sending: a step's commits and reveals go out together at its end, each rig's as its own
+// transaction or all of them as one commitMany/revealMany signed by the operators and sent by
+// the relayer. Draw and settle go out from one sender of ours when the schedule says it is our
+// turn. Every send runs in the background under a key, so a step never waits for a receipt and
+// never sends the same thing twice at once.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// answerKind is what differs between commits and reveals on their way out.
+type answerKind struct {
+	name string
+	// call is the rig's own transaction; signed is the batch entry with the operator's signature.
+	call   func(c Chain, e Entry) Call
+	digest func(d Domain, e Entry) (common.Hash, error)
+	many   func(c Chain, entries []Entry, sigs [][]byte) Call
+	// done records a mined one.
+	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
+}
+
+var commits = &answerKind{
+	name: "commit",
+	call: func(c Chain, e Entry) Call { return c.CommitCall(e.TaskID, e.Commitment) },
+	digest: func(d Domain, e Entry) (common.Hash, error) {
+		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
+	},
+	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
+		signed := make([]SignedCommit, len(entries))
+		for i, e := range entries {
+			signed[i] = SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
+		}
+		return c.CommitManyCall(signed)
+	},
+	done: func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt) {
+		r.committed(ctx, a.entry.TaskID, a.entry.RigID, rec, a.deadline, a.chainNow)
+	},
+}
+
+var reveals = &answerKind{
+	name: "reveal",
+	call: func(c Chain, e Entry) Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
+	digest: func(d Domain, e Entry) (common.Hash, error) {
+		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
+	},
+	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
+		signed := make([]SignedReveal, len(entries))
+		for i, e := range entries {
+			signed[i] = SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
+		}
+		return c.RevealManyCall(signed)
+	},
+	done: func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt) {
+		r.revealed(ctx, a.entry.TaskID, a.entry.RigID, rec)
+	},
+}
+
+// answerTx is one rig's commit or reveal of one task, from the journaled entry.
+type answerTx struct {
+	kind  *answerKind
+	entry Entry
+	// deadline and chainNow (commits) feed the commit-margin metric.
+	deadline, chainNow time.Time
+}
+
+func (a answerTx) key() string {
+	return fmt.Sprintf("%s/%d/%d", a.kind.name, a.entry.TaskID, a.entry.RigID)
+}
+
+// answerBatch collects one step's commits and reveals.
+type answerBatch struct {
+	commits, reveals []answerTx
+}
+
+// queue adds a to the step's batch unless a transaction carrying it is still on its way.
+func (r *Runner) queue(to *[]answerTx, a answerTx) {
+	if !r.isInflight(a.key()) {
+		*to = append(*to, a)
+	}
+}
+
+// flush sends the step's batch: commits, then reveals.
+func (r *Runner) flush(ctx context.Context, b answerBatch) {
+	r.submit(ctx, b.commits)
+	r.submit(ctx, b.reveals)
+}
+
+// submit sends answers of one kind: all in one relayed transaction when this process has a
+// relayer, else each from its rig's operator.
+func (r *Runner) submit(ctx context.Context, txs []answerTx) {
+	if len(txs) == 0 {
+		return
+	}
+	if r.relayer != nil {
+		r.sendMany(ctx, r.relayer, txs)
+		return
+	}
+	for _, a := range txs {
+		r.spawn(ctx, a.key(), func(ctx context.Context) {
+			e := a.entry
+			rec, err := r.send(ctx, r.rigs[e.RigID].sender, a.kind.call(r.chain, e))
+			if err != nil {
+				r.logSendError(a.kind.name, e.TaskID, e.RigID, err)
+				return
+			}
+			a.kind.done(r, ctx, a, rec)
+		})
+	}
+}
+
+// sendMany signs each answer with its rig's operator key and sends them all in one
+// commitMany/revealMany from s. An entry the contract skipped is left for the next step, which
+// reads why from the chain.
+func (r *Runner) sendMany(ctx context.Context, s *Sender, txs []answerTx) {
+	kind := txs[0].kind
+	var (
+		signed  []answerTx
+		entries []Entry
+		sigs    [][]byte
+		keys    []string
+	)
+	for _, a := range txs {
+		digest, err := kind.digest(r.domain, a.entry)
+		var sig []byte
+		if err == nil {
+			sig, err = r.rigs[a.entry.RigID].signer.SignDigest(digest)
+		}
+		if err != nil {
+			r.log.Error("signing a "+kind.name+" failed", "task", a.entry.TaskID, "rig", a.entry.RigID, "error", err)
+			continue
+		}
+		signed, entries, sigs, keys = append(signed, a), append(entries, a.entry), append(sigs, sig), append(keys, a.key())
+	}
+	if len(signed) == 0 {
+		return
+	}
+	call := kind.many(r.chain, entries, sigs)
+	r.spawnMany(ctx, keys, func(ctx context.Context) {
+		rec, err := r.send(ctx, s, call)
+		if err != nil {
+			r.log.Warn("relayed "+kind.name+"s failed", "entries", len(keys), "error", err, "reason", revertName(err))
+			return
+		}
+		skipped := r.deploy.Skipped(rec)
+		for i, a := range signed {
+			if !skipped[i] {
+				kind.done(r, ctx, a, rec)
+			}
+		}
+		r.log.Info("relayed "+kind.name+"s", "entries", len(keys), "skipped", len(skipped), "tx", rec.TxHash.Hex())
+	})
+}
+
+func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
+	r.advance(ctx, taskID, rigID, StateCommitted, func(e *Entry) { e.CommitTx = rec.TxHash.Hex() })
+	r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
+	r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.CommitMargin }, deadline.Sub(chainNow).Seconds())
+	r.log.Info("committed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex(), "block", rec.BlockNumber)
+}
+
+func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt) {
+	r.advance(ctx, taskID, rigID, StateRevealed, func(e *Entry) { e.RevealTx = rec.TxHash.Hex() })
+	r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
+	r.log.Info("revealed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex())
+}
+
+// send sends a transaction to the contract from s, once the lease is checked in the database
+// (a shared journal): an instance that lost the lease sends nothing.
+func (r *Runner) send(ctx context.Context, s *Sender, call Call) (*types.Receipt, error) {
+	if err := r.gate(ctx); err != nil {
+		return nil, err
+	}
+	return s.Send(ctx, call.To, call.Data, call.Value)
+}
+
+// sendAny sends a transaction anyone may send (draw, settle) from the relayer or our first rig.
+// A revert means another process got there first, or it is not time yet: the next step looks
+// again.
+func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call Call) {
+	s := r.relayer
+	if s == nil {
+		s = r.rigs[r.RigIDs()[0]].sender
+	}
+	rec, err := r.send(ctx, s, call)
+	if err != nil {
+		r.logSendError(what, taskID, 0, err)
+		return
+	}
+	r.log.Info(what, "task", taskID, "tx", rec.TxHash.Hex())
+}
+
+// logSendError logs a transaction that was not sent because it would revert (someone else got
+// there first, or a predecessor of this process already did it: expected, info) apart from one
+// that failed or reverted on chain (a warning with the decoded reason).
+func (r *Runner) logSendError(what string, taskID, rigID uint64, err error) {
+	log := r.log.With("task", taskID)
+	if rigID != 0 {
+		log = log.With("rig", rigID)
+	}
+	if errors.Is(err, ErrWouldRevert) {
+		log.Info(what+" not sent: it would revert", "reason", revertName(err))
+		return
+	}
+	log.Warn(what+" failed", "error", err, "reason", revertName(err))
+}
+
+// spawn runs f in the background unless a job with the same key is still running.
+func (r *Runner) spawn(ctx context.Context, key string, f func(ctx context.Context)) {
+	r.spawnMany(ctx, []string{key}, f)
+}
+
+func (r *Runner) spawnMany(ctx context.Context, keys []string, f func(ctx context.Context)) {
+	r.mu.Lock()
+	for _, k := range keys {
+		if r.inflight[k] {
+			r.mu.Unlock()
+			return
+		}
+	}
+	for _, k := range keys {
+		r.inflight[k] = true
+	}
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			for _, k := range keys {
+				delete(r.inflight, k)
+			}
+			r.mu.Unlock()
+		}()
+		f(ctx)
+	}()
+}
+
+func (r *Runner) isInflight(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight[key]
+}
+
+func bigID(id uint64) *big.Int { return new(big.Int).SetUint64(id) }
