@@ -52,11 +52,17 @@ type Coverage struct {
 	// How the provider divides history into requests, which sets the fewest requests a range
 	// costs (the backfill's floor). Cut is how one request's window is bounded; Dates is the
 	// number of whole dates of a CutDates request; Page is how many bars one response holds
-	// when the provider pages (across every symbol of a multi-symbol request), 0 when it does
-	// not page.
+	// (across every symbol of a multi-symbol request), 0 when the provider sets no such limit.
+	//
+	// Paged says the provider follows a window of any width page by page (a next-page token or
+	// URL, or a cursor the adapter moves): the source is a Pager, the backfill asks for the whole
+	// range at once and commits page by page, and the floor is ⌈bars ÷ Page⌉. Otherwise the
+	// provider is limited by its window, and the floor is the number of windows: MaxWindow, the
+	// month or the run of dates of Cut, and at most Page minutes of its sessions when Page is set.
 	Cut   Cut
 	Dates int
 	Page  int
+	Paged bool
 }
 
 // Cut is how a provider bounds the window of one request.

@@ -47,11 +47,13 @@ type Options struct {
 	Deps sources.Deps
 	// Logger receives warnings about the run; nil means Deps.Logger.
 	Logger *slog.Logger
-	// OnWindow, if set, is called after each window is committed to the store.
+	// OnWindow, if set, is called after each window is committed to the store, and after each
+	// page of a paged provider's window.
 	OnWindow func(WindowDone)
 }
 
-// WindowDone describes a window just committed.
+// WindowDone describes a window just committed, or a page of one (Page): its bars and requests
+// are the page's, and More says the window has pages still to come.
 type WindowDone struct {
 	Source   string
 	Symbols  []string
@@ -59,6 +61,8 @@ type WindowDone struct {
 	Bars     int
 	Requests int
 	LeadIn   bool
+	Page     bool
+	More     bool
 }
 
 // multiFetcher is a source that fetches several symbols in one request, like Alpaca's
@@ -80,6 +84,7 @@ type member struct {
 	missing   string // why it is unusable: its key is unset
 	src       sources.Source
 	multi     multiFetcher
+	pager     sources.Pager // when its provider pages (Coverage.Paged): asked a span whole
 	cov       sources.Coverage
 	rate      sources.Rate
 	pol       policy
@@ -95,17 +100,18 @@ type member struct {
 	bars                  atomic.Int64
 	finished              atomic.Bool
 
-	mu       sync.Mutex
-	started  time.Time               // when its first window began
-	gaps     []Gap                   // parts of the range it cannot or did not give
-	failures map[string][]failedSpan // by symbol, the windows that failed this run
-	unknown  map[string]string       // symbols the source said it does not know, and its words
-	fetched  map[string]bool         // symbols with a window stored this run
-	leadIns  int
-	windows  int
-	minReq   int
-	stats    minuteStats
-	fatal    string // set when the source failed as a whole (unauthorized)
+	mu        sync.Mutex
+	started   time.Time               // when its first window began
+	gaps      []Gap                   // parts of the range it cannot or did not give
+	failures  map[string][]failedSpan // by symbol, the windows that failed this run
+	unknown   map[string]string       // symbols the source said it does not know, and its words
+	fetched   map[string]bool         // symbols with a window stored this run
+	leadIns   int
+	leadInReq int
+	windows   int
+	minReq    int
+	stats     minuteStats
+	fatal     string // set when the source failed as a whole (unauthorized)
 }
 
 type failedSpan struct {
@@ -118,6 +124,7 @@ type job struct {
 	span    Span
 	symbols []string // feed symbols; more than one is a batch
 	leadIn  bool
+	pages   int // a paged provider's window: the pages it can take at most (progress)
 }
 
 // Backfill fills a store from the sources of a spec.
@@ -281,10 +288,16 @@ func (b *Backfill) build() error {
 			m.src = built[0].Source
 			m.multi, _ = m.src.(multiFetcher)
 			m.cov = m.src.Coverage()
+			if m.cov.Paged {
+				m.pager, _ = m.src.(sources.Pager)
+			}
 			usable++
 		}
 		m.cov.Rate = ss.Rate
 		m.pol = policyOf(m.cov)
+		if m.src != nil && m.pager == nil {
+			m.pol.paged = false // declared paged but cannot hand its pages: windows of one request
+		}
 		m.sessions = intersectSessions(m.cov.Sessions, b.rules.Sessions)
 		m.adjusted = m.cov.Adjustment == sources.SplitAdjusted || m.cov.Adjustment == sources.SplitDividendAdjusted
 		if m.cov.Lookback > 0 {
@@ -423,9 +436,11 @@ func (b *Backfill) plan(ctx context.Context) error {
 			asked[sym] = gaps
 			// The first minutes of the range may need a bar from before it to carry. When the
 			// windows have room to reach back that far for free (a calendar month, or the slack
-			// ceil(span / max) leaves), take it now rather than a lead-in request later.
+			// ceil(span / max) leaves), take it now rather than a lead-in request later. A paged
+			// provider's bars before the range would fill its pages: it is not widened (a lead-in
+			// asks for the carry only if the first minute has no bar).
 			reach := Span{b.reachStart(m, want.From, m.planLB), want.To}
-			if wide := cov.missing(reach, m.sessions); len(wide) > 0 && b.count(m, wide, batch) == b.count(m, gaps, batch) {
+			if wide := cov.missing(reach, m.sessions); !m.pol.paged && len(wide) > 0 && b.count(m, wide, batch) == b.count(m, gaps, batch) {
 				gaps = wide
 			}
 			missing[sym] = gaps
@@ -463,8 +478,14 @@ func (b *Backfill) addJobs(m *member, missing, asked map[string][]Span, leadIn b
 	for _, g := range groups {
 		for _, gap := range missing[g[0]] {
 			for _, w := range m.pol.windows(gap, len(g), m.sessions) {
-				b.jobs[m] = append(b.jobs[m], job{span: w, symbols: g, leadIn: leadIn})
-				added++
+				j := job{span: w, symbols: g, leadIn: leadIn}
+				if m.pol.paged {
+					// progress counts a paged window's pages: at most one per page of minutes
+					// until it is fetched, then the pages it took
+					j.pages = m.pol.pagesAtMost(w, len(g))
+				}
+				b.jobs[m] = append(b.jobs[m], j)
+				added += max(j.pages, 1)
 			}
 		}
 		m.mu.Lock()
@@ -565,16 +586,27 @@ func (b *Backfill) fetchAll(ctx context.Context) error {
 			m.done.Add(1)
 			m.bars.Add(int64(n))
 			m.mu.Lock()
-			m.windows++
 			if w.leadIn {
-				m.leadIns++
+				m.leadInReq += w.requests
+			}
+			if !w.more {
+				m.windows++
+				if w.leadIn {
+					m.leadIns++
+				}
+				if w.page {
+					// the provider's floor for this window: its bars over the page
+					m.minReq += m.pol.floorOf(w.windowBars)
+				}
 			}
 			for _, sym := range w.symbols {
-				m.fetched[sym] = true
+				if !w.page || len(w.bars[sym]) > 0 || w.cover[sym].To.After(w.cover[sym].From) {
+					m.fetched[sym] = true
+				}
 			}
 			m.mu.Unlock()
 			if b.opts.OnWindow != nil {
-				b.opts.OnWindow(WindowDone{Source: w.source, Symbols: w.symbols, Span: w.span, Bars: n, Requests: w.requests, LeadIn: w.leadIn})
+				b.opts.OnWindow(WindowDone{Source: w.source, Symbols: w.symbols, Span: w.span, Bars: n, Requests: w.requests, LeadIn: w.leadIn, Page: w.page, More: w.more})
 			}
 		}
 	}()
@@ -636,7 +668,14 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			b.fail(m, j, reason)
 			continue
 		}
-		w, err := b.fetch(ctx, m, j)
+		var w fetchedWindow
+		var err error
+		if m.pol.paged {
+			j, err = b.fetchPaged(ctx, m, j, out)
+			jobs[i] = j // on an error, what the window still missed
+		} else {
+			w, err = b.fetch(ctx, m, j)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return // interrupted: the window is not recorded, a re-run fetches it
@@ -670,6 +709,9 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			continue
 		}
 		down = 0
+		if m.pol.paged {
+			continue // its pages went to the writer as they came
+		}
 		select {
 		case out <- w:
 		case <-ctx.Done():
@@ -773,6 +815,135 @@ func (b *Backfill) fetch(ctx context.Context, m *member, j job) (fetchedWindow, 
 		w.bars[sym] = bars
 	}
 	return w, nil
+}
+
+// fetchPaged asks a paged provider for one window whole and hands each page to the writer as it
+// arrives: the page's bars and the part of the window it proves, for each symbol, are committed
+// in one transaction, so an interruption loses at most the page in flight and a re-run asks
+// only for what no committed page proved. A rate limit or an outage mid-window is waited out the
+// way fetch does, and the window is asked again from where its pages stopped. On an error the job
+// returned is what the window still missed.
+func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- fetchedWindow) (left job, err error) {
+	full := j
+	windowBars, windowRequests, pages := 0, 0, 0
+	defer func() {
+		// progress counted the most pages the window could take: it took pages (and one
+		// more item, failed, when it failed)
+		took := pages
+		if err != nil {
+			took++
+		}
+		m.planned.Add(int64(took - max(full.pages, 1)))
+	}()
+	// send commits a page: its bars and, by symbol, what the call's pages prove so far.
+	send := func(w fetchedWindow) error {
+		windowRequests += w.requests
+		w.source, w.span, w.symbols, w.leadIn, w.page = m.name, full.span, full.symbols, full.leadIn, true
+		w.windowBars, w.windowRequests = windowBars, windowRequests
+		select {
+		case out <- w:
+			pages++
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	rateTries, unavailTries := 0, 0
+	for {
+		provs := make([]string, len(j.symbols))
+		for i, sym := range j.symbols {
+			provs[i], _ = b.feeds[sym].ProviderSymbol(m.name)
+		}
+		proven := map[string]Span{} // by symbol: what this call's pages prove
+		before, _, _, _ := m.pacer.state()
+		err = m.pager.Pages(ctx, provs, j.span.From, j.span.To, func(p sources.Page) error {
+			now, _, _, _ := m.pacer.state()
+			w := fetchedWindow{bars: map[string][]sources.Bar{}, cover: map[string]Span{}, requests: now - before}
+			before = now
+			for i, sym := range j.symbols {
+				bars, err := b.clean(m, sym, j.span, p.Bars[provs[i]])
+				if err != nil {
+					return err
+				}
+				w.bars[sym] = bars
+				windowBars += len(bars)
+				if c, ok := p.Proven[provs[i]]; ok {
+					proven[sym] = Span{c.From.UTC(), c.To.UTC()}
+					w.cover[sym] = proven[sym]
+				}
+				w.more = w.more || proven[sym] != j.span
+			}
+			return send(w)
+		})
+		if err == nil {
+			return j, nil
+		}
+		if ctx.Err() != nil {
+			return j, ctx.Err()
+		}
+		j = remaining(j, proven)
+		if len(j.symbols) == 0 {
+			return j, nil
+		}
+		var se *sources.Error
+		errors.As(err, &se)
+		switch {
+		case errors.Is(err, sources.ErrNoData):
+			// nothing in what is left: proven empty, as fetch stores an empty window
+			now, _, _, _ := m.pacer.state()
+			w := fetchedWindow{bars: map[string][]sources.Bar{}, cover: map[string]Span{}, requests: now - before}
+			for _, sym := range j.symbols {
+				w.cover[sym] = j.span
+			}
+			return j, send(w)
+		case errors.Is(err, sources.ErrRateLimited) && rateTries < maxRateRetries:
+			rateTries++
+			wait := defaultRateWait
+			if se != nil && se.RetryAfter > 0 {
+				wait = se.RetryAfter
+			}
+			if wait > maxRateWait {
+				return j, fmt.Errorf("%w (the provider asks to wait %s: re-run later)", err, wait)
+			}
+			m.pacer.hold(b.clock.Now().Add(wait))
+			b.log.Info("backfill rate limited", "source", m.name, "wait", wait.String())
+		case errors.Is(err, sources.ErrUnavailable) && unavailTries < maxUnavailRetries:
+			unavailTries++
+			if err := b.clock.Sleep(ctx, time.Duration(unavailTries)*5*time.Second); err != nil {
+				return j, err
+			}
+		default:
+			return j, err
+		}
+	}
+}
+
+// remaining is the part of a paged window its committed pages did not prove: the symbols not
+// proven whole, over the span that still misses something for any of them (pages prove a span
+// from the window's start, or to its end when the provider pages backwards).
+func remaining(j job, proven map[string]Span) job {
+	out := job{leadIn: j.leadIn, pages: j.pages}
+	for _, sym := range j.symbols {
+		c, ok := proven[sym]
+		var left Span
+		switch {
+		case !ok:
+			left = j.span
+		case c.From.After(j.span.From):
+			left = Span{j.span.From, c.From}
+		case c.To.Before(j.span.To):
+			left = Span{c.To, j.span.To}
+		default:
+			continue // proven whole
+		}
+		if len(out.symbols) == 0 {
+			out.span = left
+		} else {
+			out.span = Span{minTime(out.span.From, left.From), maxTime(out.span.To, left.To)}
+		}
+		out.symbols = append(out.symbols, sym)
+	}
+	return out
 }
 
 // call makes the source call of one job: one symbol, or a batch.

@@ -330,7 +330,8 @@ func (s *Store) writeOnce(ctx context.Context, fn func(tx wtx) error) error {
 	return tx.commit(ctx)
 }
 
-// fetchedWindow is one window's result as the backfill writes it.
+// fetchedWindow is one window's result as the backfill writes it, or one page of a paged
+// provider's window.
 type fetchedWindow struct {
 	source   string
 	span     Span
@@ -338,10 +339,18 @@ type fetchedWindow struct {
 	bars     map[string][]sources.Bar // by feed symbol, raw, inside span
 	leadIn   bool
 	requests int
+	// A page (paged providers): cover is, by symbol, the part of the window the bars written so
+	// far prove (a symbol absent has none proven yet); windowBars and windowRequests are the
+	// window's totals so far; more says the window has pages still to come.
+	page                       bool
+	cover                      map[string]Span
+	windowBars, windowRequests int
+	more                       bool
 }
 
 // putWindow writes a window's bars, its coverage and its fetch record in one transaction: a
-// window is in the store whole or not at all, which is what makes a re-run after a kill exact.
+// window (or a page with what it proves) is in the store whole or not at all, which is what
+// makes a re-run after a kill exact.
 func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 	total := 0
 	var rows [][]any
@@ -353,8 +362,20 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 		}
 	}
 	cov := make([][]any, 0, len(w.symbols))
-	for _, sym := range w.symbols {
-		cov = append(cov, []any{w.source, sym, w.span.From.Unix(), w.span.To.Unix(), len(w.bars[sym])})
+	record := []any{w.source, strings.Join(w.symbols, ","), w.span.From.Unix(), w.span.To.Unix(), boolInt(w.leadIn), w.requests, total}
+	if w.page {
+		// A page proves part of its window per symbol; a later page of the same window proves
+		// more from the same start and replaces the row. The window's record keeps its totals.
+		for _, sym := range w.symbols {
+			if c, ok := w.cover[sym]; ok && c.From.Before(c.To) {
+				cov = append(cov, []any{w.source, sym, c.From.Unix(), c.To.Unix(), w.windowBars})
+			}
+		}
+		record[5], record[6] = w.windowRequests, w.windowBars
+	} else {
+		for _, sym := range w.symbols {
+			cov = append(cov, []any{w.source, sym, w.span.From.Unix(), w.span.To.Unix(), len(w.bars[sym])})
+		}
 	}
 	err := s.write(ctx, func(tx wtx) error {
 		if err := tx.upsert(ctx, barsTable, rows); err != nil {
@@ -363,8 +384,7 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 		if err := tx.upsert(ctx, coverageTable, cov); err != nil {
 			return fmt.Errorf("writing coverage: %w", err)
 		}
-		if err := tx.upsert(ctx, windowsTable, [][]any{{
-			w.source, strings.Join(w.symbols, ","), w.span.From.Unix(), w.span.To.Unix(), boolInt(w.leadIn), w.requests, total}}); err != nil {
+		if err := tx.upsert(ctx, windowsTable, [][]any{record}); err != nil {
 			return fmt.Errorf("writing the window: %w", err)
 		}
 		return nil

@@ -43,17 +43,20 @@ type SourceSummary struct {
 	Source string `json:"source"`
 	Type   string `json:"type,omitempty"`
 	// Skipped says why the source was not asked at all ("ALPACA_API_KEY_ID is not set").
-	Skipped     string        `json:"skipped,omitempty"`
-	Rate        string        `json:"rate,omitempty"`
-	Windows     int           `json:"windows"`
-	LeadIns     int           `json:"lead_ins"` // of Windows: fetched to carry into the range's first minutes
-	Failed      int           `json:"failed_windows"`
-	Requests    int           `json:"requests"`
-	MinRequests int           `json:"min_requests"`
-	RateLimited int           `json:"rate_limited"`
-	Waited      time.Duration `json:"-"`
-	Bars        int64         `json:"bars"`
-	Minutes     minuteStats   `json:"minutes"`
+	Skipped string `json:"skipped,omitempty"`
+	Rate    string `json:"rate,omitempty"`
+	Windows int    `json:"windows"`
+	LeadIns int    `json:"lead_ins"` // of Windows: fetched to carry into the range's first minutes
+	// LeadInRequests are the requests of the lead-ins: a carry into the range, outside the
+	// range's own floor.
+	LeadInRequests int           `json:"lead_in_requests"`
+	Failed         int           `json:"failed_windows"`
+	Requests       int           `json:"requests"`
+	MinRequests    int           `json:"min_requests"`
+	RateLimited    int           `json:"rate_limited"`
+	Waited         time.Duration `json:"-"`
+	Bars           int64         `json:"bars"`
+	Minutes        minuteStats   `json:"minutes"`
 	// Gaps are the parts of the range the source did not give: before its history, not yet
 	// published, failed, or the whole range when it was skipped.
 	Gaps []Gap `json:"gaps"`
@@ -101,7 +104,7 @@ func (b *Backfill) fill(sum *Summary) {
 		m.mu.Lock()
 		s.Gaps = mergeGaps(m.gaps, m.sessions)
 		s.Minutes = m.stats
-		s.Windows, s.LeadIns, s.MinRequests = m.windows, m.leadIns, m.minReq
+		s.Windows, s.LeadIns, s.LeadInRequests, s.MinRequests = m.windows, m.leadIns, m.leadInReq, m.minReq
 		m.mu.Unlock()
 		if m.src == nil {
 			s.Skipped = m.missing

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,6 +99,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 			Sessions:   f.sessions,
 			MaxWindow:  MaxWindow,
 			Page:       pageLimit,
+			Paged:      true,
 			Adjustment: sources.Raw,
 			Delay:      f.delay,
 			Rate:       s.Rate,
@@ -131,72 +133,121 @@ func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.
 }
 
 func (s *Source) fetch(ctx context.Context, path string, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
-	for _, sym := range symbols {
-		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
-			return nil, err
-		}
-	}
-	from, to = from.UTC(), to.UTC()
 	all := map[string][]sources.Bar{}
 	for _, sym := range symbols {
 		all[sym] = []sources.Bar{}
 	}
-	multi := path == "/v2/stocks/bars"
-	for _, w := range sources.Windows(from, to, MaxWindow) {
-		q := url.Values{
-			"timeframe":  {"1Min"},
-			"start":      {w.From.Truncate(time.Second).Format(time.RFC3339)},
-			"end":        {inclusiveEnd(w.To).Format(time.RFC3339)},
-			"limit":      {strconv.Itoa(pageLimit)},
-			"adjustment": {"raw"},
-			"feed":       {s.feed},
-			"sort":       {"asc"},
-		}
-		if multi {
-			q.Set("symbols", strings.Join(symbols, ","))
-		}
-		seen := map[string]bool{}
-		for page := 0; ; page++ {
-			if page == maxPages {
-				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
-			}
-			resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(w.From, w.To, len(symbols)))
-			if err != nil {
-				return nil, err
-			}
-			if resp.Status != http.StatusOK {
-				return nil, s.statusError(resp)
-			}
-			var bars map[string][]sources.Bar
-			var next string
-			if multi {
-				bars, next, err = parseMulti(resp.Body, symbols)
-			} else {
-				var one []sources.Bar
-				one, next, err = parse(resp.Body, symbols[0])
-				bars = map[string][]sources.Bar{symbols[0]: one}
-			}
-			if err != nil {
-				return nil, s.client.Adopt(resp.Status, err)
-			}
-			for sym, b := range bars {
+	for _, w := range sources.Windows(from.UTC(), to.UTC(), MaxWindow) {
+		err := s.pages(ctx, path, symbols, w.From, w.To, func(p sources.Page) error {
+			for sym, b := range p.Bars {
 				all[sym] = append(all[sym], b...)
 			}
-			if next == "" {
-				break
-			}
-			if seen[next] {
-				return nil, s.client.Fail(sources.ErrBadResponse, resp.Status, "next_page_token repeats: the pages loop")
-			}
-			seen[next] = true
-			q.Set("page_token", next)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	end := sources.ClosedBy(to, s.now())
-	for sym, b := range all {
-		all[sym] = sources.Tidy(b, from, end)
-	}
 	return all, nil
+}
+
+// Pages asks for [from, to) of the symbols in one request, whatever its width (Alpaca takes any
+// start and end), and hands each page as it arrives: the backfill keeps every page before it
+// asks for the next. Alpaca sorts a multi-symbol answer by symbol, then time, so a page proves
+// the symbols before its last one whole, its last one up to its last bar, and nothing of the
+// symbols after.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+	if len(symbols) == 0 {
+		return nil
+	}
+	path := "/v2/stocks/bars"
+	if len(symbols) == 1 {
+		path = "/v2/stocks/" + url.PathEscape(symbols[0]) + "/bars"
+	}
+	return s.pages(ctx, path, symbols, from.UTC(), to.UTC(), each)
+}
+
+// pages asks for one window and follows its next_page_token, handing each page tidied to the
+// window (and to the minutes closed by now).
+func (s *Source) pages(ctx context.Context, path string, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+	for _, sym := range symbols {
+		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
+			return err
+		}
+	}
+	multi := path == "/v2/stocks/bars"
+	q := url.Values{
+		"timeframe":  {"1Min"},
+		"start":      {from.Truncate(time.Second).Format(time.RFC3339)},
+		"end":        {inclusiveEnd(to).Format(time.RFC3339)},
+		"limit":      {strconv.Itoa(pageLimit)},
+		"adjustment": {"raw"},
+		"feed":       {s.feed},
+		"sort":       {"asc"},
+	}
+	if multi {
+		q.Set("symbols", strings.Join(symbols, ","))
+	}
+	order := slices.Clone(symbols) // the order Alpaca pages in
+	slices.SortFunc(order, func(a, b string) int { return strings.Compare(strings.ToUpper(a), strings.ToUpper(b)) })
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+		}
+		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(from, to, len(symbols)))
+		if err != nil {
+			return err
+		}
+		if resp.Status != http.StatusOK {
+			return s.statusError(resp)
+		}
+		var bars map[string][]sources.Bar
+		var next string
+		if multi {
+			bars, next, err = parseMulti(resp.Body, symbols)
+		} else {
+			var one []sources.Bar
+			one, next, err = parse(resp.Body, symbols[0])
+			bars = map[string][]sources.Bar{symbols[0]: one}
+		}
+		if err != nil {
+			return s.client.Adopt(resp.Status, err)
+		}
+		last := next == ""
+		if !last {
+			if seen[next] {
+				return s.client.Fail(sources.ErrBadResponse, resp.Status, "next_page_token repeats: the pages loop")
+			}
+			seen[next] = true
+		}
+		end := sources.ClosedBy(to, s.now())
+		p := sources.Page{Bars: map[string][]sources.Bar{}, Proven: map[string]sources.Window{}}
+		current := -1 // the last symbol of the page in Alpaca's order
+		for i, sym := range order {
+			if b := bars[sym]; len(b) > 0 {
+				p.Bars[sym] = sources.Tidy(b, from, end)
+				current = i
+			}
+		}
+		for i, sym := range order {
+			switch {
+			case last || i < current:
+				p.Proven[sym] = sources.Window{From: from, To: to}
+			case i == current:
+				if w, ok := sources.ProvenThrough(bars[sym], from, to, false); ok {
+					p.Proven[sym] = w
+				}
+			}
+		}
+		if err := each(p); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		q.Set("page_token", next)
+	}
 }
 
 // inclusiveEnd turns the exclusive end of [from, to) into Alpaca's inclusive end: the last whole

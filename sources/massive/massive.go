@@ -80,6 +80,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
 			MaxWindow:  MaxWindow,
 			Page:       pageLimit,
+			Paged:      true,
 			Adjustment: sources.Raw,
 			Delay:      delay,
 			Rate:       s.Rate,
@@ -98,44 +99,80 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
 		return nil, err
 	}
-	from, to = from.UTC(), to.UTC()
 	var all []sources.Bar
-	for _, w := range sources.Windows(from, to, MaxWindow) {
-		// Both ends of the path are inclusive milliseconds: [from, to) is from … to−1ms.
-		path := fmt.Sprintf("/v2/aggs/ticker/%s/range/1/minute/%d/%d", url.PathEscape(symbol), ceilMilli(w.From), ceilMilli(w.To)-1)
-		q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.key}}
-		seen := map[string]bool{}
-		for page := 0; ; page++ {
-			if page == maxPages {
-				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
-			}
-			resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(w.From, w.To, 1))
-			if err != nil {
-				return nil, err
-			}
-			if resp.Status != http.StatusOK {
-				return nil, s.statusError(resp)
-			}
-			bars, next, err := parse(resp.Body, symbol)
-			if err != nil {
-				return nil, s.client.Adopt(resp.Status, err)
-			}
-			all = append(all, bars...)
-			if next == "" {
-				break
-			}
-			if seen[next] {
-				return nil, s.client.Fail(sources.ErrBadResponse, resp.Status, "next_url repeats: the pages loop")
-			}
-			seen[next] = true
-			if path, err = s.nextPage(next); err != nil {
-				return nil, s.client.Adopt(resp.Status, err)
-			}
-			// next_url carries the cursor (with limit, sort and adjusted) but not the key.
-			q = url.Values{"apiKey": {s.key}}
+	for _, w := range sources.Windows(from.UTC(), to.UTC(), MaxWindow) {
+		err := s.pages(ctx, symbol, w.From, w.To, func(p sources.Page) error {
+			all = append(all, p.Bars[symbol]...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
+	return sources.Tidy(all, from.UTC(), sources.ClosedBy(to.UTC(), s.now())), nil
+}
+
+// Pages asks for [from, to) in one request, whatever its width (the aggregates take any range),
+// and hands each page as it arrives: the backfill keeps every page before it follows next_url.
+// Massive answers one ticker a request.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+	for _, sym := range symbols {
+		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
+			return err
+		}
+		if err := s.pages(ctx, sym, from.UTC(), to.UTC(), each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pages asks for one window of symbol and follows its next_url, handing each page tidied to the
+// window (and to the minutes closed by now) with the part of the window it proves.
+func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, each func(sources.Page) error) error {
+	// Both ends of the path are inclusive milliseconds: [from, to) is from … to−1ms.
+	path := fmt.Sprintf("/v2/aggs/ticker/%s/range/1/minute/%d/%d", url.PathEscape(symbol), ceilMilli(from), ceilMilli(to)-1)
+	q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.key}}
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+		}
+		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(from, to, 1))
+		if err != nil {
+			return err
+		}
+		if resp.Status != http.StatusOK {
+			return s.statusError(resp)
+		}
+		bars, next, err := parse(resp.Body, symbol)
+		if err != nil {
+			return s.client.Adopt(resp.Status, err)
+		}
+		last := next == ""
+		p := sources.Page{
+			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
+			Proven: map[string]sources.Window{},
+		}
+		if w, ok := sources.ProvenThrough(bars, from, to, last); ok {
+			p.Proven[symbol] = w
+		}
+		if err := each(p); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		if seen[next] {
+			return s.client.Fail(sources.ErrBadResponse, resp.Status, "next_url repeats: the pages loop")
+		}
+		seen[next] = true
+		if path, err = s.nextPage(next); err != nil {
+			return s.client.Adopt(resp.Status, err)
+		}
+		// next_url carries the cursor (with limit, sort and adjusted) but not the key.
+		q = url.Values{"apiKey": {s.key}}
+	}
 }
 
 // nextPage checks a next_url before the key goes to it: it must be http(s) on the base's host or

@@ -88,6 +88,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		Sessions:   sessions,
 		MaxWindow:  MaxWindow,
 		Page:       outputSize,
+		Paged:      true,
 		Adjustment: sources.Raw,
 		Rate:       s.Rate,
 	}
@@ -106,66 +107,109 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		return nil, err
 	}
 	from, to = from.UTC(), to.UTC()
+	var all []sources.Bar
+	for _, w := range sources.Windows(from, to, MaxWindow) {
+		err := s.pages(ctx, symbol, w.From, w.To, func(p sources.Page) error {
+			all = append(all, p.Bars[symbol]...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
+}
+
+// Pages asks for [from, to) of each symbol whatever its width, outputsize bars at a time: Twelve
+// Data answers the latest outputsize bars of a window, so each page moves end_date back before
+// its oldest bar and proves the window from that bar to its end.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+	for _, sym := range symbols {
+		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
+			return err
+		}
+		if err := s.pages(ctx, sym, from.UTC(), to.UTC(), each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pages reads one window of symbol from its end back, a page of outputsize bars at a time.
+func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, each func(sources.Page) error) error {
 	// The request's wall clock: UTC, or New York for a US exchange when reading exchange time.
 	reqLoc, parseLoc := time.UTC, time.UTC
 	if s.exchange {
 		reqLoc, parseLoc = market.NewYork, nil
 	}
-	var all []sources.Bar
-	for _, w := range sources.Windows(from, to, MaxWindow) {
-		end := w.To.Add(-time.Nanosecond).Truncate(time.Second) // end_date is inclusive
-		for page := 0; ; page++ {
-			if page == maxPages {
-				return nil, s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
-			}
-			q := url.Values{
-				"symbol":     {symbol},
-				"interval":   {"1min"},
-				"start_date": {ceilSecond(w.From).In(reqLoc).Format(dateLayout)},
-				"end_date":   {end.In(reqLoc).Format(dateLayout)},
-				"order":      {"asc"},
-				"adjust":     {"none"},
-				"outputsize": {strconv.Itoa(s.pageSize)},
-				"apikey":     {s.key},
-			}
-			if !s.exchange {
-				q.Set("timezone", "UTC")
-			}
-			if s.prepost {
-				q.Set("prepost", "true")
-			}
-			resp, err := s.client.GetCapped(ctx, "/time_series", q, sources.BodyCap(w.From, w.To, 1))
-			if err != nil {
-				return nil, err
-			}
-			// Twelve Data explains failures in a JSON body under 200 and under other statuses
-			// alike; a non-200 without that body is classified by its status.
-			if resp.Status != http.StatusOK && !isErrorBody(resp.Body) {
-				return nil, s.client.StatusError(resp, sources.FirstLine(resp.Body))
-			}
-			bars, n, err := parse(resp.Body, symbol, parseLoc)
-			if err != nil {
-				return nil, s.fail(err, resp)
-			}
-			all = append(all, bars...)
-			// A full page holds the latest outputsize bars of the window: the earlier ones are
-			// asked for next, ending before the oldest bar of this page.
-			if n < s.pageSize || len(bars) == 0 {
-				break
-			}
-			oldest := bars[0].Start
-			for _, b := range bars {
-				if b.Start.Before(oldest) {
-					oldest = b.Start
-				}
-			}
-			if !oldest.After(w.From) {
-				break
-			}
-			end = oldest.Add(-time.Second)
+	end := to.Add(-time.Nanosecond).Truncate(time.Second) // end_date is inclusive
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
+		q := url.Values{
+			"symbol":     {symbol},
+			"interval":   {"1min"},
+			"start_date": {ceilSecond(from).In(reqLoc).Format(dateLayout)},
+			"end_date":   {end.In(reqLoc).Format(dateLayout)},
+			"order":      {"asc"},
+			"adjust":     {"none"},
+			"outputsize": {strconv.Itoa(s.pageSize)},
+			"apikey":     {s.key},
+		}
+		if !s.exchange {
+			q.Set("timezone", "UTC")
+		}
+		if s.prepost {
+			q.Set("prepost", "true")
+		}
+		resp, err := s.client.GetCapped(ctx, "/time_series", q, sources.BodyCap(from, minTime(to, from.Add(MaxWindow)), 1))
+		if err != nil {
+			return err
+		}
+		// Twelve Data explains failures in a JSON body under 200 and under other statuses
+		// alike; a non-200 without that body is classified by its status.
+		if resp.Status != http.StatusOK && !isErrorBody(resp.Body) {
+			return s.client.StatusError(resp, sources.FirstLine(resp.Body))
+		}
+		bars, n, err := parse(resp.Body, symbol, parseLoc)
+		if err != nil {
+			return s.fail(err, resp)
+		}
+		// A full page holds the latest outputsize bars of the window: the earlier ones are
+		// asked for next, ending before the oldest bar of this page.
+		last := n < s.pageSize || len(bars) == 0
+		oldest := to
+		for _, b := range bars {
+			if b.Start.Before(oldest) {
+				oldest = b.Start
+			}
+		}
+		if !oldest.After(from) {
+			last = true
+		}
+		p := sources.Page{
+			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
+			Proven: map[string]sources.Window{symbol: {From: from, To: to}},
+		}
+		if !last {
+			p.Proven[symbol] = sources.Window{From: oldest, To: to}
+		}
+		if err := each(p); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		end = oldest.Add(-time.Second)
 	}
-	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func (s *Source) fail(err error, resp *sources.Response) error {

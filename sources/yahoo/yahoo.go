@@ -24,8 +24,10 @@ const (
 	// Lookback: a 1-minute request that starts 29 days back succeeds and 30 days back fails with
 	// 422 (research §1, verified 2026-08).
 	Lookback = 29 * 24 * time.Hour
-	// MaxWindow: Yahoo has allowed 7 and later 8 days of 1-minute bars per request; 7 is safe.
-	MaxWindow = 7 * 24 * time.Hour
+	// MaxWindow: Yahoo allowed 7 days of 1-minute bars per request in older notes; verified in
+	// 2026-08, 8 days succeed and 9 fail ("Only 8 days worth of 1m granularity data are allowed
+	// to be fetched per request"). The backfill's floor is the number of such windows.
+	MaxWindow = 8 * 24 * time.Hour
 )
 
 // DefaultRate is unpublished by Yahoo; about 40 requests in 40 minutes have tripped its limit

@@ -183,15 +183,15 @@ func TestBarsSplitsWindowsAndSendsYahoosQuery(t *testing.T) {
 	srv := &chartServer{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	now := time.Date(2026, 9, 20, 12, 0, 30, 0, time.UTC)
+	now := time.Date(2026, 9, 25, 12, 0, 30, 0, time.UTC)
 	src := newSource(t, ts.URL, now, sources.Settings{})
 	from := time.Date(2026, 9, 3, 13, 30, 0, 0, time.UTC)
-	to := from.Add(16*24*time.Hour + 5*time.Minute)
+	to := from.Add(18*24*time.Hour + 5*time.Minute)
 	bars, err := src.Bars(context.Background(), "NVDA", from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
-	week := 7 * 24 * time.Hour
+	week := 8 * 24 * time.Hour
 	wantPeriods := [][2]time.Time{{from, from.Add(week)}, {from.Add(week), from.Add(2 * week)}, {from.Add(2 * week), to}}
 	if len(srv.queries) != len(wantPeriods) {
 		t.Fatalf("%d requests, want %d", len(srv.queries), len(wantPeriods))
@@ -298,7 +298,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 	built := adaptertest.Coverages(t, Type, sources.Settings{Name: "y"}, []adaptertest.OptionCase{
 		{Options: map[string]string{"feed": "x"}, Bad: "feed"},
 		{Want: sources.Coverage{Sessions: []market.Session{market.Pre, market.Regular, market.Post}, Lookback: 29 * 24 * time.Hour,
-			MaxWindow: 7 * 24 * time.Hour, Adjustment: sources.SplitAdjusted, Rate: sources.Rate{N: 60, Per: time.Minute}}},
+			MaxWindow: 8 * 24 * time.Hour, Adjustment: sources.SplitAdjusted, Rate: sources.Rate{N: 60, Per: time.Minute}}},
 	})
 	if name := built[1].Name(); name != "y" {
 		t.Errorf("name %q, want y", name)

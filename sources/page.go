@@ -1,0 +1,40 @@
+package sources
+
+import (
+	"context"
+	"time"
+)
+
+// Page is one response of a provider that pages (Coverage.Paged): the bars it held, by symbol
+// as asked for, and for each symbol the part of the window those bars, with the earlier pages',
+// are complete for. A symbol absent from Proven has nothing proven yet (a multi-symbol request
+// pages through its symbols one after the other). The last page proves the whole window for
+// every symbol.
+type Page struct {
+	Bars   map[string][]Bar
+	Proven map[string]Window
+}
+
+// Pager is a source whose provider pages: Pages asks for [from, to) of the symbols in one
+// request, however wide the window (the provider allows it), follows the provider's pages and
+// hands each to each as it arrives, so a caller can keep every page before asking for the next.
+// An error from each stops the paging and is returned.
+type Pager interface {
+	Pages(ctx context.Context, symbols []string, from, to time.Time, each func(Page) error) error
+}
+
+// ProvenThrough is what a page of one symbol read oldest first proves: [from, the end of its last
+// bar), or the whole [from, to) on the last page.
+func ProvenThrough(bars []Bar, from, to time.Time, last bool) (Window, bool) {
+	switch {
+	case last:
+		return Window{from, to}, true
+	case len(bars) == 0:
+		return Window{}, false
+	}
+	end := bars[len(bars)-1].Start.Add(time.Minute)
+	if end.After(to) {
+		end = to
+	}
+	return Window{from, end}, end.After(from)
+}
