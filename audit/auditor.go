@@ -304,20 +304,15 @@ func (a *Auditor) reconciler(spans int) (rec *feeds.Reconciler, paced []string) 
 	return feeds.NewReconciler(cfg, a.cfg.Deps), paced
 }
 
-// sample attaches what the shared sources kept to a result: error kinds, and the latency of the
-// real requests in place of the near-zero one of a minute served from a shared fetch.
+// sample attaches what the shared sources kept to a result: the latency of the real requests in
+// place of the near-zero one of a minute served from a shared fetch.
 func (a *Auditor) sample(symbol string, res feeds.Result) Sample {
-	s := Sample{Result: res, Kinds: map[string]error{}}
+	s := Sample{Result: res}
 	res.Quotes = slices.Clone(res.Quotes)
 	for i, q := range res.Quotes {
 		src := a.shared[q.Source]
 		if src == nil {
 			continue
-		}
-		if q.Status == feeds.StatusError {
-			if k := src.kind(q.Symbol, q.Err); k != nil {
-				s.Kinds[q.Source] = k
-			}
 		}
 		if d, ok := src.latencyOf(q.Symbol); ok && q.Requests > 0 {
 			res.Quotes[i].Latency = d

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -38,8 +37,8 @@ func spansOf(minutes []time.Time, window time.Duration) []span {
 // [m − window, m + 1m) at every audited minute m; the first such call of a run fetches the
 // whole span of the run's minutes once and the others are served from it, so a run costs one
 // request per source and symbol however many minutes it audits — which matters for sources
-// paced at a few requests a minute or an hour. It also keeps what feeds.Quote drops: the kind
-// of each error, and how long the real requests took.
+// paced at a few requests a minute or an hour. It also keeps what feeds.Quote cannot know: how
+// long the real requests took.
 type sharedSource struct {
 	sources.Source
 	mu  sync.Mutex
@@ -50,8 +49,7 @@ type sharedSource struct {
 type runFetches struct {
 	spans   []span
 	fetches map[fetchKey]*fetch
-	kinds   map[string]map[string]error // symbol → error text → kind
-	latency map[string]time.Duration    // symbol → longest real request
+	latency map[string]time.Duration // symbol → longest real request
 }
 
 type fetchKey struct {
@@ -69,7 +67,7 @@ type fetch struct {
 func (s *sharedSource) begin(spans []span) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.run = &runFetches{spans: spans, fetches: map[fetchKey]*fetch{}, kinds: map[string]map[string]error{}, latency: map[string]time.Duration{}}
+	s.run = &runFetches{spans: spans, fetches: map[fetchKey]*fetch{}, latency: map[string]time.Duration{}}
 }
 
 // Bars serves a window inside one of the run's spans from that span's single fetch, and any
@@ -136,23 +134,7 @@ func (s *sharedSource) direct(ctx context.Context, run *runFetches, symbol strin
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	run.latency[symbol] = max(run.latency[symbol], took)
-	if err != nil && !errors.Is(err, sources.ErrNoData) {
-		if run.kinds[symbol] == nil {
-			run.kinds[symbol] = map[string]error{}
-		}
-		run.kinds[symbol][err.Error()] = KindOf(err)
-	}
 	return bars, err
-}
-
-// kind is the kind of the error whose text a quote kept.
-func (s *sharedSource) kind(symbol, errText string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.run == nil {
-		return nil
-	}
-	return s.run.kinds[symbol][errText]
 }
 
 // latencyOf is the longest real request for a symbol this run; false when none was made.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/sources"
 )
 
 // jsonReport is the one JSON object `pricerig audit --json` prints. Prices and distances are
@@ -56,6 +57,8 @@ type jsonQuote struct {
 	DistanceBps string    `json:"distance_bps,omitempty"`
 	LatencyMS   int64     `json:"latency_ms"`
 	Error       string    `json:"error,omitempty"`
+	// ErrorKind is a failed request's kind (rate_limited, unauthorized, body_too_large…).
+	ErrorKind sources.ErrorKind `json:"error_kind,omitempty"`
 }
 
 type jsonBalance struct {
@@ -95,7 +98,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	for _, o := range r.Sources.Observations {
 		q := jsonQuote{
 			Source: o.Source, Symbol: o.Symbol, Minute: o.Minute, Status: o.Status, Bar: o.BarTime,
-			DistanceBps: distOrEmpty(o.DistanceCentiBps), LatencyMS: o.Latency.Milliseconds(), Error: o.Err,
+			DistanceBps: distOrEmpty(o.DistanceCentiBps), LatencyMS: o.Latency.Milliseconds(), Error: o.Err, ErrorKind: o.Kind,
 		}
 		if o.Price > 0 {
 			q.Price = o.Price.String()

@@ -259,6 +259,7 @@ func TestSimJSONReport(t *testing.T) {
 		} `json:"sources"`
 		Quotes []struct {
 			Source, Status, Price string
+			ErrorKind             string `json:"error_kind"`
 		} `json:"quotes"`
 		Checks []CheckResult `json:"checks"`
 	}
@@ -288,6 +289,10 @@ func TestSimJSONReport(t *testing.T) {
 		t.Errorf("%d quotes, want %d (9 sources × 3 symbols × 2 minutes)", len(got.Quotes), want)
 	}
 	for _, q := range got.Quotes {
+		// a 5xx after the retries is unavailable, told by its kind in the report
+		if want := map[bool]string{true: string(sources.KindUnavailable)}[q.Source == "yahoo"]; q.ErrorKind != want {
+			t.Errorf("%s: error_kind %q, want %q", q.Source, q.ErrorKind, want)
+		}
 		if q.Status == string(StatusOK) {
 			if _, err := numeric.ParsePrice(q.Price); err != nil {
 				t.Errorf("%s price %q: %v", q.Source, q.Price, err)

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -46,12 +45,10 @@ func (s Status) Failed() bool {
 	return s == StatusNoKey || s == StatusRateLimited || s == StatusUnauthorized || s == StatusDown || s == StatusNoData
 }
 
-// Sample is one reconciled minute of one symbol, as the sources check reads it.
+// Sample is one reconciled minute of one symbol, as the sources check reads it. Each failed
+// quote carries its kind of failure (feeds.Quote.Kind).
 type Sample struct {
 	Result feeds.Result
-	// Kinds holds, by source name, the sources.Err* kind of the error that source failed with
-	// (feeds.Quote keeps only the error's text).
-	Kinds map[string]error
 }
 
 // Thresholds are the limits past which the checks report.
@@ -109,6 +106,7 @@ type Observation struct {
 	DistanceCentiBps int64
 	Latency          time.Duration
 	Err              string
+	Kind             sources.ErrorKind // of a failed request (feeds.Quote.Kind)
 }
 
 // Summary is one source's record for one symbol over the window.
@@ -152,9 +150,9 @@ type SourcesReport struct {
 	Findings     []Finding
 }
 
-// StatusOf maps a reconciled quote to the audit's status: kind is the sources.Err* kind of its
-// failure when known, effective the minute the sources were read at.
-func StatusOf(q feeds.Quote, kind error, effective time.Time, staleAfter time.Duration) Status {
+// StatusOf maps a reconciled quote to the audit's status, a failed request by its kind
+// (q.Kind); effective is the minute the sources were read at.
+func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Status {
 	switch q.Status {
 	case feeds.StatusOK:
 		return StatusOK
@@ -174,32 +172,17 @@ func StatusOf(q feeds.Quote, kind error, effective time.Time, staleAfter time.Du
 	case feeds.StatusPending:
 		return StatusDown // no answer within the deadline: a hanging source
 	}
-	switch {
-	case errors.Is(kind, sources.ErrUnauthorized):
+	switch q.Kind {
+	case sources.KindUnauthorized:
 		return StatusUnauthorized
-	case errors.Is(kind, sources.ErrRateLimited):
+	case sources.KindRateLimited:
 		return StatusRateLimited
-	case errors.Is(kind, sources.ErrNoKey):
+	case sources.KindNoKey:
 		return StatusNoKey
-	case errors.Is(kind, sources.ErrNoData):
+	case sources.KindNoData:
 		return StatusNoData
 	}
 	return StatusDown
-}
-
-// KindOf returns the sources.Err* kind an error carries, nil when none.
-func KindOf(err error) error {
-	var se *sources.Error
-	if errors.As(err, &se) && se.Kind != nil {
-		return se.Kind
-	}
-	for _, k := range []error{sources.ErrUnauthorized, sources.ErrRateLimited, sources.ErrNoKey, sources.ErrNoData,
-		sources.ErrUnavailable, sources.ErrBadResponse, sources.ErrUnknownSymbol, sources.ErrUnsupportedWindow} {
-		if errors.Is(err, k) {
-			return k
-		}
-	}
-	return nil
 }
 
 // sourceWide are the failures that say something about the source, not about a symbol: one
@@ -241,8 +224,8 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 		for _, q := range res.Quotes {
 			o := Observation{
 				Source: q.Source, Symbol: res.Symbol, Minute: res.Minute,
-				Status:  StatusOf(q, s.Kinds[q.Source], eff, th.StaleAfter),
-				BarTime: q.BarTime, DistanceCentiBps: -1, Latency: q.Latency, Err: q.Err,
+				Status:  StatusOf(q, eff, th.StaleAfter),
+				BarTime: q.BarTime, DistanceCentiBps: -1, Latency: q.Latency, Err: q.Err, Kind: q.Kind,
 			}
 			if q.Status.Priced() {
 				o.Price, o.DistanceCentiBps = q.Price, q.DistanceCentiBps

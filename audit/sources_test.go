@@ -1,9 +1,6 @@
 package audit
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,53 +13,35 @@ import (
 
 func TestStatusOf(t *testing.T) {
 	m := mustTime("2026-11-24T15:30:00Z")
-	unauthorized := sources.Errorf("x", sources.ErrUnauthorized, "bad key")
+	failedWith := func(k sources.ErrorKind) feeds.Quote { return feeds.Quote{Status: feeds.StatusError, Kind: k} }
 	tests := []struct {
 		name string
 		q    feeds.Quote
-		kind error
 		want Status
 	}{
-		{"ok", feeds.Quote{Status: feeds.StatusOK, BarTime: m}, nil, StatusOK},
-		{"carried a little", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-3 * time.Minute)}, nil, StatusOK},
-		{"carried at the limit", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-15 * time.Minute)}, nil, StatusOK},
-		{"carried past the limit", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-16 * time.Minute)}, nil, StatusStale},
-		{"outlier", feeds.Quote{Status: feeds.StatusOutlier}, nil, StatusOutlier},
-		{"no data", feeds.Quote{Status: feeds.StatusNoData}, nil, StatusNoData},
-		{"no key", feeds.Quote{Status: feeds.StatusNoKey}, nil, StatusNoKey},
-		{"not covered", feeds.Quote{Status: feeds.StatusNotCovered}, nil, StatusSkipped},
-		{"pending past the deadline", feeds.Quote{Status: feeds.StatusPending}, nil, StatusDown},
-		{"unauthorized", feeds.Quote{Status: feeds.StatusError}, KindOf(unauthorized), StatusUnauthorized},
-		{"rate limited", feeds.Quote{Status: feeds.StatusError}, sources.ErrRateLimited, StatusRateLimited},
-		{"unavailable", feeds.Quote{Status: feeds.StatusError}, sources.ErrUnavailable, StatusDown},
-		{"bad response", feeds.Quote{Status: feeds.StatusError}, sources.ErrBadResponse, StatusDown},
-		{"unknown symbol", feeds.Quote{Status: feeds.StatusError}, sources.ErrUnknownSymbol, StatusDown},
-		{"an error of no kind", feeds.Quote{Status: feeds.StatusError}, nil, StatusDown},
+		{"ok", feeds.Quote{Status: feeds.StatusOK, BarTime: m}, StatusOK},
+		{"carried a little", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-3 * time.Minute)}, StatusOK},
+		{"carried at the limit", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-15 * time.Minute)}, StatusOK},
+		{"carried past the limit", feeds.Quote{Status: feeds.StatusCarried, BarTime: m.Add(-16 * time.Minute)}, StatusStale},
+		{"outlier", feeds.Quote{Status: feeds.StatusOutlier}, StatusOutlier},
+		{"no data", feeds.Quote{Status: feeds.StatusNoData}, StatusNoData},
+		{"no key", feeds.Quote{Status: feeds.StatusNoKey}, StatusNoKey},
+		{"not covered", feeds.Quote{Status: feeds.StatusNotCovered}, StatusSkipped},
+		{"pending past the deadline", feeds.Quote{Status: feeds.StatusPending}, StatusDown},
+		{"unauthorized", failedWith(sources.KindUnauthorized), StatusUnauthorized},
+		{"rate limited", failedWith(sources.KindRateLimited), StatusRateLimited},
+		{"unavailable", failedWith(sources.KindUnavailable), StatusDown},
+		{"bad response", failedWith(sources.KindBadResponse), StatusDown},
+		{"a body over its cap", failedWith(sources.KindBodyTooLarge), StatusDown},
+		{"unknown symbol", failedWith(sources.KindUnknownSymbol), StatusDown},
+		{"an error of no kind", failedWith(sources.KindOther), StatusDown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := StatusOf(tc.q, tc.kind, m, DefaultStaleAfter); got != tc.want {
+			if got := StatusOf(tc.q, m, DefaultStaleAfter); got != tc.want {
 				t.Errorf("%s, want %s", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestKindOf(t *testing.T) {
-	tests := []struct {
-		err  error
-		want error
-	}{
-		{sources.Errorf("alpaca", sources.ErrUnauthorized, "forbidden"), sources.ErrUnauthorized},
-		{fmt.Errorf("page 2: %w", sources.Errorf("alpaca", sources.ErrRateLimited, "429")), sources.ErrRateLimited},
-		{fmt.Errorf("wrapped: %w", sources.ErrUnavailable), sources.ErrUnavailable},
-		{errors.New("something else"), nil},
-		{context.Canceled, nil},
-	}
-	for _, tc := range tests {
-		if got := KindOf(tc.err); got != tc.want {
-			t.Errorf("KindOf(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }
 
@@ -123,6 +102,11 @@ func carried(src, price string, bar time.Time) feeds.Quote {
 
 func failed(src string, st feeds.Status, err string) feeds.Quote {
 	return feeds.Quote{Source: src, Symbol: "X", Status: st, Err: err}
+}
+
+// failedKind is a request that failed with an error of a kind.
+func failedKind(src string, k sources.ErrorKind, err string) feeds.Quote {
+	return feeds.Quote{Source: src, Symbol: "X", Status: feeds.StatusError, Err: err, Kind: k}
 }
 
 func TestCheckSources(t *testing.T) {
@@ -206,10 +190,9 @@ func TestCheckSources(t *testing.T) {
 				for _, sym := range []string{"NVDA", "TSLA"} {
 					out = append(out, Sample{
 						Result: result(sym, at(0), priced("a", "100", at(0)), priced("b", "100", at(0)),
-							failed("c", feeds.StatusError, "c: unauthorized"), failed("d", feeds.StatusError, "d: rate limited"),
+							failedKind("c", sources.KindUnauthorized, "c: unauthorized"), failedKind("d", sources.KindRateLimited, "d: rate limited"),
 							failed("e", feeds.StatusPending, "no answer within the 20s deadline"), failed("f", feeds.StatusNoKey, "F_KEY is not set"),
 							failed("g", feeds.StatusNotCovered, "covers regular, not the pre session")),
-						Kinds: map[string]error{"c": sources.ErrUnauthorized, "d": sources.ErrRateLimited},
 					})
 				}
 				return out

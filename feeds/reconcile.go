@@ -72,7 +72,11 @@ type Quote struct {
 	BarTime time.Time      // start of the bar Price is the close of
 	Carried bool           // BarTime is before the minute asked (kept when Status turns outlier)
 	Err     string         // why there is no price, when there is none
-	Latency time.Duration  // time spent fetching (all requests)
+	// Kind is what kind of failure a failed request was (rate limited, unauthorized, a body
+	// over its cap…): set with every Status error (and with no_key or no_data when a request
+	// said so), "" when no request failed. Tell failures apart by it, never by Err.
+	Kind    sources.ErrorKind
+	Latency time.Duration // time spent fetching (all requests)
 	// Requests counts the Bars calls made (0 when the source was not asked).
 	Requests int
 	// DistanceCentiBps is |Price − reference| / reference in hundredths of a basis point, where

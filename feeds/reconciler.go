@@ -238,7 +238,8 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 	for _, q := range final.Quotes {
 		r.deps.Logger.Debug("quote", slog.String("symbol", symbol), slog.Time("minute", minute),
 			slog.String("source", q.Source), slog.String("status", string(q.Status)),
-			slog.String("price", q.Price.String()), slog.String("err", q.Err), slog.Duration("latency", q.Latency))
+			slog.String("price", q.Price.String()), slog.String("err", q.Err), slog.String("error_kind", string(q.Kind)),
+			slog.Duration("latency", q.Latency))
 	}
 	if !final.Agreed {
 		if len(tasks) == 0 {
@@ -448,13 +449,13 @@ func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, minute
 		if errors.Is(err, sources.ErrNoData) {
 			return sources.Bar{}, false, false // an empty window, as some providers report it
 		}
-		q.Status, q.Err = classify(err), redact.String(err.Error())
+		q.Status, q.Err, q.Kind = classify(err), redact.String(err.Error()), sources.KindOf(err)
 		return sources.Bar{}, false, true
 	}
 	if t.adjusted {
 		bars, err = Unadjust(bars, t.splits, now)
 		if err != nil {
-			q.Status, q.Err = StatusError, redact.String(err.Error())
+			q.Status, q.Err, q.Kind = StatusError, redact.String(err.Error()), sources.KindOf(err)
 			return sources.Bar{}, false, true
 		}
 	}

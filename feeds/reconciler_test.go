@@ -564,8 +564,8 @@ func TestStopsWhenNoAnswerIsPossible(t *testing.T) {
 	if q := quoteOf(t, res, "hang"); q.Status != StatusPending || q.Err != "stopped: only 1 source can still give a price; min_sources is 2" {
 		t.Errorf("hang: %s %q", q.Status, q.Err)
 	}
-	if q := quoteOf(t, res, "broken"); q.Status != StatusError || !strings.Contains(q.Err, "invalid key") {
-		t.Errorf("broken: %s %q", q.Status, q.Err)
+	if q := quoteOf(t, res, "broken"); q.Status != StatusError || q.Kind != sources.KindUnauthorized || !strings.Contains(q.Err, "invalid key") {
+		t.Errorf("broken: %s %s %q", q.Status, q.Kind, q.Err)
 	}
 }
 

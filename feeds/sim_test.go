@@ -151,6 +151,7 @@ func TestSimFaults(t *testing.T) {
 		setup   func(s *sim.Server)
 		wantErr bool
 		want    map[string]Status
+		kinds   map[string]sources.ErrorKind // of the failed quotes
 	}{
 		{
 			name:  "an outlier source",
@@ -189,6 +190,8 @@ func TestSimFaults(t *testing.T) {
 			},
 			wantErr: true,
 			want:    map[string]Status{"yahoo": StatusError, "alpaca": StatusError, "massive": StatusError, "twelvedata": StatusError},
+			kinds: map[string]sources.ErrorKind{"yahoo": sources.KindUnauthorized, "alpaca": sources.KindUnavailable,
+				"massive": sources.KindBadResponse, "twelvedata": sources.KindBadResponse},
 		},
 	}
 	for _, tc := range tests {
@@ -212,6 +215,14 @@ func TestSimFaults(t *testing.T) {
 			for p, st := range tc.want {
 				if q := quoteOf(t, res, p); q.Status != st {
 					t.Errorf("%s: %s (%s), want %s", p, q.Status, q.Err, st)
+				}
+			}
+			for _, q := range res.Quotes {
+				if want, ok := tc.kinds[q.Source]; ok && q.Kind != want {
+					t.Errorf("%s: kind %q (%s), want %q", q.Source, q.Kind, q.Err, want)
+				}
+				if (q.Status == StatusError && q.Kind == "") || (q.Kind != "" && q.Status.Priced()) {
+					t.Errorf("%s: status %s with kind %q: a kind goes with every failed request, never with a price", q.Source, q.Status, q.Kind)
 				}
 			}
 		})

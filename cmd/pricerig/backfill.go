@@ -184,8 +184,12 @@ interrupted or a window failed (run it again); 2 for bad input.
 
 // backfillError is exit 2 for the backfill's bad input, 1 otherwise.
 func backfillError(err error) error {
+	var bad *history.InputError
+	if errors.As(err, &bad) {
+		return badInput("%s", bad.Msg)
+	}
 	if errors.Is(err, history.ErrBadInput) {
-		return badInput("%s", strings.TrimPrefix(err.Error(), history.ErrBadInput.Error()+": "))
+		return badInput("%v", err)
 	}
 	return failed("%v", err)
 }

@@ -60,7 +60,7 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 	if err != nil {
 		var le *feeds.LoadError
 		if errors.As(err, &le) {
-			return nil, badInput("%d problem%s in the spec:\n%v", len(le.Problems), specPlural(len(le.Problems)), err)
+			return nil, badInput("%d problem%s in the spec:\n%w", len(le.Problems), specPlural(len(le.Problems)), err)
 		}
 		return nil, badInput("%v", err)
 	}
@@ -121,11 +121,14 @@ Exit 0 when the spec loads; exit 2 with every problem (file:line: key: message) 
 		RunE: func(_ *cobra.Command, _ []string) error {
 			spec, err := sf.load()
 			if err != nil {
-				var ee *exitError
-				if asJSON && errors.As(err, &ee) {
-					problems := strings.Split(ee.err.Error(), "\n")
-					if len(problems) > 1 {
-						problems = problems[1:] // the count line is for people
+				if asJSON {
+					problems := []string{err.Error()} // one problem: no file, or a bad flag
+					var le *feeds.LoadError
+					if errors.As(err, &le) {
+						problems = make([]string, len(le.Problems))
+						for i, p := range le.Problems {
+							problems[i] = p.String()
+						}
 					}
 					_ = json.NewEncoder(a.stdout).Encode(map[string]any{"ok": false, "errors": problems})
 				}

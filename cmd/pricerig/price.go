@@ -45,7 +45,9 @@ type quoteOutput struct {
 	Status      string  `json:"status"`
 	DistanceBps *string `json:"distance_bps"`
 	Error       string  `json:"error,omitempty"`
-	LatencyMs   int64   `json:"latency_ms"`
+	// ErrorKind is a failed request's kind: rate_limited, unauthorized, body_too_large…
+	ErrorKind sources.ErrorKind `json:"error_kind,omitempty"`
+	LatencyMs int64             `json:"latency_ms"`
 }
 
 func newPriceCmd(a *app) *cobra.Command {
@@ -153,7 +155,7 @@ func priceOutputOf(res feeds.Result) priceOutput {
 		out.Effective = res.Effective.Format(time.RFC3339)
 	}
 	for _, q := range res.Quotes {
-		qo := quoteOutput{Name: q.Source, Symbol: q.Symbol, Status: string(q.Status), Error: q.Err, LatencyMs: q.Latency.Milliseconds()}
+		qo := quoteOutput{Name: q.Source, Symbol: q.Symbol, Status: string(q.Status), Error: q.Err, ErrorKind: q.Kind, LatencyMs: q.Latency.Milliseconds()}
 		if q.Status.Priced() {
 			p, t := q.Price.String(), q.BarTime.UTC().Format(time.RFC3339)
 			qo.Price, qo.BarTime = &p, &t

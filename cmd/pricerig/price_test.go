@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
@@ -98,6 +99,38 @@ func TestPriceJSONOverTheSimulator(t *testing.T) {
 				t.Errorf("pyth's provider symbol missing: %s", out)
 			}
 		})
+	}
+}
+
+// A failed request's kind reaches --json as error_kind: a program tells a wrong key from a
+// broken body without reading the error's words.
+func TestPriceJSONSaysTheKindOfEachFailure(t *testing.T) {
+	noEnv(t)
+	m := time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC)
+	srv, url := startSim(t, m.Add(26*time.Hour))
+	srv.SetFault("twelvedata", sim.FaultUnauthorized)
+	srv.SetFault("tiingo", sim.FaultTruncated)
+	// every source answers: no early quorum leaves a failing one pending
+	spec := strings.Replace(string(pricerig.DefaultSpec), "early_quorum: 0", "early_quorum: all", 1)
+	if spec == string(pricerig.DefaultSpec) {
+		t.Fatal("the built-in spec has no early_quorum: 0 to replace")
+	}
+	file := filepath.Join(t.TempDir(), "sources.yaml")
+	if err := os.WriteFile(file, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "price", "--json", "--config", file, "--sim", url, "NVDA", "2026-11-27T15:30Z")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := map[string]sources.ErrorKind{"twelvedata": sources.KindUnauthorized, "tiingo": sources.KindBadResponse}
+	for _, q := range decodePrice(t, out).Sources {
+		if q.ErrorKind != want[q.Name] {
+			t.Errorf("%s: status %s error_kind %q (%s), want %q", q.Name, q.Status, q.ErrorKind, q.Error, want[q.Name])
+		}
+	}
+	if !strings.Contains(out, `"error_kind":"unauthorized"`) {
+		t.Errorf("no snake_case error_kind in %s", out)
 	}
 }
 

@@ -23,8 +23,15 @@ import (
 // unknown symbol or source. Nothing was fetched or written.
 var ErrBadInput = errors.New("bad input")
 
+// InputError is the error of a backfill that cannot start (errors.Is(err, ErrBadInput)); Msg
+// says what is wrong, for a host that words "bad input" its own way.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return ErrBadInput.Error() + ": " + e.Msg }
+func (e *InputError) Unwrap() error { return ErrBadInput }
+
 func badInput(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // Options describe one backfill.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -64,7 +63,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query)
 		enc := json.NewEncoder(bw)
 		write = func(a Answer) error { return enc.Encode(exportLine(a)) }
 	default:
-		return 0, fmt.Errorf("%w: export format %q (want csv, jsonl or parquet)", ErrBadInput, format)
+		return 0, badInput("export format %q (want csv, jsonl or parquet)", format)
 	}
 	err := s.Answers(ctx, q, func(a Answer) error {
 		n++
