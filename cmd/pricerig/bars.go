@@ -72,7 +72,7 @@ Exit 0 with the bars (none is not an error); 1 when the source fails; 2 for bad 
 					symbol = ps
 				}
 			}
-			s, err := feeds.BuildSource(src, sources.Deps{Now: priceNow})
+			s, err := feeds.BuildSource(src, sources.Deps{Now: priceNow, Logger: a.logger()})
 			if err != nil {
 				return failed("%v", err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -65,6 +66,12 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 		return nil, badInput("%v", err)
 	}
 	return spec, nil
+}
+
+// logger is what a command that asks the sources hands them, so their warnings (a retry, a 429
+// waited out, bars labelled oddly) reach the user on stderr; debug and info stay quiet.
+func (a *app) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // warn prints the spec's warnings (skipped sources) to stderr.

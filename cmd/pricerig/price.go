@@ -97,7 +97,7 @@ symbol, malformed or unaligned minute, a bad spec).`,
 					return err
 				}
 			}
-			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow}})
+			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}})
 			if err != nil {
 				return failed("%v", err)
 			}
