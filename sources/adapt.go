@@ -6,7 +6,6 @@ package sources
 // pure and testable.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,9 +71,18 @@ func CeilUnix(t time.Time) int64 {
 // and no answer from that body can be trusted.
 func CheckAligned(bars []Bar) error {
 	for _, b := range bars {
-		if !b.Start.Truncate(time.Minute).Equal(b.Start) {
-			return fmt.Errorf("bar time %s is not on a whole minute", b.Start.UTC().Format(time.RFC3339Nano))
+		if err := Aligned(b.Start); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// Aligned is CheckAligned of one bar start, for a stream decoder to check every bar of a body,
+// the ones outside the window it keeps too.
+func Aligned(t time.Time) error {
+	if !t.Truncate(time.Minute).Equal(t) {
+		return fmt.Errorf("bar time %s is not on a whole minute", t.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }
@@ -291,16 +299,27 @@ func ProviderMessage(body []byte) string {
 }
 
 // ResponseError is the error of a response whose status is not a success: StatusError with the
-// provider's explanation, sharpened by its words when the status alone does not say (a 404
-// "Ticker not found" is an unknown symbol, a 400 "Invalid API key" is unauthorized).
+// provider's explanation, in the kind the provider's own error shape says (ClientOptions.
+// ReadError), else sharpened by its words when the status alone does not say (a 404 "Ticker not
+// found" is an unknown symbol, a 400 "Invalid API key" is unauthorized).
 func (c *Client) ResponseError(r *Response) *Error {
-	msg := ProviderMessage(r.Body)
+	var msg string
+	var kind error
+	if c.readErr != nil {
+		msg, kind = c.readErr(r.Status, r.Body)
+	}
+	if msg == "" {
+		msg = ProviderMessage(r.Body)
+	}
 	e := c.StatusError(r, msg)
-	if e.Kind == ErrBadResponse && r.Status >= 400 && r.Status < 500 {
+	switch {
+	case kind != nil:
+		e.Kind = kind
+	case e.Kind == ErrBadResponse && r.Status >= 400 && r.Status < 500:
 		e.Kind = ClassifyMessage(msg)
-		if e.Kind == ErrRateLimited {
-			e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
-		}
+	}
+	if e.Kind == ErrRateLimited && e.RetryAfter == 0 {
+		e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
 	}
 	return e
 }
@@ -391,23 +410,6 @@ func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string) (Settings, err
 	}
 	s.Rate = s.Rate.Or(f.DefaultRate)
 	return s, nil
-}
-
-// GetBars asks for one request's bars: GetCapped with limit, a non-2xx answer turned into
-// ResponseError, the body read by parse, whose error is adopted (Adopt).
-func (c *Client) GetBars(ctx context.Context, path string, query url.Values, limit int64, parse func(body []byte) ([]Bar, error)) ([]Bar, error) {
-	resp, err := c.GetCapped(ctx, path, query, limit)
-	if err != nil {
-		return nil, err
-	}
-	if !resp.OK() {
-		return nil, c.ResponseError(resp)
-	}
-	bars, err := parse(resp.Body)
-	if err != nil {
-		return nil, c.Adopt(resp.Status, err)
-	}
-	return bars, nil
 }
 
 // Finish is the last step of Bars for a provider whose bar times the adapter cannot check as it

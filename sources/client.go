@@ -86,6 +86,10 @@ type ClientOptions struct {
 	// is documented to answer on: a redirect or a next-page link there is followed with the
 	// key, as to the base. Any other origin is refused (see Trusted).
 	Origins []string
+	// ReadError is how the provider writes an error body, for ResponseError: its message ("":
+	// ProviderMessage finds it) and the kind its words or codes say (nil: the status, then the
+	// words, decide). Nil for a provider whose errors ProviderMessage reads.
+	ReadError func(status int, body []byte) (msg string, kind error)
 }
 
 // Client is the HTTP plumbing every adapter shares: one resty client per source with a timeout,
@@ -103,6 +107,7 @@ type Client struct {
 	flight  singleflight.Group
 	callers atomic.Int64 // Get calls in progress, so tests can tell when callers have queued
 	secrets []string
+	readErr func(status int, body []byte) (string, error)
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -167,6 +172,7 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		retries: retries,
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
+		readErr: o.ReadError,
 		Sleep:   sleepCtx,
 	}
 	for _, o := range append([]string{s.BaseURL}, o.Origins...) {
@@ -257,6 +263,23 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values) (*Respo
 // GetCapped is Get reading at most limit bytes of body (BodyCap of the window asked). A body
 // over it ends the request with ErrBodyTooLarge, without a retry.
 func (c *Client) GetCapped(ctx context.Context, path string, query url.Values, limit int64) (*Response, error) {
+	res, err := c.get(ctx, path, query, limit, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.resp, nil
+}
+
+// result is what one request came back with: the response, and the value decode made of a 2xx
+// body (whose Body is then nil: it was read as a stream).
+type result struct {
+	resp *Response
+	val  any
+}
+
+// get is GetCapped with an optional stream decoder for a 2xx body (see Fetch); keep tells
+// decodes of one URL for different windows apart.
+func (c *Client) get(ctx context.Context, path string, query url.Values, limit int64, keep string, decode func(*Stream) (any, error)) (*result, error) {
 	if limit <= 0 || limit > MaxBody {
 		limit = MaxBody
 	}
@@ -276,16 +299,19 @@ func (c *Client) GetCapped(ctx context.Context, path string, query url.Values, l
 	c.callers.Add(1)
 	defer c.callers.Add(-1)
 	key := strconv.FormatInt(limit, 10) + " " + target
-	v, err, shared := c.flight.Do(key, func() (any, error) { return c.fetch(ctx, target, limit) })
+	if decode != nil {
+		key = "stream " + keep + " " + key
+	}
+	v, err, shared := c.flight.Do(key, func() (any, error) { return c.fetch(ctx, target, limit, decode) })
 	if err != nil && shared && ctx.Err() == nil && cancelled(err) {
 		// The request we joined was cancelled by the caller that sent it (a reconciler that
 		// stopped on an early quorum), not by us: send our own.
-		v, err = c.fetch(ctx, target, limit)
+		v, err = c.fetch(ctx, target, limit, decode)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Response), nil
+	return v.(*result), nil
 }
 
 // cancelled reports whether err is transportError's word for a cancelled context.
@@ -294,7 +320,7 @@ func cancelled(err error) bool {
 	return errors.As(err, &e) && e.Kind == ErrUnavailable && e.Status == 0 && e.Msg == cancelledMsg
 }
 
-func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Response, error) {
+func (c *Client) fetch(ctx context.Context, target string, limit int64, decode func(*Stream) (any, error)) (*result, error) {
 	for attempt := 0; ; attempt++ {
 		if err := c.wait(ctx); err != nil {
 			return nil, c.transportError(err)
@@ -302,8 +328,13 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Respon
 		start := time.Now()
 		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
 		var resp *Response
+		var val any
 		if err == nil {
-			resp, err = c.read(raw, target, limit)
+			if decode != nil && raw.IsSuccess() {
+				resp, val, err = c.stream(raw, target, limit, decode)
+			} else {
+				resp, err = c.read(raw, target, limit)
+			}
 		}
 		if err != nil {
 			if errors.Is(err, ErrBodyTooLarge) {
@@ -328,9 +359,13 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64) (*Respon
 			continue
 		}
 		c.deps.Logger.Debug("source request", "source", c.name, "url", resp.URL, "status", resp.Status, "took", time.Since(start).Round(time.Millisecond))
+		if ve, ok := val.(decodeError); ok {
+			// the body is not what the provider should send: asking again gets it again
+			return nil, c.adoptStream(resp, ve.err)
+		}
 		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
 		if !retryable {
-			return resp, nil
+			return &result{resp: resp, val: val}, nil
 		}
 		wait := RetryAfter(resp.Header, c.deps.Now())
 		// A provider that asks for a longer pause than we would ever back off is told so by
@@ -394,6 +429,54 @@ func (c *Client) wait(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// decodeError is a 2xx body its decoder refused.
+type decodeError struct{ err error }
+
+// stream decodes a 2xx body of at most limit bytes as it arrives. A body over the cap is
+// ErrBodyTooLarge and a failure of the body's reading is returned as such (the caller retries
+// it as a transport error), whatever the decoder made of them; the decoder's own refusal comes
+// back as a decodeError value.
+func (c *Client) stream(raw *resty.Response, target string, limit int64, decode func(*Stream) (any, error)) (*Response, any, error) {
+	body := raw.RawBody()
+	defer body.Close()
+	if n := raw.RawResponse.ContentLength; n > limit {
+		return nil, nil, ErrBodyTooLarge
+	}
+	cr := &capReader{r: body, left: limit}
+	s := NewStream(cr)
+	val, err := decode(s)
+	if err == nil {
+		err = s.End()
+	}
+	readErr := cr.err
+	if err != nil && !cr.over && readErr == nil {
+		// a body over its cap is that, whatever else is wrong with it: read on (keeping
+		// nothing) to tell an endless body from a short bad one
+		_, _ = io.Copy(io.Discard, cr)
+	}
+	switch {
+	case cr.over:
+		return nil, nil, ErrBodyTooLarge
+	case readErr != nil:
+		return nil, nil, readErr
+	}
+	resp := &Response{Status: raw.StatusCode(), Header: raw.Header(), URL: c.Redact(target)}
+	if err != nil {
+		return resp, decodeError{err}, nil
+	}
+	return resp, val, nil
+}
+
+// adoptStream is Adopt of a decoder's error, with the Retry-After of a rate limit a provider
+// reported in a 2xx body.
+func (c *Client) adoptStream(resp *Response, err error) error {
+	out := c.Adopt(resp.Status, err)
+	if e, ok := out.(*Error); ok && e.Kind == ErrRateLimited && e.RetryAfter == 0 {
+		e.RetryAfter = RetryAfter(resp.Header, c.deps.Now())
+	}
+	return out
 }
 
 // read reads a body of at most limit bytes. A larger one (by Content-Length, or read past the

@@ -3,14 +3,11 @@
 package alpaca
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +90,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		client: sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{
 			"APCA-API-KEY-ID":     s.Key,
 			"APCA-API-SECRET-KEY": s.Secret,
-		}}),
+		}, ReadError: readError}),
 		now: d.Now,
 		cov: sources.Coverage{
 			Sessions:   f.sessions,
@@ -191,33 +188,20 @@ func (s *Source) pages(ctx context.Context, path string, symbols []string, from,
 	order := slices.Clone(symbols) // the order Alpaca pages in
 	slices.SortFunc(order, func(a, b string) int { return strings.Compare(strings.ToUpper(a), strings.ToUpper(b)) })
 	seen := map[string]bool{}
-	for page := 0; ; page++ {
-		if page == maxPages {
+	for n := 0; ; n++ {
+		if n == maxPages {
 			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
-		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(from, to, len(symbols)))
+		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(from, to, len(symbols)), Keep: sources.Window{From: from, To: to}}
+		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbols, multi, req.Keep) })
 		if err != nil {
 			return err
 		}
-		if resp.Status != http.StatusOK {
-			return s.statusError(resp)
-		}
-		var bars map[string][]sources.Bar
-		var next string
-		if multi {
-			bars, next, err = parseMulti(resp.Body, symbols)
-		} else {
-			var one []sources.Bar
-			one, next, err = parse(resp.Body, symbols[0])
-			bars = map[string][]sources.Bar{symbols[0]: one}
-		}
-		if err != nil {
-			return s.client.Adopt(resp.Status, err)
-		}
+		bars, next := pg.bars, pg.next
 		last := next == ""
 		if !last {
 			if seen[next] {
-				return s.client.Fail(sources.ErrBadResponse, resp.Status, "next_page_token repeats: the pages loop")
+				return s.client.Fail(sources.ErrBadResponse, 200, "next_page_token repeats: the pages loop")
 			}
 			seen[next] = true
 		}
@@ -256,29 +240,15 @@ func inclusiveEnd(to time.Time) time.Time {
 	return to.Add(-time.Nanosecond).Truncate(time.Second)
 }
 
-func (s *Source) statusError(resp *sources.Response) error {
-	var b struct {
-		Message string `json:"message"`
-	}
-	msg := sources.BodyText(resp.Body)
-	if json.Unmarshal(resp.Body, &b) == nil && b.Message != "" {
-		msg = b.Message
-	}
-	if (resp.Status == http.StatusUnprocessableEntity || resp.Status == http.StatusBadRequest || resp.Status == http.StatusNotFound) &&
+// readError reads Alpaca's error body, {"code": …, "message": …}: a 400, 404 or 422 that speaks
+// of the symbol is an unknown symbol; the status says the rest.
+func readError(status int, body []byte) (string, error) {
+	msg := sources.ProviderMessage(body)
+	if (status == http.StatusUnprocessableEntity || status == http.StatusBadRequest || status == http.StatusNotFound) &&
 		strings.Contains(strings.ToLower(msg), "symbol") {
-		return s.client.Fail(sources.ErrUnknownSymbol, resp.Status, msg)
+		return msg, sources.ErrUnknownSymbol
 	}
-	return s.client.StatusError(resp, msg)
-}
-
-// page is a bars answer: bars is an array on the single-symbol endpoint and an object keyed by
-// symbol on the multi-symbol one.
-type page struct {
-	Bars          json.RawMessage `json:"bars"`
-	Symbol        *string         `json:"symbol"`
-	NextPageToken *string         `json:"next_page_token"`
-	Message       string          `json:"message"`
-	Code          int64           `json:"code"`
+	return msg, nil
 }
 
 // codeKind reads Alpaca's 8-digit error codes, whose first three digits are the HTTP status
@@ -295,146 +265,152 @@ func codeKind(code int64) error {
 	return sources.ErrBadResponse
 }
 
-// wireBar keeps the numbers as JSON text so the price is read exactly.
-type wireBar struct {
-	T string          `json:"t"`
-	C json.RawMessage `json:"c"`
-	V json.RawMessage `json:"v"`
+// page is one page of bars: those of each symbol in the window asked, and the next page's token
+// ("" on the last page).
+type page struct {
+	bars map[string][]sources.Bar
+	next string
 }
 
-func decodePage(body []byte) (page, error) {
-	var p page
-	if err := json.Unmarshal(body, &p); err != nil {
-		return p, sources.Errorf("", sources.ErrBadResponse, "bars body: %v", err)
+// parse reads a whole single-symbol page held in memory (a recorded one), keeping every bar.
+func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
+	p, err := sources.DecodeBytes(body, func(s *sources.Stream) (page, error) {
+		return decode(s, []string{symbol}, false, sources.AllTime)
+	})
+	bars := p.bars[symbol]
+	if err == nil && bars == nil {
+		bars = []sources.Bar{} // the symbol did not trade
 	}
-	if p.Bars == nil && p.NextPageToken == nil && p.Message != "" {
-		return p, sources.Errorf("", codeKind(p.Code), "%s", p.Message)
+	return bars, p.next, err
+}
+
+// parseMulti reads a whole multi-symbol page held in memory, keeping every bar.
+func parseMulti(body []byte, symbols []string) (map[string][]sources.Bar, string, error) {
+	p, err := sources.DecodeBytes(body, func(s *sources.Stream) (page, error) { return decode(s, symbols, true, sources.AllTime) })
+	return p.bars, p.next, err
+}
+
+// decode reads a bars page as it arrives, keeping the bars that start in keep. bars is an array
+// on the single-symbol endpoint and an object keyed by symbol on the multi-symbol one (the
+// single-symbol endpoint may answer that way too, with its one symbol). A symbol that did not
+// trade is absent; a symbol that was not asked for is a bad response. An error arrives as
+// {"code": …, "message": …}, under a 200 too.
+func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window) (page, error) {
+	p := page{bars: map[string][]sources.Bar{}}
+	var symbol, message string
+	var hasBars, hasSymbol, hasToken bool
+	var code int64
+	want := map[string]string{}
+	for _, sym := range symbols {
+		want[strings.ToUpper(sym)] = sym
+	}
+	row := sources.NewFields("t", "c", "v")
+	list := func(sym string) error {
+		if s.Kind() == 'n' {
+			return s.Skip()
+		}
+		if s.Kind() != '[' {
+			if err := s.Skip(); err != nil {
+				return err
+			}
+			return sources.Errorf("", sources.ErrBadResponse, "bars of %s are not a list", sym)
+		}
+		bars := p.bars[sym]
+		if bars == nil {
+			bars = []sources.Bar{}
+		}
+		err := s.Array(func(i int) error {
+			if err := row.Read(s); err != nil {
+				return err
+			}
+			b, ok, err := bar(row, i, sym, keep)
+			if ok {
+				bars = append(bars, b)
+			}
+			return err
+		})
+		p.bars[sym] = bars
+		return err
+	}
+	s.Expect("a bars body")
+	err := s.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "bars":
+			hasBars = true
+			switch k := s.Kind(); {
+			case k == 'n':
+				return s.Skip()
+			case k == '[' && !multi:
+				return list(symbols[0])
+			case k == '{':
+				return s.Object(func(key []byte) error {
+					sym, ok := want[strings.ToUpper(string(key))]
+					if !ok {
+						return sources.Errorf("", sources.ErrBadResponse, "bars of %q, which was not asked for", key)
+					}
+					return list(sym)
+				})
+			case multi:
+				return sources.Errorf("", sources.ErrBadResponse, "multi-symbol bars is not an object")
+			default:
+				return sources.Errorf("", sources.ErrBadResponse, "bars is neither a list nor an object")
+			}
+		case "symbol":
+			hasSymbol = s.Kind() != 'n'
+			symbol, err = s.String()
+		case "next_page_token":
+			hasToken = s.Kind() != 'n'
+			p.next, err = s.String()
+		case "message":
+			message, err = s.String()
+		case "code":
+			var raw []byte
+			if raw, err = s.Raw(); err == nil {
+				code, _ = strconv.ParseInt(string(raw), 10, 64)
+			}
+		default:
+			err = s.Skip()
+		}
+		return err
+	})
+	if err != nil {
+		return page{}, err
+	}
+	if !hasBars && !hasToken && message != "" {
+		return page{}, sources.Errorf("", codeKind(code), "%s", message)
+	}
+	if hasSymbol && !multi && !strings.EqualFold(symbol, symbols[0]) {
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "asked for %q, bars are of %q", symbols[0], symbol)
 	}
 	return p, nil
 }
 
-// parse reads a single-symbol page (or a multi-symbol one holding only symbol) into bars and the
-// next page token, "" on the last page.
-func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
-	p, err := decodePage(body)
+// bar reads bar i of symbol's list; ok when it starts in keep and traded.
+func bar(row *sources.Fields, i int, symbol string, keep sources.Window) (sources.Bar, bool, error) {
+	t, err := sources.StringText(row.Get(0))
 	if err != nil {
-		return nil, "", err
+		t = string(row.Get(0))
 	}
-	if p.Symbol != nil && !strings.EqualFold(*p.Symbol, symbol) {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, bars are of %q", symbol, *p.Symbol)
-	}
-	raw := bytes.TrimSpace(p.Bars)
-	var bars []sources.Bar
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		bars = []sources.Bar{}
-	case raw[0] == '[':
-		bars, err = parseBars(raw, symbol)
-	case raw[0] == '{':
-		var m map[string][]sources.Bar
-		m, err = parseMap(raw, []string{symbol})
-		if bars = m[symbol]; bars == nil {
-			bars = []sources.Bar{} // the symbol did not trade
-		}
-	default:
-		err = sources.Errorf("", sources.ErrBadResponse, "bars is neither a list nor an object")
-	}
+	start, err := time.Parse(time.RFC3339, t)
 	if err != nil {
-		return nil, "", err
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: time %q: not RFC3339", i, symbol, t)
 	}
-	return bars, token(p), nil
-}
-
-// parseMulti reads a multi-symbol page. A symbol that did not trade is absent; a symbol that was
-// not asked for is a bad response.
-func parseMulti(body []byte, symbols []string) (map[string][]sources.Bar, string, error) {
-	p, err := decodePage(body)
+	start = start.UTC()
+	if !start.Truncate(time.Minute).Equal(start) {
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: %s is not the start of a minute", i, symbol, t)
+	}
+	c := row.Get(1)
+	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
+		return sources.Bar{}, false, nil // outside the window, or no trade
+	}
+	price, err := numeric.ParsePrice(string(c))
 	if err != nil {
-		return nil, "", err
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", t, symbol, err)
 	}
-	raw := bytes.TrimSpace(p.Bars)
-	if len(raw) == 0 || string(raw) == "null" {
-		return map[string][]sources.Bar{}, token(p), nil
-	}
-	if raw[0] != '{' {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "multi-symbol bars is not an object")
-	}
-	m, err := parseMap(raw, symbols)
+	vol, err := sources.ParseVolume(string(row.Get(2)))
 	if err != nil {
-		return nil, "", err
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", t, symbol, err)
 	}
-	return m, token(p), nil
-}
-
-func token(p page) string {
-	if p.NextPageToken == nil {
-		return ""
-	}
-	return *p.NextPageToken
-}
-
-func parseMap(raw json.RawMessage, symbols []string) (map[string][]sources.Bar, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "bars: %v", err)
-	}
-	want := map[string]string{}
-	for _, s := range symbols {
-		want[strings.ToUpper(s)] = s
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := map[string][]sources.Bar{}
-	for _, k := range keys {
-		sym, ok := want[strings.ToUpper(k)]
-		if !ok {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %q, which was not asked for", k)
-		}
-		bars, err := parseBars(m[k], sym)
-		if err != nil {
-			return nil, err
-		}
-		out[sym] = append(out[sym], bars...)
-	}
-	return out, nil
-}
-
-func parseBars(raw json.RawMessage, symbol string) ([]sources.Bar, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
-		if string(t) == "null" {
-			return []sources.Bar{}, nil
-		}
-		return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %s are not a list", symbol)
-	}
-	var wire []wireBar
-	if err := json.Unmarshal(raw, &wire); err != nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "bars of %s: %v", symbol, err)
-	}
-	out := make([]sources.Bar, 0, len(wire))
-	for i, w := range wire {
-		start, err := time.Parse(time.RFC3339, w.T)
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: time %q: not RFC3339", i, symbol, w.T)
-		}
-		start = start.UTC()
-		if !start.Truncate(time.Minute).Equal(start) {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: %s is not the start of a minute", i, symbol, w.T)
-		}
-		if len(w.C) == 0 || string(w.C) == "null" {
-			continue // no trade
-		}
-		price, err := numeric.ParsePrice(string(w.C))
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", w.T, symbol, err)
-		}
-		vol, err := sources.ParseVolume(string(w.V))
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", w.T, symbol, err)
-		}
-		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
-	}
-	return out, nil
+	return sources.Bar{Start: start, Close: price, Volume: vol}, true, nil
 }

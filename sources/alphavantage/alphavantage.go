@@ -18,11 +18,10 @@
 package alphavantage
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -139,21 +138,12 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"datatype":       {"json"},
 			"apikey":         {s.key},
 		}
-		resp, err := s.client.GetCapped(ctx, "/query", q, sources.BodyCap(m, m.AddDate(0, 1, 0), 1))
+		req := sources.Request{Path: "/query", Query: q, Limit: sources.BodyCap(m, m.AddDate(0, 1, 0), 1), Keep: sources.Window{From: from, To: end}}
+		p, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (month, error) { return decode(st, symbol, s.endLabel, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
-		if resp.Status != http.StatusOK {
-			msg := message(resp.Body)
-			if msg == "" {
-				msg = sources.FirstLine(resp.Body)
-			}
-			return nil, s.client.StatusError(resp, msg)
-		}
-		bars, warning, err := parse(resp.Body, symbol, s.endLabel)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
-		}
+		bars, warning := p.bars, p.warning
 		if warning != "" {
 			s.log.Warn("alphavantage bar labels look wrong", "source", s.name, "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
 		}
@@ -174,135 +164,172 @@ func months(from, to time.Time) []time.Time {
 	return out
 }
 
-// entry is one bar of the series; numbers stay text.
-type entry struct {
-	Close  json.RawMessage `json:"4. close"`
-	Volume json.RawMessage `json:"5. volume"`
+// month is one month's answer: the bars in the window asked, and a warning when the body's own
+// evidence of its labels overrode the label option.
+type month struct {
+	bars    []sources.Bar
+	warning string
 }
 
-type body struct {
-	Meta *struct {
-		Symbol   string `json:"2. Symbol"`
-		Interval string `json:"4. Interval"`
-		TimeZone string `json:"6. Time Zone"`
-	} `json:"Meta Data"`
-	Series       map[string]json.RawMessage `json:"Time Series (1min)"`
-	Information  string                     `json:"Information"`
-	Note         string                     `json:"Note"`
-	ErrorMessage string                     `json:"Error Message"`
+// parse reads a whole body held in memory (a recorded one), keeping every bar.
+func parse(raw []byte, symbol string, endLabel bool) ([]sources.Bar, string, error) {
+	m, err := sources.DecodeBytes(raw, func(s *sources.Stream) (month, error) { return decode(s, symbol, endLabel, sources.AllTime) })
+	return m.bars, m.warning, err
 }
 
-func message(b []byte) string {
-	var v body
-	if json.Unmarshal(b, &v) != nil {
-		return ""
-	}
-	for _, m := range []string{v.ErrorMessage, v.Information, v.Note} {
-		if m != "" {
-			return m
+// entry is a kept bar of the series, its key still wall-clock text until the body's zone and
+// labels are known.
+type entry struct{ key, close, volume string }
+
+// decode reads a TIME_SERIES_INTRADAY JSON body as it arrives into the bars that start in keep
+// (in no particular order). endLabel says whether a key is the minute the bar ends (the old
+// convention) rather than the one it starts, for a body without evidence of its own (see
+// labelEvidence); the warning is non-empty when the body's evidence overrode it. Zone and labels
+// are known only once the whole body is read, so keys are first placed roughly (a day either
+// side of keep, as if in UTC) and read exactly at the end.
+func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window) (month, error) {
+	rough := keep.Widen(24*time.Hour + time.Minute)
+	var metaSymbol, interval, zone, information, note, errorMessage string
+	var hasMeta, hasSeries, ends, starts bool
+	var kept []entry
+	bar := sources.NewFields("4. close", "5. volume")
+	s.Expect("an intraday body")
+	err := s.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "Meta Data":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			hasMeta = true
+			return s.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "2. Symbol":
+					metaSymbol, err = s.String()
+				case "4. Interval":
+					interval, err = s.String()
+				case "6. Time Zone":
+					zone, err = s.String()
+				default:
+					err = s.Skip()
+				}
+				return err
+			})
+		case "Time Series (1min)":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			hasSeries = true
+			return s.Object(func(name []byte) error {
+				key := name
+				switch {
+				case bytes.HasSuffix(key, []byte(" 20:00:00")):
+					ends = true
+				case bytes.HasSuffix(key, []byte(" 04:00:00")):
+					starts = true
+				}
+				t, err := time.Parse(keyLayout, string(key))
+				if err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "key %q is not a wall-clock time", key)
+				}
+				if !rough.Has(t) {
+					return s.Skip()
+				}
+				k := string(key) // before the next read reuses it
+				if err := bar.Read(s); err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", k, err)
+				}
+				kept = append(kept, entry{k, string(bar.Get(0)), string(bar.Get(1))})
+				return nil
+			})
+		case "Information":
+			information, err = s.String()
+		case "Note":
+			note, err = s.String()
+		case "Error Message":
+			errorMessage, err = s.String()
+		default:
+			err = s.Skip()
 		}
+		return err
+	})
+	if err != nil {
+		return month{}, err
 	}
-	return ""
-}
-
-// parse reads a TIME_SERIES_INTRADAY JSON body into bars (in no particular order). endLabel says
-// whether a key is the minute the bar ends (the old convention) rather than the one it starts,
-// for a body without evidence of its own (see labelEvidence); warning is non-empty when the
-// body's evidence overrode it.
-func parse(raw []byte, symbol string, endLabel bool) (bars []sources.Bar, warning string, err error) {
-	var b body
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "intraday body: %v", err)
-	}
-	if b.ErrorMessage != "" {
+	if errorMessage != "" {
 		kind := sources.ErrBadResponse
-		switch m := strings.ToLower(b.ErrorMessage); {
+		switch m := strings.ToLower(errorMessage); {
 		case strings.Contains(m, "apikey") || strings.Contains(m, "api key"):
 			kind = sources.ErrUnauthorized
 		case strings.Contains(m, "invalid api call"):
 			kind = sources.ErrUnknownSymbol // Alpha Vantage's whole answer to a symbol it does not know
 		}
-		return nil, "", sources.Errorf("", kind, "%s", b.ErrorMessage)
+		return month{}, sources.Errorf("", kind, "%s", errorMessage)
 	}
-	if b.Series == nil {
-		if msg := b.Information + b.Note; msg != "" {
+	if !hasSeries {
+		if msg := information + note; msg != "" {
 			kind := sources.ErrRateLimited
 			if m := strings.ToLower(msg); strings.Contains(m, "premium endpoint") && !strings.Contains(m, "rate limit") {
 				kind = sources.ErrUnauthorized
 			}
-			return nil, "", sources.Errorf("", kind, "%s", msg)
+			return month{}, sources.Errorf("", kind, "%s", msg)
 		}
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, `no "Time Series (1min)" in the body`)
+		return month{}, sources.Errorf("", sources.ErrBadResponse, `no "Time Series (1min)" in the body`)
+	}
+	if !hasMeta {
+		return month{}, sources.Errorf("", sources.ErrBadResponse, `no "Meta Data" to say whose series this is`)
+	}
+	if !strings.EqualFold(metaSymbol, symbol) {
+		return month{}, sources.Errorf("", sources.ErrBadResponse, "asked for %q, series is of %q", symbol, metaSymbol)
+	}
+	if interval != "" && interval != "1min" {
+		return month{}, sources.Errorf("", sources.ErrBadResponse, "series interval %q, want 1min", interval)
 	}
 	loc := market.NewYork
-	if b.Meta != nil {
-		if !strings.EqualFold(b.Meta.Symbol, symbol) {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, series is of %q", symbol, b.Meta.Symbol)
-		}
-		if b.Meta.Interval != "" && b.Meta.Interval != "1min" {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "series interval %q, want 1min", b.Meta.Interval)
-		}
-		if tz := b.Meta.TimeZone; tz != "" {
-			l, err := time.LoadLocation(tz)
-			if err != nil {
-				return nil, "", sources.Errorf("", sources.ErrBadResponse, "time zone %q: %v", tz, err)
-			}
-			loc = l
-		}
-	} else {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, `no "Meta Data" to say whose series this is`)
-	}
-	endLabel, warning, err = labelEvidence(b.Series, endLabel)
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]sources.Bar, 0, len(b.Series))
-	for key, rawEntry := range b.Series {
-		t, err := time.ParseInLocation(keyLayout, key, loc)
+	if zone != "" {
+		l, err := time.LoadLocation(zone)
 		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "key %q is not a wall-clock time", key)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "time zone %q: %v", zone, err)
 		}
+		loc = l
+	}
+	endLabel, warning, err := labelEvidence(ends, starts, endLabel)
+	if err != nil {
+		return month{}, err
+	}
+	out := make([]sources.Bar, 0, len(kept))
+	for _, e := range kept {
+		t, _ := time.ParseInLocation(keyLayout, e.key, loc) // read once already
 		start := t.UTC()
 		if endLabel {
 			start = start.Add(-time.Minute)
 		}
 		if !start.Truncate(time.Minute).Equal(start) {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", key)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", e.key)
 		}
-		var e entry
-		if err := json.Unmarshal(rawEntry, &e); err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", key, err)
+		if !keep.Has(start) || e.close == "" || e.close == "null" {
+			continue // outside the window, or no trade
 		}
-		if len(e.Close) == 0 || string(e.Close) == "null" {
-			continue // no trade
-		}
-		price, err := numeric.ParsePrice(string(e.Close))
+		price, err := numeric.ParsePrice(e.close)
 		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", key, err)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", e.key, err)
 		}
-		vol, err := sources.ParseVolume(string(e.Volume))
+		vol, err := sources.ParseVolume(e.volume)
 		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", key, err)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", e.key, err)
 		}
 		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
 	}
-	return out, warning, nil
+	return month{bars: out, warning: warning}, nil
 }
 
 // labelEvidence is how a body's keys are labelled: by the body's own evidence where it has any
 // (a 20:00:00 key: END-labelled, since extended hours end at 20:00; a 04:00:00 key:
-// START-labelled, since they begin at 04:00), else as the option says. warning says when the
+// START-labelled, since they begin at 04:00: ends and starts say whether the body had such a
+// key), else as the option says. warning says when the
 // evidence overrode the option; a body with both keys is an error.
-func labelEvidence(series map[string]json.RawMessage, option bool) (endLabel bool, warning string, err error) {
-	var ends, starts bool
-	for key := range series {
-		switch {
-		case strings.HasSuffix(key, " 20:00:00"):
-			ends = true
-		case strings.HasSuffix(key, " 04:00:00"):
-			starts = true
-		}
-	}
+func labelEvidence(ends, starts, option bool) (endLabel bool, warning string, err error) {
 	switch {
 	case ends && starts:
 		return false, "", sources.Errorf("", sources.ErrBadResponse, "keys at 04:00:00 and at 20:00:00: the body is labelled neither by bar start nor by bar end")

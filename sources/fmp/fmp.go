@@ -6,7 +6,6 @@ package fmp
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"strings"
 	"time"
@@ -76,7 +75,8 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("to", r.Last.Format(time.DateOnly))
 		q.Set("nonadjusted", "true")
 		q.Set("apikey", s.key)
-		bars, err := s.client.GetBars(ctx, chartPath, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), func(b []byte) ([]sources.Bar, error) { return Parse(b, symbol) })
+		req := sources.Request{Path: chartPath, Query: q, Limit: sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Keep: sources.Window{From: from, To: to}}
+		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, symbol, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
@@ -85,58 +85,48 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	return s.client.Finish(all, from, to)
 }
 
-// row is one bar of an FMP body; prices stay raw JSON text.
-type row struct {
-	Date   *string         `json:"date"`
-	Symbol *string         `json:"symbol"`
-	Close  json.RawMessage `json:"close"`
-	Volume json.RawMessage `json:"volume"`
-}
-
-// Parse reads an FMP historical-chart body for symbol: an array of {"date": New York wall-clock
-// bar start, "close": …, "volume": …}, [] for no bars, or {"Error Message": …} for an error (an
-// *sources.Error without a source whose kind comes from the words). A row that names another
-// symbol is a bad response; a null close gives no bar. Bars come back in UTC, in body order.
-func Parse(body []byte, symbol string) ([]sources.Bar, error) {
-	trimmed := strings.TrimSpace(string(body))
-	if strings.HasPrefix(trimmed, "{") {
-		msg := sources.ProviderMessage(body)
-		if msg == "" || msg == trimmed {
-			msg = "object instead of an array of bars"
-		}
-		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
-	}
-	var rows []row
-	if err := json.Unmarshal(body, &rows); err != nil {
-		msg := sources.ProviderMessage(body)
-		if !strings.HasPrefix(trimmed, "[") && msg != "" {
-			// FMP sometimes answers its plan errors in plain text, even with 200
+// Decode reads an FMP historical-chart body for symbol as it arrives, keeping the bars that
+// start in keep: an array of {"date": New York wall-clock bar start, "close": …, "volume": …},
+// [] for no bars, or {"Error Message": …} for an error (an *sources.Error without a source whose
+// kind comes from the words). A row that names another symbol is a bad response; a null close
+// gives no bar. Bars come back in UTC, in body order.
+func Decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Bar, error) {
+	if k := s.Kind(); k != '[' && k != '{' && k != 'n' {
+		// FMP sometimes answers its plan errors in plain text, even with 200
+		if msg := sources.ProviderMessage(s.Head()); msg != "" {
 			return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
 		}
-		return nil, sources.Errorf("", sources.ErrBadResponse, "not an FMP chart array: %v", err)
 	}
-	if rows == nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "body is %q, not an array of bars", trimmed)
-	}
-	bars := make([]sources.Bar, 0, len(rows))
-	for i, r := range rows {
-		if r.Symbol != nil && symbol != "" && !strings.EqualFold(*r.Symbol, symbol) {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d is for symbol %q, not %q", i, *r.Symbol, symbol)
+	row := sources.NewFields("date", "symbol", "close", "volume")
+	bars := []sources.Bar{}
+	err := sources.RowArray(s, row, "an FMP chart array", func(i int) error {
+		if raw := row.Get(1); raw != nil && symbol != "" {
+			if sym, err := sources.StringText(raw); err != nil || (sym != "" && !strings.EqualFold(sym, symbol)) {
+				return sources.Errorf("", sources.ErrBadResponse, "bar %d is for symbol %s, not %q", i, raw, symbol)
+			}
 		}
-		if r.Date == nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
+		date, err := sources.StringText(row.Get(0))
+		if err != nil || date == "" {
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
 		}
-		t, err := time.ParseInLocation(etLayout, *r.Date, market.NewYork)
+		t, err := time.ParseInLocation(etLayout, date, market.NewYork)
 		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not %s New York time", i, *r.Date, etLayout)
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not %s New York time", i, date, etLayout)
 		}
-		bar, ok, err := sources.RowBar(i, t, r.Close, r.Volume)
-		if err != nil {
-			return nil, err
+		if err := sources.Aligned(t); err != nil {
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
 		}
+		if !keep.Has(t) {
+			return nil
+		}
+		bar, ok, err := sources.RowBar(i, t, row.Get(2), row.Get(3))
 		if ok {
 			bars = append(bars, bar)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return bars, nil
 }

@@ -4,6 +4,7 @@
 package jsonsrc
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tidwall/gjson"
 
 	"github.com/pricerig/pricerig/market"
@@ -166,7 +168,9 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	}
 	d = d.WithDefaults()
 	src.now = d.Now
-	src.client = sources.NewClient(s, d, sources.ClientOptions{Header: header})
+	src.client = sources.NewClient(s, d, sources.ClientOptions{Header: header, ReadError: func(_ int, body []byte) (string, error) {
+		return errorAt(body, spec.ErrorPath), nil // the message at error_path, when the body has one
+	}})
 	return src, nil
 }
 
@@ -193,20 +197,10 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"key":    s.key,
 		})
 		// a provider that takes dates answers whole days: a day either side is room for them
-		resp, err := s.client.GetCapped(ctx, target, nil, sources.BodyCap(w.From.AddDate(0, 0, -1), w.To.AddDate(0, 0, 1), 1))
+		req := sources.Request{Path: target, Limit: sources.BodyCap(w.From.AddDate(0, 0, -1), w.To.AddDate(0, 0, 1), 1), Keep: w}
+		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, s.spec, symbol, w) })
 		if err != nil {
 			return nil, err
-		}
-		if !resp.OK() {
-			e := s.client.ResponseError(resp)
-			if msg := errorAt(resp.Body, s.spec.ErrorPath); msg != "" {
-				e.Msg = s.client.Redact(msg)
-			}
-			return nil, e
-		}
-		bars, err := Parse(resp.Body, s.spec, symbol)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
 		}
 		all = append(all, bars...)
 	}
@@ -263,22 +257,150 @@ func FormatBound(from, to time.Time, format string, end bool) string {
 	}
 }
 
-// Parse reads a body as spec describes it, for symbol. An error_path that is present (and not
-// null or false) makes the body an error, its kind taken from its words; a symbol_path that names
-// another symbol is a bad response. The array at bars_path may be empty or null (no bars), or
-// missing when spec.BarsOptional. A bar without a time or price is malformed; a null price is a
-// minute without a price and gives no bar. Errors are *sources.Error without a source.
+// Parse reads a whole body held in memory (a recorded one) as spec describes it, for symbol,
+// keeping every bar.
 func Parse(body []byte, spec Spec, symbol string) ([]sources.Bar, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "body is not valid JSON: %q", clip(string(body)))
+	return sources.DecodeBytes(body, func(s *sources.Stream) ([]sources.Bar, error) { return Decode(s, spec, symbol, sources.AllTime) })
+}
+
+// Decode reads a body as spec describes it, for symbol, keeping the bars that start in keep. An
+// error_path that is present (and not null or false) makes the body an error, its kind taken
+// from its words; a symbol_path that names another symbol is a bad response. The array at
+// bars_path may be empty or null (no bars), or missing when spec.BarsOptional. A bar without a
+// time or price is malformed; a null price is a minute without a price and gives no bar. Errors
+// are *sources.Error without a source.
+//
+// Paths of plain member names (data.bars) are followed as the body arrives, holding one bar at a
+// time; a path using more of gjson's syntax (wildcards, array indexes, queries) needs the whole
+// body, which is then read within the body's cap and searched by gjson.
+func Decode(s *sources.Stream, spec Spec, symbol string, keep sources.Window) ([]sources.Bar, error) {
+	s.Expect("valid JSON")
+	if !plainPath(spec.BarsPath) || !plainPath(spec.ErrorPath) || !plainPath(spec.SymbolPath) {
+		raw, err := s.Raw()
+		if err != nil {
+			return nil, err
+		}
+		return parseWhole(bytes.Clone(raw), spec, symbol, keep)
 	}
+	var errVal, symVal gjson.Result
+	var arrKind jsontext.Kind // of the value at bars_path; 0: not there
+	bars := []sources.Bar{}
+	var barErr error
+	readBars := func() error {
+		if arrKind = s.Kind(); arrKind != '[' {
+			return s.Skip()
+		}
+		return s.Array(func(i int) error {
+			raw, err := s.Raw()
+			if err != nil || barErr != nil {
+				return err
+			}
+			b, skip, err := parseBar(gjson.ParseBytes(raw), spec)
+			if err == nil && !skip {
+				err = sources.Aligned(b.Start)
+			}
+			switch {
+			case err != nil:
+				barErr = sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
+			case !skip && keep.Has(b.Start):
+				bars = append(bars, b)
+			}
+			return nil
+		})
+	}
+	var walk func(path string) error
+	walk = func(path string) error {
+		if path == spec.BarsPath {
+			return readBars()
+		}
+		if s.Kind() != '{' {
+			return s.Skip()
+		}
+		return s.Object(func(name []byte) error {
+			p := string(name)
+			if path != "" {
+				p = path + "." + p
+			}
+			switch {
+			case p == spec.ErrorPath || p == spec.SymbolPath:
+				raw, err := s.Raw()
+				if err != nil {
+					return err
+				}
+				r := gjson.ParseBytes(bytes.Clone(raw))
+				if p == spec.ErrorPath {
+					errVal = r
+				}
+				if p == spec.SymbolPath {
+					symVal = r
+				}
+				return nil
+			case p == spec.BarsPath, under(p, spec.BarsPath), under(p, spec.ErrorPath), under(p, spec.SymbolPath):
+				return walk(p)
+			}
+			return s.Skip()
+		})
+	}
+	if err := walk(""); err != nil {
+		return nil, err
+	}
+	if msg := errorText(errVal, spec.ErrorPath); msg != "" {
+		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
+	}
+	if err := checkSymbol(symVal, symbol); err != nil {
+		return nil, err
+	}
+	switch {
+	case arrKind == 0 && spec.BarsOptional, arrKind == 'n':
+		return []sources.Bar{}, nil
+	case arrKind == 0:
+		return nil, sources.Errorf("", sources.ErrBadResponse, "no bars at bars_path %q", spec.BarsPath)
+	case arrKind != '[':
+		return nil, sources.Errorf("", sources.ErrBadResponse, "bars_path %q is not an array", spec.BarsPath)
+	}
+	if barErr != nil {
+		return nil, barErr
+	}
+	return bars, nil
+}
+
+// plainPath reports whether a gjson path is only member names joined by dots, which the
+// stream can follow: no wildcards, escapes, array indexes, queries or modifiers.
+func plainPath(path string) bool {
+	if path == "" {
+		return true
+	}
+	for seg := range strings.SplitSeq(path, ".") {
+		if !plainSegment.MatchString(seg) {
+			return false
+		}
+	}
+	return true
+}
+
+var plainSegment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// under reports whether path is an ancestor of target.
+func under(path, target string) bool {
+	return target != "" && strings.HasPrefix(target, path+".")
+}
+
+func checkSymbol(got gjson.Result, symbol string) error {
+	if got.Exists() && got.Type != gjson.Null && !strings.EqualFold(got.String(), symbol) {
+		return sources.Errorf("", sources.ErrBadResponse, "body is for symbol %q, not %q", clip(got.String()), symbol)
+	}
+	return nil
+}
+
+// parseWhole reads a body held whole with gjson, for paths the stream cannot follow.
+func parseWhole(body []byte, spec Spec, symbol string, keep sources.Window) ([]sources.Bar, error) {
 	root := gjson.ParseBytes(body)
 	if msg := errorAt(body, spec.ErrorPath); msg != "" {
 		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
 	}
 	if spec.SymbolPath != "" {
-		if got := root.Get(spec.SymbolPath); got.Exists() && got.Type != gjson.Null && !strings.EqualFold(got.String(), symbol) {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "body is for symbol %q, not %q", clip(got.String()), symbol)
+		if err := checkSymbol(root.Get(spec.SymbolPath), symbol); err != nil {
+			return nil, err
 		}
 	}
 	arr := root
@@ -293,24 +415,24 @@ func Parse(body []byte, spec Spec, symbol string) ([]sources.Bar, error) {
 	case !arr.IsArray():
 		return nil, sources.Errorf("", sources.ErrBadResponse, "bars_path %q is not an array", spec.BarsPath)
 	}
-	var bars []sources.Bar
+	bars := []sources.Bar{}
 	var failure error
 	arr.ForEach(func(i, bar gjson.Result) bool {
 		b, skip, err := parseBar(bar, spec)
+		if err == nil && !skip {
+			err = sources.Aligned(b.Start)
+		}
 		if err != nil {
 			failure = sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i.Int(), err)
 			return false
 		}
-		if !skip {
+		if !skip && keep.Has(b.Start) {
 			bars = append(bars, b)
 		}
 		return true
 	})
 	if failure != nil {
 		return nil, failure
-	}
-	if bars == nil {
-		bars = []sources.Bar{}
 	}
 	return bars, nil
 }
@@ -389,7 +511,11 @@ func errorAt(body []byte, path string) string {
 	if path == "" || !gjson.ValidBytes(body) {
 		return ""
 	}
-	r := gjson.GetBytes(body, path)
+	return errorText(gjson.GetBytes(body, path), path)
+}
+
+// errorText is the message of the value r found at error_path, "" when it is none.
+func errorText(r gjson.Result, path string) string {
 	if !r.Exists() || r.Type == gjson.Null || r.Type == gjson.False {
 		return ""
 	}

@@ -4,9 +4,7 @@ package massive
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -134,21 +132,16 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 	path := fmt.Sprintf("/v2/aggs/ticker/%s/range/1/minute/%d/%d", url.PathEscape(symbol), ceilMilli(from), ceilMilli(to)-1)
 	q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.key}}
 	seen := map[string]bool{}
-	for page := 0; ; page++ {
-		if page == maxPages {
+	for n := 0; ; n++ {
+		if n == maxPages {
 			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
-		resp, err := s.client.GetCapped(ctx, path, q, sources.BodyCap(from, to, 1))
+		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(from, to, 1), Keep: sources.Window{From: from, To: to}}
+		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbol, req.Keep) })
 		if err != nil {
 			return err
 		}
-		if resp.Status != http.StatusOK {
-			return s.statusError(resp)
-		}
-		bars, next, err := parse(resp.Body, symbol)
-		if err != nil {
-			return s.client.Adopt(resp.Status, err)
-		}
+		bars, next := pg.bars, pg.next
 		last := next == ""
 		p := sources.Page{
 			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
@@ -164,11 +157,11 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 			return nil
 		}
 		if seen[next] {
-			return s.client.Fail(sources.ErrBadResponse, resp.Status, "next_url repeats: the pages loop")
+			return s.client.Fail(sources.ErrBadResponse, 200, "next_url repeats: the pages loop")
 		}
 		seen[next] = true
 		if path, err = s.nextPage(next); err != nil {
-			return s.client.Adopt(resp.Status, err)
+			return s.client.Adopt(200, err)
 		}
 		// next_url carries the cursor (with limit, sort and adjusted) but not the key.
 		q = url.Values{"apiKey": {s.key}}
@@ -191,55 +184,71 @@ func (s *Source) nextPage(next string) (string, error) {
 	return u.String(), nil
 }
 
-func (s *Source) statusError(resp *sources.Response) error {
-	msg := message(resp.Body)
-	if msg == "" {
-		msg = sources.BodyText(resp.Body)
-	}
-	return s.client.StatusError(resp, msg)
+// page is one page of aggregates: the bars in the window asked and the next page's URL ("" on
+// the last page).
+type page struct {
+	bars []sources.Bar
+	next string
 }
 
-// aggsBody is an aggregates answer; numbers stay JSON text.
-type aggsBody struct {
-	Status       string          `json:"status"`
-	Ticker       string          `json:"ticker"`
-	ResultsCount json.RawMessage `json:"resultsCount"`
-	Results      []struct {
-		T json.RawMessage `json:"t"`
-		C json.RawMessage `json:"c"`
-		V json.RawMessage `json:"v"`
-	} `json:"results"`
-	NextURL string `json:"next_url"`
-	Message string `json:"message"`
-	Error   string `json:"error"`
-}
-
-func message(body []byte) string {
-	var b aggsBody
-	if json.Unmarshal(body, &b) != nil {
-		return ""
-	}
-	if b.Error != "" {
-		return b.Error
-	}
-	return b.Message
-}
-
-// parse reads one page of aggregates into bars and the next page's URL ("" on the last page).
-// The status is checked even on HTTP 200: NOT_AUTHORIZED and ERROR arrive that way too.
+// parse reads a whole page held in memory (a recorded one), keeping every bar.
 func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
-	var b aggsBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "aggregates body: %v", err)
+	p, err := sources.DecodeBytes(body, func(s *sources.Stream) (page, error) { return decode(s, symbol, sources.AllTime) })
+	return p.bars, p.next, err
+}
+
+// decode reads one page of aggregates as it arrives, keeping the bars that start in keep. The
+// status is checked even on HTTP 200: NOT_AUTHORIZED and ERROR arrive that way too, and since
+// Massive writes it after the results, a broken result is reported only once the status is
+// known to be OK.
+func decode(s *sources.Stream, symbol string, keep sources.Window) (page, error) {
+	var status, ticker, msg, errMsg string
+	var p page
+	var rowErr error
+	row := sources.NewFields("t", "c", "v")
+	s.Expect("an aggregates body")
+	err := s.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "status":
+			status, err = s.String()
+		case "ticker":
+			ticker, err = s.String()
+		case "message":
+			msg, err = s.String()
+		case "error":
+			errMsg, err = s.String()
+		case "next_url":
+			p.next, err = s.String()
+		case "results":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			p.bars = p.bars[:0]
+			return s.Array(func(i int) error {
+				if err := row.Read(s); err != nil {
+					return err
+				}
+				if rowErr == nil {
+					rowErr = result(row, i, keep, &p.bars)
+				}
+				return nil
+			})
+		default:
+			err = s.Skip()
+		}
+		return err
+	})
+	if err != nil {
+		return page{}, err
 	}
-	msg := b.Error
-	if msg == "" {
-		msg = b.Message
+	if errMsg != "" {
+		msg = errMsg
 	}
-	switch b.Status {
+	switch status {
 	case "OK", "DELAYED": // DELAYED is a delayed plan's normal answer
 	case "NOT_AUTHORIZED":
-		return nil, "", sources.Errorf("", sources.ErrUnauthorized, "%s", msg)
+		return page{}, sources.Errorf("", sources.ErrUnauthorized, "%s", msg)
 	case "ERROR":
 		kind := sources.ErrBadResponse
 		if l := strings.ToLower(msg); strings.Contains(l, "exceeded the maximum requests") || strings.Contains(l, "rate limit") {
@@ -247,39 +256,49 @@ func parse(body []byte, symbol string) ([]sources.Bar, string, error) {
 		} else if strings.Contains(l, "api key") || strings.Contains(l, "apikey") {
 			kind = sources.ErrUnauthorized
 		}
-		return nil, "", sources.Errorf("", kind, "%s", msg)
+		return page{}, sources.Errorf("", kind, "%s", msg)
 	case "":
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "aggregates body has no status")
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "aggregates body has no status")
 	default:
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "status %s: %s", b.Status, msg)
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "status %s: %s", status, msg)
 	}
-	if b.Ticker != "" && !strings.EqualFold(b.Ticker, symbol) {
-		return nil, "", sources.Errorf("", sources.ErrBadResponse, "asked for %q, aggregates are of %q", symbol, b.Ticker)
+	if ticker != "" && !strings.EqualFold(ticker, symbol) {
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "asked for %q, aggregates are of %q", symbol, ticker)
 	}
-	out := make([]sources.Bar, 0, len(b.Results))
-	for i, r := range b.Results {
-		ms, err := strconv.ParseInt(string(r.T), 10, 64)
-		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result %d: t %q is not unix milliseconds", i, r.T)
-		}
-		if ms%60000 != 0 {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result %d: t %d is not the start of a minute", i, ms)
-		}
-		start := time.UnixMilli(ms).UTC()
-		if len(r.C) == 0 || string(r.C) == "null" {
-			continue // no trade
-		}
-		price, err := numeric.ParsePrice(string(r.C))
-		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
-		}
-		vol, err := sources.ParseVolume(string(r.V))
-		if err != nil {
-			return nil, "", sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
-		}
-		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
+	if rowErr != nil {
+		return page{}, rowErr
 	}
-	return out, b.NextURL, nil
+	if p.bars == nil {
+		p.bars = []sources.Bar{}
+	}
+	return p, nil
+}
+
+// result reads result i of a page (its t, c and v) and adds it to bars when it starts in keep.
+func result(row *sources.Fields, i int, keep sources.Window, bars *[]sources.Bar) error {
+	t := row.Get(0)
+	ms, err := strconv.ParseInt(string(t), 10, 64)
+	if err != nil {
+		return sources.Errorf("", sources.ErrBadResponse, "result %d: t %q is not unix milliseconds", i, t)
+	}
+	if ms%60000 != 0 {
+		return sources.Errorf("", sources.ErrBadResponse, "result %d: t %d is not the start of a minute", i, ms)
+	}
+	start := time.UnixMilli(ms).UTC()
+	c := row.Get(1)
+	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
+		return nil // outside the window, or no trade
+	}
+	price, err := numeric.ParsePrice(string(c))
+	if err != nil {
+		return sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
+	}
+	vol, err := sources.ParseVolume(string(row.Get(2)))
+	if err != nil {
+		return sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
+	}
+	*bars = append(*bars, sources.Bar{Start: start, Close: price, Volume: vol})
+	return nil
 }
 
 func ceilMilli(t time.Time) int64 {

@@ -5,7 +5,6 @@ package tiingo
 
 import (
 	"context"
-	"encoding/json"
 	"net/url"
 	"strings"
 	"time"
@@ -74,7 +73,8 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("forceFill", "false") // a minute without an IEX print has no bar; feeds carry
 		q.Set("columns", "open,high,low,close,volume")
 		q.Set("format", "json")
-		bars, err := s.client.GetBars(ctx, path, q, sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Parse)
+		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Keep: sources.Window{From: from, To: to}}
+		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
@@ -83,48 +83,36 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	return s.client.Finish(all, from, to)
 }
 
-// row is one bar of a Tiingo body; prices stay raw JSON text.
-type row struct {
-	Date   *string         `json:"date"`
-	Close  json.RawMessage `json:"close"`
-	Volume json.RawMessage `json:"volume"`
-}
-
-// Parse reads a Tiingo IEX prices body: an array of {"date": ISO UTC bar start, "close": …,
-// "volume": …}, [] when there were no prints, or {"detail": …} for an error (an *sources.Error
-// without a source whose kind comes from the words). A bar with a null close gives no bar.
-func Parse(body []byte) ([]sources.Bar, error) {
-	trimmed := strings.TrimSpace(string(body))
-	if strings.HasPrefix(trimmed, "{") {
-		msg := sources.ProviderMessage(body)
-		if msg == "" || msg == trimmed {
-			msg = "object instead of an array of bars"
+// Decode reads a Tiingo IEX prices body as it arrives, keeping the bars that start in keep: an
+// array of {"date": ISO UTC bar start, "close": …, "volume": …}, [] when there were no prints,
+// or {"detail": …} for an error (an *sources.Error without a source whose kind comes from the
+// words). A bar with a null close gives no bar.
+func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
+	row := sources.NewFields("date", "close", "volume")
+	bars := []sources.Bar{}
+	err := sources.RowArray(s, row, "a Tiingo prices array", func(i int) error {
+		date, err := sources.StringText(row.Get(0))
+		if err != nil || date == "" {
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
 		}
-		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
-	}
-	var rows []row
-	if err := json.Unmarshal(body, &rows); err != nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "not a Tiingo prices array: %v", err)
-	}
-	if rows == nil && trimmed != "[]" {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "body is %q, not an array of bars", trimmed)
-	}
-	bars := make([]sources.Bar, 0, len(rows))
-	for i, r := range rows {
-		if r.Date == nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
-		}
-		t, err := time.Parse(time.RFC3339Nano, *r.Date)
+		t, err := time.Parse(time.RFC3339Nano, date)
 		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not an ISO time", i, *r.Date)
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not an ISO time", i, date)
 		}
-		bar, ok, err := sources.RowBar(i, t, r.Close, r.Volume)
-		if err != nil {
-			return nil, err
+		if err := sources.Aligned(t); err != nil {
+			return sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
 		}
+		if !keep.Has(t) {
+			return nil
+		}
+		bar, ok, err := sources.RowBar(i, t, row.Get(1), row.Get(2))
 		if ok {
 			bars = append(bars, bar)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return bars, nil
 }

@@ -68,7 +68,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(tt.body)
+			got, err := parse(tt.body)
 			adaptertest.CheckParsed(t, got, err, tt.want, tt.wantKind, tt.wantMsg)
 		})
 	}
@@ -80,7 +80,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(adaptertest.ReadFile(f, name))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		bars, err := Parse(body)
+		bars, err := parse(body)
 		adaptertest.Fuzzed(t, bars, err, false)
 	})
 }
@@ -209,4 +209,9 @@ func TestLive(t *testing.T) {
 	}
 	to := time.Now().UTC().Truncate(time.Minute)
 	adaptertest.AskLive(t, src, "SPY", to.Add(-5*24*time.Hour), to, false)
+}
+
+// parse decodes a whole body, keeping every bar.
+func parse(body []byte) ([]sources.Bar, error) {
+	return sources.DecodeBytes(body, func(s *sources.Stream) ([]sources.Bar, error) { return Decode(s, sources.AllTime) })
 }

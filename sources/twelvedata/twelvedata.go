@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -78,7 +77,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		src.prepost = b
 	}
 	d = d.WithDefaults()
-	src.client = sources.NewClient(s, d, sources.ClientOptions{})
+	src.client = sources.NewClient(s, d, sources.ClientOptions{ReadError: readError})
 	src.now = d.Now
 	sessions := []market.Session{market.Regular}
 	if src.prepost {
@@ -143,8 +142,8 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 		reqLoc, parseLoc = market.NewYork, nil
 	}
 	end := to.Add(-time.Nanosecond).Truncate(time.Second) // end_date is inclusive
-	for page := 0; ; page++ {
-		if page == maxPages {
+	for n := 0; ; n++ {
+		if n == maxPages {
 			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
 		q := url.Values{
@@ -163,31 +162,19 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 		if s.prepost {
 			q.Set("prepost", "true")
 		}
-		resp, err := s.client.GetCapped(ctx, "/time_series", q, sources.BodyCap(from, minTime(to, from.Add(MaxWindow)), 1))
+		req := sources.Request{Path: "/time_series", Query: q, Limit: sources.BodyCap(from, minTime(to, from.Add(MaxWindow)), 1), Keep: sources.Window{From: from, To: to}}
+		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbol, parseLoc, req.Keep) })
+		if errors.Is(err, sources.ErrNoData) {
+			pg, err = page{bars: []sources.Bar{}}, nil // the body only says the window has no data
+		}
 		if err != nil {
 			return err
 		}
-		// Twelve Data explains failures in a JSON body under 200 and under other statuses
-		// alike; a non-200 without that body is classified by its status.
-		if resp.Status != http.StatusOK && !isErrorBody(resp.Body) {
-			return s.client.StatusError(resp, sources.FirstLine(resp.Body))
-		}
-		bars, n, err := parse(resp.Body, symbol, parseLoc)
-		if err != nil {
-			return s.fail(err, resp)
-		}
+		bars := pg.bars
 		// A full page holds the latest outputsize bars of the window: the earlier ones are
 		// asked for next, ending before the oldest bar of this page.
-		last := n < s.pageSize || len(bars) == 0
-		oldest := to
-		for _, b := range bars {
-			if b.Start.Before(oldest) {
-				oldest = b.Start
-			}
-		}
-		if !oldest.After(from) {
-			last = true
-		}
+		oldest := pg.oldest
+		last := pg.n < s.pageSize || oldest.IsZero() || !oldest.After(from)
 		p := sources.Page{
 			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
 			Proven: map[string]sources.Window{symbol: {From: from, To: to}},
@@ -212,97 +199,177 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-func (s *Source) fail(err error, resp *sources.Response) error {
-	var e *sources.Error
-	if errors.As(err, &e) {
-		out := s.client.Fail(e.Kind, resp.Status, e.Msg)
-		if e.Kind == sources.ErrRateLimited {
-			out.RetryAfter = sources.RetryAfter(resp.Header, s.now())
-		}
-		return out
+// readError reads Twelve Data's error body, {"code": …, "message": …, "status": "error"}, which
+// it sends under other statuses as under 200; one that only says the window has no data is
+// ErrNoData, which Bars reads as an empty window.
+func readError(_ int, body []byte) (string, error) {
+	var b struct {
+		Status  string          `json:"status"`
+		Code    json.RawMessage `json:"code"`
+		Message string          `json:"message"`
 	}
-	return s.client.Fail(sources.ErrBadResponse, resp.Status, err.Error())
+	if json.Unmarshal(body, &b) != nil || b.Status != "error" {
+		return sources.FirstLine(body), nil
+	}
+	return b.Message, bodyError(b.Code, b.Message).Kind
 }
 
-// seriesBody is a time_series answer or its error shape; numbers stay text.
-type seriesBody struct {
-	Meta *struct {
-		Symbol           string `json:"symbol"`
-		ExchangeTimezone string `json:"exchange_timezone"`
-	} `json:"meta"`
-	Values []struct {
-		Datetime string          `json:"datetime"`
-		Close    json.RawMessage `json:"close"`
-		Volume   json.RawMessage `json:"volume"`
-	} `json:"values"`
-	Status  string          `json:"status"`
-	Code    json.RawMessage `json:"code"`
-	Message string          `json:"message"`
+// bodyError is the error a body with status "error" stands for; kind ErrNoData when it only
+// says the window has no data.
+func bodyError(rawCode []byte, msg string) *sources.Error {
+	code, _ := strconv.Atoi(strings.Trim(string(rawCode), `"`))
+	kind := errorKind(code, msg)
+	if kind == nil {
+		kind = sources.ErrNoData
+	}
+	return sources.Errorf("", kind, "code %d: %s", code, msg)
 }
 
-// parse reads a time_series body into bars (in the body's order) and the number of values it
-// held. loc is the zone the datetimes are in; nil means meta.exchange_timezone. An error body
-// saying the window has no data is an empty window; other error codes map to kinds.
+// page is one time_series answer: the bars in the window asked, how many values it held, and
+// the start of its oldest bar (zero when no value traded), which tells where the next page ends.
+type page struct {
+	bars   []sources.Bar
+	n      int
+	oldest time.Time
+}
+
+// parse reads a whole body held in memory (a recorded one), keeping every bar; an error body
+// saying the window has no data is an empty page.
 func parse(body []byte, symbol string, loc *time.Location) ([]sources.Bar, int, error) {
-	var b seriesBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		return nil, 0, sources.Errorf("", sources.ErrBadResponse, "time_series body: %v", err)
+	p, err := sources.DecodeBytes(body, func(s *sources.Stream) (page, error) { return decode(s, symbol, loc, sources.AllTime) })
+	if errors.Is(err, sources.ErrNoData) {
+		return []sources.Bar{}, 0, nil
 	}
-	if b.Status == "error" {
-		code, _ := strconv.Atoi(strings.Trim(string(b.Code), `"`))
-		kind := errorKind(code, b.Message)
-		if kind == nil {
-			return []sources.Bar{}, 0, nil
+	return p.bars, p.n, err
+}
+
+// value is one kept value, its datetime still wall-clock text until the body's zone is known.
+type value struct{ datetime, close, volume string }
+
+// decode reads a time_series body as it arrives into the bars that start in keep. loc is the
+// zone the datetimes are in; nil means meta.exchange_timezone, which the body may give after the
+// values, so values are first placed roughly (a day either side of keep, as if in UTC) and read
+// exactly at the end. An error body is an error of the kind its code and words say (see
+// errorKind), ErrNoData when it only says the window has no data.
+func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.Window) (page, error) {
+	rough := keep.Widen(24 * time.Hour)
+	var status, message, metaSymbol, zone, oldest string
+	var code []byte
+	hasMeta := false
+	var p page
+	var kept []value
+	row := sources.NewFields("datetime", "close", "volume")
+	s.Expect("a time_series body")
+	err := s.Object(func(name []byte) error {
+		var err error
+		switch string(name) {
+		case "status":
+			status, err = s.String()
+		case "message":
+			message, err = s.String()
+		case "code":
+			var raw []byte
+			if raw, err = s.Raw(); err == nil {
+				code = append(code[:0], raw...)
+			}
+		case "meta":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			hasMeta = true
+			return s.Object(func(name []byte) error {
+				var err error
+				switch string(name) {
+				case "symbol":
+					metaSymbol, err = s.String()
+				case "exchange_timezone":
+					zone, err = s.String()
+				default:
+					err = s.Skip()
+				}
+				return err
+			})
+		case "values":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			return s.Array(func(i int) error {
+				p.n++
+				if err := row.Read(s); err != nil {
+					return err
+				}
+				dt, _ := sources.StringText(row.Get(0))
+				t, err := time.Parse(dateLayout, dt)
+				if err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "value %d: datetime %q", i, dt)
+				}
+				if t.Second() != 0 || t.Nanosecond() != 0 {
+					return sources.Errorf("", sources.ErrBadResponse, "value %d: %s is not the start of a minute", i, dt)
+				}
+				c := row.Get(1)
+				if len(c) == 0 || string(c) == "null" {
+					return nil // no trade
+				}
+				if oldest == "" || dt < oldest { // one zone: the text sorts as the time
+					oldest = dt
+				}
+				if rough.Has(t) {
+					kept = append(kept, value{dt, string(c), string(row.Get(2))})
+				}
+				return nil
+			})
+		default:
+			err = s.Skip()
 		}
-		return nil, 0, sources.Errorf("", kind, "code %d: %s", code, b.Message)
+		return err
+	})
+	if err != nil {
+		return page{}, err
 	}
-	if b.Status != "ok" {
-		return nil, 0, sources.Errorf("", sources.ErrBadResponse, "time_series status %q", b.Status)
+	if status == "error" {
+		return page{}, bodyError(code, message)
 	}
-	if b.Meta == nil {
-		return nil, 0, sources.Errorf("", sources.ErrBadResponse, "time_series body has no meta")
+	if status != "ok" {
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "time_series status %q", status)
 	}
-	if !strings.EqualFold(b.Meta.Symbol, symbol) {
-		return nil, 0, sources.Errorf("", sources.ErrBadResponse, "asked for %q, series is of %q", symbol, b.Meta.Symbol)
+	if !hasMeta {
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "time_series body has no meta")
+	}
+	if !strings.EqualFold(metaSymbol, symbol) {
+		return page{}, sources.Errorf("", sources.ErrBadResponse, "asked for %q, series is of %q", symbol, metaSymbol)
 	}
 	if loc == nil {
-		l, err := time.LoadLocation(b.Meta.ExchangeTimezone)
-		if err != nil || b.Meta.ExchangeTimezone == "" {
-			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "exchange_timezone %q is not a time zone", b.Meta.ExchangeTimezone)
+		l, err := time.LoadLocation(zone)
+		if err != nil || zone == "" {
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "exchange_timezone %q is not a time zone", zone)
 		}
 		loc = l
 	}
-	out := make([]sources.Bar, 0, len(b.Values))
-	for i, v := range b.Values {
-		t, err := time.ParseInLocation(dateLayout, v.Datetime, loc)
-		if err != nil {
-			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %d: datetime %q", i, v.Datetime)
-		}
+	if oldest != "" {
+		t, _ := time.ParseInLocation(dateLayout, oldest, loc)
+		p.oldest = t.UTC()
+	}
+	p.bars = make([]sources.Bar, 0, len(kept))
+	for _, v := range kept {
+		t, _ := time.ParseInLocation(dateLayout, v.datetime, loc) // read once already
 		start := t.UTC()
 		if !start.Truncate(time.Minute).Equal(start) {
-			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %d: %s is not the start of a minute", i, v.Datetime)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: not the start of a minute in %s", v.datetime, loc)
 		}
-		if len(v.Close) == 0 || string(v.Close) == "null" {
-			continue // no trade
+		if !keep.Has(start) {
+			continue
 		}
-		price, err := numeric.ParsePrice(string(v.Close))
+		price, err := numeric.ParsePrice(v.close)
 		if err != nil {
-			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", v.Datetime, err)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", v.datetime, err)
 		}
-		vol, err := sources.ParseVolume(string(v.Volume))
+		vol, err := sources.ParseVolume(v.volume)
 		if err != nil {
-			return nil, 0, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", v.Datetime, err)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", v.datetime, err)
 		}
-		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
+		p.bars = append(p.bars, sources.Bar{Start: start, Close: price, Volume: vol})
 	}
-	return out, len(b.Values), nil
-}
-
-func isErrorBody(body []byte) bool {
-	var b struct {
-		Status string `json:"status"`
-	}
-	return json.Unmarshal(body, &b) == nil && b.Status == "error"
+	return p, nil
 }
 
 // errorKind maps Twelve Data's body code and words to a failure kind; nil means the body only

@@ -5,7 +5,6 @@ package udf
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -174,7 +173,8 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("resolution", s.cfg.Resolution)
 		q.Set("from", strconv.FormatInt(lo, 10))
 		q.Set("to", strconv.FormatInt(hi, 10))
-		bars, err := s.client.GetBars(ctx, s.cfg.HistoryPath, q, sources.BodyCap(w.From, w.To, 1), Parse)
+		req := sources.Request{Path: s.cfg.HistoryPath, Query: q, Limit: sources.BodyCap(w.From, w.To, 1), Keep: w}
+		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, w) })
 		if err != nil {
 			return nil, err
 		}
@@ -183,72 +183,127 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	return s.client.Finish(all, from, to)
 }
 
-// history is a UDF body. Every array element stays raw JSON text so prices never pass through a
-// float. Error holds Finnhub's {"error": …}, which comes without s.
-type history struct {
-	S      *string           `json:"s"`
-	ErrMsg json.RawMessage   `json:"errmsg"`
-	Error  json.RawMessage   `json:"error"`
-	T      []json.RawMessage `json:"t"`
-	C      []json.RawMessage `json:"c"`
-	V      []json.RawMessage `json:"v"`
+// Parse reads a whole UDF history body held in memory (a recorded one), keeping every bar.
+func Parse(body []byte) ([]sources.Bar, error) {
+	return sources.DecodeBytes(body, func(s *sources.Stream) ([]sources.Bar, error) { return Decode(s, sources.AllTime) })
 }
 
-// Parse reads a UDF history body into bars, in the order given, with t taken as the bar start
-// in unix seconds. s:"ok" with empty arrays and s:"no_data" (whatever its nextTime) are no bars;
-// s:"error", a body without s, and anything malformed are errors: an *sources.Error without a
-// source, whose kind comes from the provider's words (see sources.ClassifyMessage). A null close
-// is a minute without a price and gives no bar; a null time is malformed.
-func Parse(body []byte) ([]sources.Bar, error) {
-	var h history
-	if err := json.Unmarshal(body, &h); err != nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "not a UDF history body: %v", err)
+// Decode reads a UDF history body as it arrives into the bars that start in keep, in the order
+// given, with t taken as the bar start in unix seconds. s:"ok" with empty arrays and s:"no_data"
+// (whatever its nextTime) are no bars; s:"error", a body without s, and anything malformed are
+// errors: an *sources.Error without a source, whose kind comes from the provider's words (see
+// sources.ClassifyMessage). A null close is a minute without a price and gives no bar; a null
+// time is malformed. Finnhub writes its arrays in name order, c before t: that column is held
+// (compactly) until t says which rows to keep; columns after t keep only those rows.
+func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
+	var status, errMsg, errText *string
+	var times []int64 // of the kept rows
+	var rows sources.Rows
+	nt := 0
+	var closes, volumes sources.Column
+	s.Expect("a UDF history body")
+	err := s.Object(func(name []byte) error {
+		switch string(name) {
+		case "s":
+			v, err := s.String()
+			if err != nil {
+				return err
+			}
+			status = &v
+		case "errmsg", "error":
+			v, err := s.Raw()
+			if err != nil {
+				return err
+			}
+			msg := text(v)
+			if string(name) == "errmsg" {
+				errMsg = &msg
+			} else {
+				errText = &msg
+			}
+		case "t":
+			times, rows, nt = times[:0], sources.Rows{}, 0 // rows not nil: c and v filter
+			return s.Array(func(i int) error {
+				nt++
+				raw, err := s.Raw()
+				if err != nil {
+					return err
+				}
+				sec, err := UnixText(string(raw))
+				if err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "t[%d]: %v", i, err)
+				}
+				if sec%60 != 0 {
+					return sources.Errorf("", sources.ErrBadResponse, "t[%d]: %v", i, sources.Aligned(time.Unix(sec, 0)))
+				}
+				if keep.Has(time.Unix(sec, 0)) {
+					rows = append(rows, i)
+					times = append(times, sec)
+				}
+				return nil
+			})
+		case "c":
+			return closes.Read(s, rows)
+		case "v":
+			return volumes.Read(s, rows)
+		default:
+			return s.Skip()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if h.S == nil {
-		if msg := text(h.Error, h.ErrMsg); msg != "" {
+	pick := func(ps ...*string) string {
+		for _, p := range ps {
+			if p != nil && strings.TrimSpace(*p) != "" {
+				return *p
+			}
+		}
+		return ""
+	}
+	if status == nil {
+		if msg := pick(errText, errMsg); msg != "" {
 			return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
 		}
 		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF history body has no s field")
 	}
-	switch *h.S {
+	switch *status {
 	case "ok":
 	case "no_data":
 		return []sources.Bar{}, nil
 	case "error":
-		msg := text(h.ErrMsg, h.Error)
+		msg := pick(errMsg, errText)
 		if msg == "" {
 			msg = "s is error, without errmsg"
 		}
 		return nil, sources.Errorf("", sources.ClassifyMessage(msg), "%s", msg)
 	default:
-		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF status s=%q", *h.S)
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF status s=%q", *status)
 	}
-	if len(h.C) != len(h.T) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d closes", len(h.T), len(h.C))
+	if closes.Len() != nt {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d closes", nt, closes.Len())
 	}
-	if len(h.V) != 0 && len(h.V) != len(h.T) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d volumes", len(h.T), len(h.V))
+	if volumes.Len() != 0 && volumes.Len() != nt {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "UDF arrays differ in length: %d times, %d volumes", nt, volumes.Len())
 	}
-	bars := make([]sources.Bar, 0, len(h.T))
-	for i, raw := range h.T {
-		sec, err := UnixText(string(raw))
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "t[%d]: %v", i, err)
-		}
-		if string(h.C[i]) == "null" {
+	bars := make([]sources.Bar, 0, len(rows))
+	for k, i := range rows {
+		c := closes.At(i)
+		if string(c) == "null" {
 			continue
 		}
-		price, err := numeric.ParsePrice(string(h.C[i]))
+		price, err := numeric.ParsePrice(string(c))
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "c[%d]: %v", i, err)
 		}
 		var vol int64
-		if len(h.V) != 0 {
-			if vol, err = sources.ParseVolume(string(h.V[i])); err != nil {
+		if volumes.Len() != 0 {
+			if vol, err = sources.ParseVolume(string(volumes.At(i))); err != nil {
 				return nil, sources.Errorf("", sources.ErrBadResponse, "v[%d]: %v", i, err)
 			}
 		}
-		bars = append(bars, sources.Bar{Start: time.Unix(sec, 0).UTC(), Close: price, Volume: vol})
+		bars = append(bars, sources.Bar{Start: time.Unix(times[k], 0).UTC(), Close: price, Volume: vol})
 	}
 	return bars, nil
 }
@@ -272,15 +327,13 @@ func UnixText(raw string) (int64, error) {
 
 const maxUnix = 7258118400 // 2200-01-01T00:00:00Z
 
-// text is the first of several raw JSON values that is a non-empty string.
-func text(raws ...json.RawMessage) string {
-	for _, r := range raws {
-		var s string
-		if len(r) > 0 && json.Unmarshal(r, &s) == nil && strings.TrimSpace(s) != "" {
-			return s
-		}
+// text is a raw JSON value's string, "" when it is not a string.
+func text(raw []byte) string {
+	s, err := sources.StringText(raw)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return s
 }
 
 func clip(s string) string {

@@ -56,7 +56,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	d = d.WithDefaults()
 	return &Source{
 		name:   s.Name,
-		client: sources.NewClient(s, d, sources.ClientOptions{BrowserUA: true}),
+		client: sources.NewClient(s, d, sources.ClientOptions{BrowserUA: true, ReadError: readError}),
 		now:    d.Now,
 		cov: sources.Coverage{
 			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
@@ -91,16 +91,10 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"includePrePost": {"true"},
 			"events":         {"div|split"},
 		}
-		resp, err := s.client.GetCapped(ctx, "/v8/finance/chart/"+url.PathEscape(symbol), q, sources.BodyCap(w.From, w.To, 1))
+		req := sources.Request{Path: "/v8/finance/chart/" + url.PathEscape(symbol), Query: q, Limit: sources.BodyCap(w.From, w.To, 1), Keep: w}
+		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return decode(st, symbol, w) })
 		if err != nil {
 			return nil, err
-		}
-		if resp.Status != http.StatusOK {
-			return nil, s.statusError(resp)
-		}
-		bars, err := parse(resp.Body, symbol)
-		if err != nil {
-			return nil, s.client.Adopt(resp.Status, err)
 		}
 		all = append(all, bars...)
 	}
@@ -109,40 +103,25 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	return sources.Tidy(all, from, sources.ClosedBy(to, now)), nil
 }
 
-// statusError explains a non-200 answer from the chart.error Yahoo puts in its body.
-func (s *Source) statusError(resp *sources.Response) error {
-	code, desc := chartError(resp.Body)
-	msg := desc
-	if msg == "" {
-		msg = sources.BodyText(resp.Body)
+// readError explains a non-200 answer from the chart.error Yahoo puts in its body: a 404 (or
+// code "Not Found") is an unknown symbol, a 422 a window Yahoo does not serve.
+func readError(status int, body []byte) (string, error) {
+	var b struct {
+		Chart struct {
+			Error *errorBody `json:"error"`
+		} `json:"chart"`
 	}
-	switch {
-	case resp.Status == http.StatusNotFound || code == "Not Found":
-		return s.client.Fail(sources.ErrUnknownSymbol, resp.Status, msg)
-	case resp.Status == http.StatusUnprocessableEntity:
-		return s.client.Fail(sources.ErrUnsupportedWindow, resp.Status, msg)
+	if json.Unmarshal(body, &b) != nil || b.Chart.Error == nil {
+		b.Chart.Error = &errorBody{}
 	}
-	return s.client.StatusError(resp, msg)
-}
-
-// chartBody is the part of a chart v8 answer we read. Numbers stay raw text: prices go through
-// numeric, never through a float64 of ours.
-type chartBody struct {
-	Chart *struct {
-		Result []struct {
-			Meta struct {
-				Symbol string `json:"symbol"`
-			} `json:"meta"`
-			Timestamp  []json.RawMessage `json:"timestamp"`
-			Indicators struct {
-				Quote []struct {
-					Close  []json.RawMessage `json:"close"`
-					Volume []json.RawMessage `json:"volume"`
-				} `json:"quote"`
-			} `json:"indicators"`
-		} `json:"result"`
-		Error *errorBody `json:"error"`
-	} `json:"chart"`
+	kind := b.Chart.Error.kind()
+	switch status {
+	case http.StatusNotFound:
+		kind = sources.ErrUnknownSymbol
+	case http.StatusUnprocessableEntity:
+		kind = sources.ErrUnsupportedWindow
+	}
+	return b.Chart.Error.Description, kind
 }
 
 type errorBody struct {
@@ -150,80 +129,187 @@ type errorBody struct {
 	Description string `json:"description"`
 }
 
-func chartError(body []byte) (code, desc string) {
-	var b struct {
-		Chart struct {
-			Error *errorBody `json:"error"`
-		} `json:"chart"`
+// kind is what chart.error's code says, under any status; nil when it says nothing more.
+func (e *errorBody) kind() error {
+	switch e.Code {
+	case "Not Found":
+		return sources.ErrUnknownSymbol
+	case "Unprocessable Entity":
+		return sources.ErrUnsupportedWindow
+	case "Internal Server Error", "Service Unavailable":
+		return sources.ErrUnavailable // Yahoo's outage page in a 200: "Will be right back"
 	}
-	if json.Unmarshal(body, &b) != nil || b.Chart.Error == nil {
-		return "", ""
-	}
-	return b.Chart.Error.Code, b.Chart.Error.Description
+	return nil
 }
 
-// raw is one parsed row, before the edge rule decides whether it is a bar.
+// row is one parsed row, before the edge rule decides whether it is a bar.
 type row struct {
 	bar    sources.Bar
 	hasVol bool
 }
 
-// parse reads a 200 chart body into bars, in Yahoo's order. It skips minutes whose close is
-// null (no trade), drops the synthetic volume-0 bars Yahoo puts at a response's edges (see
-// dropSyntheticEdges), rewrites each float32-widened price to its shortest decimal before parsing
-// it exactly, and rejects an answer about another symbol.
+// edgeMargin is how far beyond the window asked the decoder keeps rows, so that the edge rule
+// (dropSyntheticEdges) sees the edges of Yahoo's answer, which asks for the window and adds at
+// most the minute in progress, while a body padded with far-off minutes costs nothing.
+const edgeMargin = 24 * time.Hour
+
+// parse reads a whole chart body held in memory (a recorded one), keeping every bar.
 func parse(body []byte, symbol string) ([]sources.Bar, error) {
-	var b chartBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "chart body: %v", err)
+	return sources.DecodeBytes(body, func(s *sources.Stream) ([]sources.Bar, error) { return decode(s, symbol, sources.AllTime) })
+}
+
+// decode reads a 200 chart body as it arrives into the bars near keep (edgeMargin either side),
+// in Yahoo's order. It skips minutes whose close is null (no trade), drops the synthetic
+// volume-0 bars Yahoo puts at a response's edges (see dropSyntheticEdges), rewrites each
+// float32-widened price to its shortest decimal before parsing it exactly, and rejects an answer
+// about another symbol. The timestamp column comes before the quote columns, so those keep only
+// the rows it chose.
+func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Bar, error) {
+	near := keep.Widen(edgeMargin)
+	var hasChart bool
+	var chartErr *errorBody
+	var results, quotes, nt int
+	var gotSymbol string
+	var rows sources.Rows
+	var times []int64
+	var closes, volumes sources.Column
+	quote := func() error {
+		quotes++
+		if quotes > 1 {
+			return s.Skip()
+		}
+		return s.Object(func(name []byte) error {
+			if s.Kind() == 'n' {
+				return s.Skip() // as if absent
+			}
+			switch string(name) {
+			case "close":
+				return closes.Read(s, rows)
+			case "volume":
+				return volumes.Read(s, rows)
+			}
+			return s.Skip()
+		})
 	}
-	if b.Chart == nil {
+	result := func() error {
+		results++
+		if results > 1 {
+			return s.Skip()
+		}
+		return s.Object(func(name []byte) error {
+			switch string(name) {
+			case "meta":
+				return s.Object(func(name []byte) error {
+					if string(name) != "symbol" {
+						return s.Skip()
+					}
+					var err error
+					gotSymbol, err = s.String()
+					return err
+				})
+			case "timestamp":
+				rows, times, nt = sources.Rows{}, times[:0], 0 // rows not nil: the quote columns filter
+				if s.Kind() == 'n' {
+					return s.Skip()
+				}
+				return s.Array(func(i int) error {
+					nt++
+					raw, err := s.Raw()
+					if err != nil {
+						return err
+					}
+					sec, err := strconv.ParseInt(string(raw), 10, 64)
+					if err != nil {
+						return sources.Errorf("", sources.ErrBadResponse, "timestamp %d: %q is not unix seconds", i, raw)
+					}
+					// a second that is not a minute's start is the live quote Yahoo sometimes
+					// appends, not a minute bar
+					if sec%60 == 0 && near.Has(time.Unix(sec, 0)) {
+						rows = append(rows, i)
+						times = append(times, sec)
+					}
+					return nil
+				})
+			case "indicators":
+				return s.Object(func(name []byte) error {
+					if string(name) != "quote" || s.Kind() == 'n' {
+						return s.Skip()
+					}
+					return s.Array(func(int) error { return quote() })
+				})
+			}
+			return s.Skip()
+		})
+	}
+	s.Expect("a chart body")
+	err := s.Object(func(name []byte) error {
+		if string(name) != "chart" {
+			return s.Skip()
+		}
+		if s.Kind() == 'n' {
+			return s.Skip()
+		}
+		hasChart = true
+		return s.Object(func(name []byte) error {
+			switch string(name) {
+			case "result":
+				if s.Kind() == 'n' {
+					return s.Skip()
+				}
+				return s.Array(func(int) error { return result() })
+			case "error":
+				if s.Kind() == 'n' {
+					return s.Skip()
+				}
+				raw, err := s.Raw()
+				if err != nil {
+					return err
+				}
+				chartErr = &errorBody{}
+				if err := json.Unmarshal(raw, chartErr); err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "chart.error: %v", err)
+				}
+				return nil
+			}
+			return s.Skip()
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !hasChart {
 		return nil, sources.Errorf("", sources.ErrBadResponse, "chart body has no chart")
 	}
-	if e := b.Chart.Error; e != nil {
-		kind := sources.ErrBadResponse
-		switch e.Code {
-		case "Not Found":
-			kind = sources.ErrUnknownSymbol
-		case "Unprocessable Entity":
-			kind = sources.ErrUnsupportedWindow
-		case "Internal Server Error", "Service Unavailable":
-			kind = sources.ErrUnavailable // Yahoo's outage page in a 200: "Will be right back"
+	if e := chartErr; e != nil {
+		kind := e.kind()
+		if kind == nil {
+			kind = sources.ErrBadResponse
 		}
 		return nil, sources.Errorf("", kind, "%s: %s", e.Code, e.Description)
 	}
-	if len(b.Chart.Result) != 1 {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "chart has %d results, want 1", len(b.Chart.Result))
+	if results != 1 {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "chart has %d results, want 1", results)
 	}
-	r := b.Chart.Result[0]
-	if !strings.EqualFold(r.Meta.Symbol, symbol) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "asked for %q, chart is of %q", symbol, r.Meta.Symbol)
+	if !strings.EqualFold(gotSymbol, symbol) {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "asked for %q, chart is of %q", symbol, gotSymbol)
 	}
-	if len(r.Timestamp) == 0 { // a closed market: no timestamp key and quote:[{}]
+	if nt == 0 { // a closed market: no timestamp key and quote:[{}]
 		return []sources.Bar{}, nil
 	}
-	if len(r.Indicators.Quote) != 1 {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "%d quote series, want 1", len(r.Indicators.Quote))
+	if quotes != 1 {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "%d quote series, want 1", quotes)
 	}
-	q := r.Indicators.Quote[0]
-	n := len(r.Timestamp)
-	if len(q.Close) != n || (q.Volume != nil && len(q.Volume) != n) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", n, len(q.Close), len(q.Volume))
+	if closes.Len() != nt || (volumes.Present() && volumes.Len() != nt) {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", nt, closes.Len(), volumes.Len())
 	}
-	rows := make([]*row, n)
-	for i := range n {
-		sec, err := strconv.ParseInt(string(r.Timestamp[i]), 10, 64)
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "timestamp %d: %q is not unix seconds", i, r.Timestamp[i])
-		}
-		start := time.Unix(sec, 0).UTC()
-		if sec%60 != 0 {
-			continue // the live quote Yahoo sometimes appends, not a minute bar
-		}
-		if isNull(q.Close[i]) {
+	kept := make([]*row, 0, len(rows))
+	for k, i := range rows {
+		start := time.Unix(times[k], 0).UTC()
+		c := closes.At(i)
+		if isNull(c) {
 			continue // no trade in the minute
 		}
-		text, err := numeric.CanonicalFloat32(strings.Trim(string(q.Close[i]), `"`))
+		text, err := numeric.CanonicalFloat32(strings.Trim(string(c), `"`))
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "close at %s: %v", start.Format(time.RFC3339), err)
 		}
@@ -232,20 +318,14 @@ func parse(body []byte, symbol string) ([]sources.Bar, error) {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "close at %s: %v", start.Format(time.RFC3339), err)
 		}
 		rw := &row{bar: sources.Bar{Start: start, Close: price}}
-		if q.Volume != nil && !isNull(q.Volume[i]) {
-			v, err := sources.ParseVolume(string(q.Volume[i]))
+		if v := volumes.At(i); volumes.Present() && !isNull(v) {
+			vol, err := sources.ParseVolume(string(v))
 			if err != nil {
 				return nil, sources.Errorf("", sources.ErrBadResponse, "volume at %s: %v", start.Format(time.RFC3339), err)
 			}
-			rw.bar.Volume, rw.hasVol = v, true
+			rw.bar.Volume, rw.hasVol = vol, true
 		}
-		rows[i] = rw
-	}
-	var kept []*row
-	for _, rw := range rows {
-		if rw != nil {
-			kept = append(kept, rw)
-		}
+		kept = append(kept, rw)
 	}
 	kept = dropSyntheticEdges(kept)
 	out := make([]sources.Bar, len(kept))
@@ -273,7 +353,7 @@ func dropSyntheticEdges(rows []*row) []*row {
 	return rows
 }
 
-func isNull(m json.RawMessage) bool { return len(m) == 0 || string(m) == "null" }
+func isNull(m []byte) bool { return len(m) == 0 || string(m) == "null" }
 
 func ceilSecond(t time.Time) int64 {
 	if t.Truncate(time.Second).Equal(t) {

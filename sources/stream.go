@@ -1,0 +1,464 @@
+package sources
+
+// Streaming decoding of response bodies. A body is read token by token as it arrives (jsontext,
+// the tokenizer of encoding/json/v2), and an adapter keeps only the bars inside the window it
+// asked for: a body of 1.5 million bars of which a few thousand are in the window costs the few
+// thousand, not the body. Fetch is the one way adapters ask for bars; Stream is the walker their
+// decoders use; Fields reads one row object without allocating; Column holds a column-array
+// body's column (UDF's c, Yahoo's close) as compactly as its order allows.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Request is one GET an adapter makes for bars: the path (or a trusted absolute next-page URL)
+// and query, the body cap (BodyCap of the span the request asks for), and Keep, the window whose
+// bars the caller keeps. Keep is part of the coalescing key: two callers asking the same URL for
+// different windows each get their own decode.
+type Request struct {
+	Path  string
+	Query url.Values
+	Limit int64
+	Keep  Window
+}
+
+// Fetch sends r and decodes a 2xx body with decode as it arrives, never holding the body whole.
+// A non-2xx answer is read (within the cap) and turned into ResponseError. decode's error is
+// adopted (Adopt) as a bad response of this source; a body over the cap is ErrBodyTooLarge and
+// a body whose reading failed mid-way is a transport error, retried like one. Identical requests
+// in flight share one decode, so the value must not be modified by callers.
+func Fetch[T any](ctx context.Context, c *Client, r Request, decode func(s *Stream) (T, error)) (T, error) {
+	var zero T
+	res, err := c.get(ctx, r.Path, r.Query, r.Limit, r.Keep.key(), func(s *Stream) (any, error) { return decode(s) })
+	if err != nil {
+		return zero, err
+	}
+	if !res.resp.OK() {
+		return zero, c.ResponseError(res.resp)
+	}
+	return res.val.(T), nil
+}
+
+// DecodeBytes runs a stream decoder over a body held in memory: for tests, fuzzing, and
+// recorded bodies. Errors are those decode returns, or a bad response for trailing data.
+func DecodeBytes[T any](body []byte, decode func(s *Stream) (T, error)) (T, error) {
+	s := NewStream(bytes.NewReader(body))
+	v, err := decode(s)
+	if err == nil {
+		err = s.End()
+	}
+	return v, err
+}
+
+// AllTime is the window that keeps every bar, for decoding a whole recorded body.
+var AllTime = Window{From: time.Unix(0, 0).UTC(), To: time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)}
+
+// Has reports whether t is in the window [From, To).
+func (w Window) Has(t time.Time) bool { return !t.Before(w.From) && t.Before(w.To) }
+
+// Widen is the window grown by d on both sides: for a decoder that can only place a bar
+// roughly before it has read the whole body (a time zone or a label it learns later).
+func (w Window) Widen(d time.Duration) Window { return Window{w.From.Add(-d), w.To.Add(d)} }
+
+func (w Window) key() string {
+	return strconv.FormatInt(w.From.UnixNano(), 10) + "-" + strconv.FormatInt(w.To.UnixNano(), 10)
+}
+
+// headSize is how much of a body's start a Stream keeps, to quote a provider that answered
+// in plain text where JSON was due.
+const headSize = 4 << 10
+
+// Stream walks a JSON body as it is read. Its methods return *Error values of kind
+// ErrBadResponse (without a source, see Adopt) for a body that is not the JSON expected,
+// truncated included.
+type Stream struct {
+	what string // what the body should be, for messages ("a UDF history body")
+	dec  *jsontext.Decoder
+	head []byte
+	name []byte // the unquoted name of an object member with escapes
+}
+
+// NewStream reads r. Duplicate member names are allowed (the later one wins, as with
+// encoding/json) and so is invalid UTF-8 in strings: providers are not held to more than that,
+// and checking duplicates would keep every name of a huge object.
+func NewStream(r io.Reader) *Stream {
+	s := &Stream{}
+	s.dec = jsontext.NewDecoder(&headReader{r: r, s: s}, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return s
+}
+
+type headReader struct {
+	r io.Reader
+	s *Stream
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if room := headSize - len(h.s.head); room > 0 && n > 0 {
+		h.s.head = append(h.s.head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// Head is the start of the body as read so far (at most 4 KiB): the provider's words when its
+// body is not JSON.
+func (s *Stream) Head() []byte { return s.head }
+
+// Expect names what the body should be ("a UDF history body"): the Stream's own errors then
+// read "not a UDF history body: …".
+func (s *Stream) Expect(what string) { s.what = what }
+
+func (s *Stream) fail(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return s.bad("%v", err)
+}
+
+func (s *Stream) bad(format string, args ...any) *Error {
+	if s.what != "" {
+		return Errorf("", ErrBadResponse, "not "+s.what+": "+format, args...)
+	}
+	return Errorf("", ErrBadResponse, "body: "+format, args...)
+}
+
+// Kind is the kind of the next value: '{', '[', '"', '0' (a number), 'n', 't', 'f', or 0 when
+// the body ends or is broken there (the next read says how).
+func (s *Stream) Kind() jsontext.Kind { return s.dec.PeekKind() }
+
+// Object reads an object, calling each with every member's name (unquoted, valid only until the
+// next read); each must read or skip the member's value.
+func (s *Stream) Object(each func(name []byte) error) error {
+	if err := s.open('{'); err != nil {
+		return err
+	}
+	for s.dec.PeekKind() != '}' {
+		raw, err := s.dec.ReadValue()
+		if err != nil {
+			return s.fail(err)
+		}
+		name := []byte(raw[1 : len(raw)-1])
+		if bytes.IndexByte(name, '\\') >= 0 {
+			if s.name, err = jsontext.AppendUnquote(s.name[:0], raw); err != nil {
+				return s.fail(err)
+			}
+			name = s.name
+		}
+		if err := each(name); err != nil {
+			return err
+		}
+	}
+	return s.close()
+}
+
+// Array reads an array, calling each with every element's index; each must read or skip it.
+func (s *Stream) Array(each func(i int) error) error {
+	if err := s.open('['); err != nil {
+		return err
+	}
+	for i := 0; s.dec.PeekKind() != ']'; i++ {
+		if err := each(i); err != nil {
+			return err
+		}
+	}
+	return s.close()
+}
+
+func (s *Stream) open(want jsontext.Kind) error {
+	tok, err := s.dec.ReadToken()
+	if err != nil {
+		return s.fail(err)
+	}
+	if k := tok.Kind(); k != want {
+		what := "an object"
+		if want == '[' {
+			what = "an array"
+		}
+		return s.bad("%s where %s was due at offset %d", kindName(k), what, s.dec.InputOffset())
+	}
+	return nil
+}
+
+func (s *Stream) close() error {
+	if _, err := s.dec.ReadToken(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "the end"
+}
+
+// Skip reads past the next value, however large, without keeping it.
+func (s *Stream) Skip() error {
+	if err := s.dec.SkipValue(); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// Raw reads the next value and returns its JSON text, valid only until the next read. Use it
+// for values known to be small (a number, a name, a message object); a large one costs its size.
+func (s *Stream) Raw() ([]byte, error) {
+	v, err := s.dec.ReadValue()
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return v, nil
+}
+
+// String reads the next value as a string: its unquoted text, "" for null, and an error for any
+// other kind.
+func (s *Stream) String() (string, error) {
+	raw, err := s.Raw()
+	if err != nil {
+		return "", err
+	}
+	if len(raw) == 0 || (raw[0] != '"' && raw[0] != 'n') {
+		return "", s.bad("%s where a string was due", clipText(string(raw)))
+	}
+	return StringText(raw)
+}
+
+// StringText is the text of a raw JSON string value ("" for null); any other value is an error.
+func StringText(raw []byte) (string, error) {
+	switch {
+	case string(raw) == "null":
+		return "", nil
+	case len(raw) < 2 || raw[0] != '"':
+		return "", Errorf("", ErrBadResponse, "%s where a string was due", clipText(string(raw)))
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	out, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return "", Errorf("", ErrBadResponse, "string %s: %v", clipText(string(raw)), err)
+	}
+	return string(out), nil
+}
+
+// End checks that nothing but white space follows the body's value.
+func (s *Stream) End() error {
+	if _, err := s.dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			return s.bad("more after its value, at offset %d", s.dec.InputOffset())
+		}
+		return s.fail(err)
+	}
+	return nil
+}
+
+// Fields reads row objects one at a time, keeping the raw JSON text of the members it was made
+// for and skipping the rest. Its buffers are reused from row to row, so a row costs no
+// allocation: the hot loop of every row-per-bar decoder.
+type Fields struct {
+	names []string
+	vals  [][]byte
+	has   []bool
+}
+
+// NewFields is a Fields for the member names given; Get(i) is names[i]'s value.
+func NewFields(names ...string) *Fields {
+	return &Fields{names: names, vals: make([][]byte, len(names)), has: make([]bool, len(names))}
+}
+
+// Read reads the next value, which must be an object, as one row.
+func (f *Fields) Read(s *Stream) error {
+	clear(f.has)
+	return s.Object(func(name []byte) error {
+		for i, n := range f.names {
+			if string(name) == n {
+				raw, err := s.Raw()
+				if err != nil {
+					return err
+				}
+				f.vals[i], f.has[i] = append(f.vals[i][:0], raw...), true
+				return nil
+			}
+		}
+		return s.Skip()
+	})
+}
+
+// Get is the raw text of member i of the last row, nil when the row did not have it.
+func (f *Fields) Get(i int) []byte {
+	if !f.has[i] {
+		return nil
+	}
+	return f.vals[i]
+}
+
+// Rows is the set of row indexes a column-array body's time column kept, ascending.
+type Rows []int
+
+// Column is one column of a column-array body (UDF's c and v, Yahoo's close and volume): the raw
+// text of its elements in one buffer. A column read before the time column holds every element
+// (the body's order leaves no choice, but at a few bytes an element, not a slice header and an
+// allocation each); one read after it holds only the rows the time column kept.
+type Column struct {
+	buf  []byte
+	ends []int32
+	rows Rows // the rows held, when the column was read after the time column; nil: all
+	n    int  // elements in the body's column
+	read bool
+}
+
+// Read reads the column's array. keep is the time column's choice when it came first (not nil,
+// though maybe empty), nil when it has not been read yet.
+func (c *Column) Read(s *Stream, keep Rows) error {
+	c.buf, c.ends, c.n, c.read, c.rows = c.buf[:0], c.ends[:0], 0, true, keep
+	next := 0 // the next kept row
+	return s.Array(func(i int) error {
+		c.n++
+		if keep != nil {
+			if next >= len(keep) || keep[next] != i {
+				return s.Skip()
+			}
+			next++
+		}
+		raw, err := s.Raw()
+		if err != nil {
+			return err
+		}
+		if len(c.buf)+len(raw) > 1<<31-1 {
+			return Errorf("", ErrBadResponse, "column larger than 2 GiB")
+		}
+		c.buf = append(c.buf, raw...)
+		c.ends = append(c.ends, int32(len(c.buf)))
+		return nil
+	})
+}
+
+// Present reports whether the body had the column.
+func (c *Column) Present() bool { return c.read }
+
+// Len is how many elements the body's column had.
+func (c *Column) Len() int { return c.n }
+
+// At is the raw text of row i, nil when the column does not hold it.
+func (c *Column) At(i int) []byte {
+	j := i
+	if c.rows != nil {
+		var ok bool
+		if j, ok = slices.BinarySearch(c.rows, i); !ok {
+			return nil
+		}
+	}
+	if j < 0 || j >= len(c.ends) {
+		return nil
+	}
+	start := int32(0)
+	if j > 0 {
+		start = c.ends[j-1]
+	}
+	return c.buf[start:c.ends[j]]
+}
+
+// capReader reads a body up to its cap: past it, over is set and reading fails with
+// ErrBodyTooLarge. A failure of the body itself (a reset, a timeout) is kept in err, so the
+// client can tell a transport failure, which it retries, from a body that is not what it should be.
+type capReader struct {
+	r    io.Reader
+	left int64
+	over bool
+	err  error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// one byte more tells an exact fit from a body that goes on
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			c.over = true
+			return 0, ErrBodyTooLarge
+		}
+		return 0, c.note(err)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, c.note(err)
+}
+
+func (c *capReader) note(err error) error {
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
+		c.err = err
+	}
+	return err
+}
+
+// RowArray reads a body that is an array of row objects (Tiingo's and FMP's), reading each row
+// into f and handing its index to each. An object instead of the array is the provider's error
+// (its message, classified by its words); null and other values are bad responses. what names
+// the array in messages ("a Tiingo prices array").
+func RowArray(s *Stream, f *Fields, what string, each func(i int) error) error {
+	switch k := s.Kind(); k {
+	case '[':
+	case '{':
+		raw, err := s.Raw()
+		if err != nil {
+			return err
+		}
+		msg := ProviderMessage(raw)
+		if msg == "" || msg == string(bytes.TrimSpace(raw)) {
+			msg = "object instead of an array of bars"
+		}
+		return Errorf("", ClassifyMessage(msg), "%s", msg)
+	case 'n':
+		return Errorf("", ErrBadResponse, "body is null, not an array of bars")
+	case '"', '0', 't', 'f':
+		return Errorf("", ErrBadResponse, "not %s: %s", what, kindName(k))
+	default: // not JSON: the reading says where
+		_, err := s.Raw()
+		return Errorf("", ErrBadResponse, "not %s: %s", what, streamMessage(err))
+	}
+	var rowErr error
+	err := s.Array(func(i int) error {
+		if err := f.Read(s); err != nil {
+			return err
+		}
+		rowErr = each(i)
+		return rowErr
+	})
+	if err != nil && rowErr == nil {
+		return Errorf("", ErrBadResponse, "not %s: %s", what, streamMessage(err))
+	}
+	return err
+}
+
+// streamMessage is the words of a Stream's error.
+func streamMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Msg
+	}
+	return err.Error()
+}
