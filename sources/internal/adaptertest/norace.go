@@ -1,0 +1,5 @@
+//go:build !race
+
+package adaptertest
+
+const raceBuild = false

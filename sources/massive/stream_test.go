@@ -1,0 +1,15 @@
+package massive
+
+import (
+	"testing"
+
+	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/internal/adaptertest"
+)
+
+func TestHugeBodyKeepsOnlyTheWindow(t *testing.T) {
+	adaptertest.HugeBody(t, adaptertest.Gen(hugeBody(adaptertest.HugeBars)...), func(s *sources.Stream) ([]sources.Bar, error) {
+		p, err := decode(s, "AAPL", adaptertest.HugeWindow)
+		return p.bars, err
+	}, 2880, 16<<20)
+}
