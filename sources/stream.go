@@ -10,6 +10,7 @@ package sources
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/url"
@@ -148,9 +149,11 @@ func (s *Stream) Object(each func(name []byte) error) error {
 		}
 		name := []byte(raw[1 : len(raw)-1])
 		if bytes.IndexByte(name, '\\') >= 0 {
-			if s.name, err = jsontext.AppendUnquote(s.name[:0], raw); err != nil {
+			text, err := unquote(raw)
+			if err != nil {
 				return s.fail(err)
 			}
+			s.name = append(s.name[:0], text...)
 			name = s.name
 		}
 		if err := each(name); err != nil {
@@ -255,11 +258,19 @@ func StringText(raw []byte) (string, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), nil
 	}
-	out, err := jsontext.AppendUnquote(nil, raw)
+	out, err := unquote(raw)
 	if err != nil {
 		return "", Errorf("", ErrBadResponse, "string %s: %v", clipText(string(raw)), err)
 	}
-	return string(out), nil
+	return out, nil
+}
+
+// unquote reads a JSON string with escapes as encoding/json does, invalid UTF-8 becoming
+// U+FFFD rather than an error (jsontext's own unquoting is strict about it).
+func unquote(raw []byte) (string, error) {
+	var out string
+	err := json.Unmarshal(raw, &out)
+	return out, err
 }
 
 // End checks that nothing but white space follows the body's value.
