@@ -29,10 +29,8 @@ func BenchmarkParse(b *testing.B) {
 	const n = 200_000
 	raw := adaptertest.GenBytes(hugeBody(n)...)
 	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		if bars, _, err := parse(raw, "AAPL", time.UTC); err != nil || len(bars) != n {
-			b.Fatal(len(bars), err)
-		}
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "bars/s")
+	adaptertest.BenchBars(b, n, func() (int, error) {
+		bars, _, err := parse(raw, "AAPL", time.UTC)
+		return len(bars), err
+	})
 }

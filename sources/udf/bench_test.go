@@ -28,10 +28,8 @@ func BenchmarkParse(b *testing.B) {
 	const n = 200_000
 	raw := adaptertest.GenBytes(hugeBody(n, false)...)
 	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		if bars, err := Parse(raw); err != nil || len(bars) != n {
-			b.Fatal(len(bars), err)
-		}
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "bars/s")
+	adaptertest.BenchBars(b, n, func() (int, error) {
+		bars, err := Parse(raw)
+		return len(bars), err
+	})
 }
