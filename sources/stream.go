@@ -273,6 +273,25 @@ func unquote(raw []byte) (string, error) {
 	return out, err
 }
 
+// Strings reads an object of which only string members matter (a body's meta): each member
+// named in into is read into its string, the others skipped. It reports false for null, as if
+// the object were absent.
+func (s *Stream) Strings(into map[string]*string) (bool, error) {
+	if s.Kind() == 'n' {
+		return false, s.Skip()
+	}
+	err := s.Object(func(name []byte) error {
+		p, ok := into[string(name)]
+		if !ok {
+			return s.Skip()
+		}
+		var err error
+		*p, err = s.String()
+		return err
+	})
+	return err == nil, err
+}
+
 // End checks that nothing but white space follows the body's value.
 func (s *Stream) End() error {
 	if _, err := s.dec.ReadToken(); err != io.EOF {

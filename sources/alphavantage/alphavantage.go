@@ -198,24 +198,7 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 		var err error
 		switch string(name) {
 		case "Meta Data":
-			if s.Kind() == 'n' {
-				return s.Skip()
-			}
-			hasMeta = true
-			return s.Object(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "2. Symbol":
-					metaSymbol, err = s.String()
-				case "4. Interval":
-					interval, err = s.String()
-				case "6. Time Zone":
-					zone, err = s.String()
-				default:
-					err = s.Skip()
-				}
-				return err
-			})
+			hasMeta, err = s.Strings(map[string]*string{"2. Symbol": &metaSymbol, "4. Interval": &interval, "6. Time Zone": &zone})
 		case "Time Series (1min)":
 			if s.Kind() == 'n' {
 				return s.Skip()

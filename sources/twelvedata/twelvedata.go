@@ -273,22 +273,7 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 				code = append(code[:0], raw...)
 			}
 		case "meta":
-			if s.Kind() == 'n' {
-				return s.Skip()
-			}
-			hasMeta = true
-			return s.Object(func(name []byte) error {
-				var err error
-				switch string(name) {
-				case "symbol":
-					metaSymbol, err = s.String()
-				case "exchange_timezone":
-					zone, err = s.String()
-				default:
-					err = s.Skip()
-				}
-				return err
-			})
+			hasMeta, err = s.Strings(map[string]*string{"symbol": &metaSymbol, "exchange_timezone": &zone})
 		case "values":
 			if s.Kind() == 'n' {
 				return s.Skip()

@@ -199,14 +199,8 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 		return s.Object(func(name []byte) error {
 			switch string(name) {
 			case "meta":
-				return s.Object(func(name []byte) error {
-					if string(name) != "symbol" {
-						return s.Skip()
-					}
-					var err error
-					gotSymbol, err = s.String()
-					return err
-				})
+				_, err := s.Strings(map[string]*string{"symbol": &gotSymbol})
+				return err
 			case "timestamp":
 				rows, times, nt = sources.Rows{}, times[:0], 0 // rows not nil: the quote columns filter
 				if s.Kind() == 'n' {
