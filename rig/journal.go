@@ -27,7 +27,7 @@ const (
 	StateSkipped    State = "skipped"   // the task could not be answered honestly; Reason says why
 	StateMissed     State = "missed"    // a window closed before our transaction made it
 	StateRefunded   State = "refunded"  // the task was refunded
-	schemaVersion         = 2
+	schemaVersion         = 3
 	timeLayoutNanos       = time.RFC3339Nano
 )
 
@@ -234,6 +234,9 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NUL
 	// 1 → 2: why the spec refused a task (issue 18), apart from reason, which says why a rig
 	// skipped or missed one.
 	`ALTER TABLE tasks ADD COLUMN refusal TEXT NOT NULL DEFAULT '';`,
+	// 2 → 3: the accounts (issue 13): every mined transaction of the rig with what it served
+	// and cost, and the payouts of settled tasks. PostgreSQL's migration 4 is the same tables.
+	migrationAccounts(false),
 }
 
 // Drawn records that a rig was drawn for a task (idempotent).

@@ -11,7 +11,8 @@ import (
 
 // postgresMigrations are the PostgreSQL journal's schema versions, applied in order and each in
 // one transaction. Versions 1 and 2 are the SQLite journal's migrations with PostgreSQL's column
-// types; version 3 adds the lease that lets several instances share the database. Never edit
+// types; version 3 adds the lease that lets several instances share the database; version 4 the
+// accounts (SQLite's 3). Never edit
 // one that has shipped; add the next.
 var postgresMigrations = []string{
 	1: `
@@ -48,6 +49,8 @@ CREATE TABLE IF NOT EXISTS leases (
 	expires_at TIMESTAMPTZ NOT NULL,
 	renewed_at TIMESTAMPTZ NOT NULL
 );`,
+	// The accounts: SQLite's migration 2 → 3.
+	4: migrationAccounts(true),
 }
 
 func openPostgresJournal(url string) (*DBJournal, error) {

@@ -18,6 +18,11 @@ type Metrics struct {
 	// Leader is 1 while this instance holds the lease (always, on a SQLite journal); LeaseAge is
 	// how long ago the lease was last renewed, by us or by the leader.
 	Leader, LeaseAge prometheus.Gauge
+	// The accounts, by rig ("relayer" for a relayer's draws and settles), in wei: gas paid
+	// (each transaction's fee, shared over the tasks and rigs it served), earned (credits of
+	// settled tasks), slashed, and the transactions mined reverted. The journal keeps the exact
+	// integers; a counter is a float64.
+	GasPaidWei, EarnedWei, SlashedWei, RevertedTxs *prometheus.CounterVec
 }
 
 // NewMetrics registers the runner's series with reg.
@@ -48,9 +53,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		LeaseAge: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "pricerig", Subsystem: "rig",
 			Name: "lease_age_seconds", Help: "Seconds since the lease of these keys was last renewed, by this instance or by the leader."}),
 	}
+	byRig := func(name, help string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig", Name: name, Help: help}, []string{"rig"})
+	}
+	m.GasPaidWei = byRig("gas_paid_wei_total", "Wei paid for the rig's mined transactions (ok and reverted), by rig.")
+	m.EarnedWei = byRig("earned_wei_total", "Wei credited to the rig by settled tasks, by rig.")
+	m.SlashedWei = byRig("slashed_wei_total", "Wei of stake the rig lost to slashes, by rig.")
+	m.RevertedTxs = byRig("reverted_txs_total", "Transactions of the rig mined reverted (gas paid for nothing), by the rig whose key sent them.")
 	m.Leader.Set(1) // a runner on a SQLite journal always leads; a shared one sets it at its first look
 	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused,
-		m.Leader, m.LeaseAge)
+		m.Leader, m.LeaseAge, m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs)
 	return m
 }
 

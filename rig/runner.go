@@ -206,6 +206,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	// leaves (a process frozen past its lease wakes up fenced).
 	cfg.Sender.Guard = r.guard
 	r.cfg.Sender.Guard = r.guard
+	cfg.Sender.OnMined = r.onMined // the accounts (accounting_runner.go)
 	for _, k := range cfg.Operators {
 		id, ok := ids[k.Address]
 		if !ok {

@@ -17,6 +17,9 @@ func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info TaskVi
 	if len(mine) == 0 {
 		return nil
 	}
+	if err := r.recordPayouts(ctx, t.id, mine); err != nil {
+		return err
+	}
 	ans, err := r.chain.ReadAnswer(ctx, t.id)
 	if err != nil {
 		return err

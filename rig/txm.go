@@ -83,8 +83,11 @@ type SenderConfig struct {
 	RetryRPC       int           // resends after an unreachable RPC; default 5
 	// Guard, when set, is asked just before every broadcast (first and replacement); its error
 	// stops the send. The runner's guard fails once the lease is lost.
-	Guard  func() error
-	Logger *slog.Logger
+	Guard func() error
+	// OnMined, when set, is told of every transaction of this sender that was mined, ok or
+	// reverted, with the call data it carried (the runner journals it: accounting.go).
+	OnMined func(ctx context.Context, from common.Address, data []byte, r *types.Receipt)
+	Logger  *slog.Logger
 }
 
 func (c SenderConfig) withDefaults() SenderConfig {
@@ -264,6 +267,9 @@ func (s *Sender) forgetNonce() {
 // why (a receipt carries no revert data), logged, and returned as an error wrapping ErrReverted
 // and, when the replay reverts too, the node's error with the revert data (RevertReason reads it).
 func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.CallMsg) (*types.Receipt, error) {
+	if s.cfg.OnMined != nil {
+		s.cfg.OnMined(ctx, s.key.Address, msg.Data, r)
+	}
 	if r.Status == types.ReceiptStatusSuccessful {
 		return r, nil
 	}

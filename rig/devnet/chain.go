@@ -50,6 +50,20 @@ func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, erro
 
 // StartChainWithID is StartChain with another chain id (0 means ChainID).
 func StartChainWithID(alloc types.GenesisAlloc, heartbeat time.Duration, chainID uint64) (*Chain, error) {
+	return StartChainWithOptions(alloc, heartbeat, ChainOptions{ID: chainID})
+}
+
+// ChainOptions tune a chain: its id (0 means ChainID) and the base fee of its genesis block
+// (nil means go-ethereum's 1 gwei; EIP-1559 then lowers it by up to 12.5 % a block while blocks
+// are less than half full, as the devnet's are).
+type ChainOptions struct {
+	ID      uint64
+	BaseFee *big.Int
+}
+
+// StartChainWithOptions is StartChain with options.
+func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o ChainOptions) (*Chain, error) {
+	chainID := o.ID
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -69,6 +83,9 @@ func StartChainWithID(alloc types.GenesisAlloc, heartbeat time.Duration, chainID
 		cfg.ChainID = new(big.Int).SetUint64(chainID)
 		ec.Genesis.Config = &cfg
 		ec.NetworkId = chainID
+		if o.BaseFee != nil {
+			ec.Genesis.BaseFee = new(big.Int).Set(o.BaseFee)
+		}
 	})
 	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
 	c.stopped.Add(1)

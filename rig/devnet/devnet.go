@@ -78,6 +78,9 @@ type Options struct {
 	CommitWindow, RevealWindow time.Duration
 	// ChainID of the chain; zero means ChainID (Robinhood Chain's).
 	ChainID uint64
+	// BaseFee is the genesis block's base fee (nil: go-ethereum's 1 gwei); tests price gas so
+	// that tasks lose money.
+	BaseFee *big.Int
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
@@ -185,7 +188,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
-	chain, err := StartChainWithID(alloc, time.Second, o.ChainID)
+	chain, err := StartChainWithOptions(alloc, time.Second, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee})
 	if err != nil {
 		return nil, err
 	}

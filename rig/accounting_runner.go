@@ -1,0 +1,351 @@
+package rig
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// The runner's side of the accounts: the sender tells it of every mined transaction
+// (SenderConfig.OnMined), and recordSettlement asks it for the payouts of a settled task.
+
+// onMined journals a mined transaction of one of the runner's senders with what it served and
+// what it cost. A journal write that fails is logged: the transaction is mined either way.
+func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
+	book, ok := r.journal.(Accounts)
+	if !ok || rec == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	purpose, entries := r.describeTx(from, data)
+	l1, err := r.receiptL1(ctx, rec.TxHash)
+	if err != nil {
+		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
+	}
+	fee := ReceiptFee(rec, l1)
+	for i, share := range splitFee(fee, len(entries)) {
+		entries[i].Share = share
+	}
+	t := TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: TxOK,
+		GasUsed: rec.GasUsed, EffectiveGasPrice: rec.EffectiveGasPrice, Fee: fee, L1GasUsed: l1.GasUsed, L1Fee: l1.Fee, Entries: entries}
+	if rec.BlockNumber != nil {
+		t.Block = rec.BlockNumber.Uint64()
+	}
+	if rec.Status != types.ReceiptStatusSuccessful {
+		t.Status = TxReverted
+	}
+	inserted, err := book.RecordTx(ctx, t)
+	if err != nil {
+		r.log.Error("journaling a mined transaction failed", "tx", rec.TxHash.Hex(), "purpose", purpose, "error", err)
+		return
+	}
+	if m := r.cfg.Metrics; m != nil && inserted {
+		for _, e := range entries {
+			m.GasPaidWei.WithLabelValues(RigLabel(e.RigID)).Add(weiFloat(e.Share))
+		}
+		if t.Status == TxReverted {
+			m.RevertedTxs.WithLabelValues(RigLabel(t.RigID)).Inc()
+		}
+	}
+}
+
+// weiFloat is wei for a Prometheus counter, which holds a float64 (exact to 2^53 wei, about
+// 0.009 ETH, and to 16 digits past it); the journal keeps the exact integers.
+func weiFloat(v *big.Int) float64 {
+	f, _ := new(big.Float).SetInt(orZero(v)).Float64()
+	return f
+}
+
+// rigOfSender is the rig whose operator key is from; 0 for a relayer.
+func (r *Runner) rigOfSender(from common.Address) uint64 {
+	for id, h := range r.rigs {
+		if h.key.Address == from {
+			return id
+		}
+	}
+	return 0
+}
+
+// rigOfOperator is the rig of ours an operator address runs; 0 when none.
+func (r *Runner) rigOfOperator(op common.Address) uint64 { return r.rigOfSender(op) }
+
+// describeTx reads what a transaction to the contract was for from its call data: the
+// function's name, and the tasks and rigs it served. A draw or settle serves the task for the
+// rig whose key sent it (0: a relayer); a commit or reveal for the sender's rig; each entry of a
+// commitMany or revealMany for the rig whose operator signed it. Call data the contract's ABI
+// does not know is journaled as "unknown" against task 0, so its cost is never lost.
+func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig) {
+	sender := r.rigOfSender(from)
+	unknown := []TaskRig{{RigID: sender}}
+	if len(data) < 4 {
+		return "unknown", unknown
+	}
+	method, err := callABI.MethodById(data[:4])
+	if err != nil {
+		return "unknown", unknown
+	}
+	args, err := method.Inputs.Unpack(data[4:])
+	if err != nil {
+		return method.Name, unknown
+	}
+	switch method.Name {
+	case "commitMany":
+		var v struct {
+			Entries    []agentrig.AgentRigCommit
+			Signatures [][]byte
+		}
+		if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
+			return method.Name, unknown
+		}
+		out := make([]TaskRig, 0, len(v.Entries))
+		for i, e := range v.Entries {
+			rig := uint64(0)
+			if d, err := r.domain.CommitDigest(e.TaskId, e.Commitment); err == nil {
+				if op, err := Recover(d, v.Signatures[i]); err == nil {
+					rig = r.rigOfOperator(op)
+				}
+			}
+			out = appendEntry(out, TaskRig{TaskID: e.TaskId.Uint64(), RigID: rig})
+		}
+		return method.Name, out
+	case "revealMany":
+		var v struct {
+			Entries    []agentrig.AgentRigReveal
+			Signatures [][]byte
+		}
+		if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
+			return method.Name, unknown
+		}
+		out := make([]TaskRig, 0, len(v.Entries))
+		for i, e := range v.Entries {
+			rig := uint64(0)
+			if d, err := r.domain.RevealDigest(e.TaskId, e.Answer, e.Salt); err == nil {
+				if op, err := Recover(d, v.Signatures[i]); err == nil {
+					rig = r.rigOfOperator(op)
+				}
+			}
+			out = appendEntry(out, TaskRig{TaskID: e.TaskId.Uint64(), RigID: rig})
+		}
+		return method.Name, out
+	}
+	// draw, commit, reveal, settle, refund: the task id is the first argument.
+	if len(args) > 0 {
+		if id, ok := args[0].(*big.Int); ok && id.IsUint64() && method.Inputs[0].Name == "taskId" {
+			return method.Name, []TaskRig{{TaskID: id.Uint64(), RigID: sender}}
+		}
+	}
+	return method.Name, unknown
+}
+
+// appendEntry adds an entry unless the same task and rig is there already (a batch carrying
+// one rig's entry twice charges it once).
+func appendEntry(out []TaskRig, e TaskRig) []TaskRig {
+	for _, o := range out {
+		if o.TaskID == e.TaskID && o.RigID == e.RigID {
+			return out
+		}
+	}
+	return append(out, e)
+}
+
+// receiptL1 reads the L1 part of a receipt's cost from the node's JSON receipt, which keeps
+// the rollup's fields that types.Receipt drops. A node reached without a raw RPC client gives
+// none.
+func (r *Runner) receiptL1(ctx context.Context, hash common.Hash) (L1Part, error) {
+	c, ok := r.backend.(interface{ Client() *rpc.Client })
+	if !ok || c.Client() == nil {
+		return L1Part{}, errors.New("no raw JSON-RPC client")
+	}
+	var raw json.RawMessage
+	if err := c.Client().CallContext(ctx, &raw, "eth_getTransactionReceipt", hash); err != nil {
+		return L1Part{}, ClassifyRPCError(err)
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return L1Part{}, errors.New("no receipt")
+	}
+	return ParseReceiptL1(raw)
+}
+
+// recordPayouts journals what a settled task credited to our rigs and slashed from them, read
+// from the settlement's own events, once per task. An error leaves the task to the next step.
+func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
+	book, ok := r.journal.(Accounts)
+	if !ok || len(mine) == 0 {
+		return nil
+	}
+	done, err := book.PayoutsRecorded(ctx, taskID)
+	if err != nil || done {
+		return err
+	}
+	reader, ok := r.deploy.(PayoutReader)
+	if !ok {
+		return nil
+	}
+	operators := map[uint64]common.Address{}
+	for id := range mine {
+		operators[id] = r.rigs[id].key.Address
+	}
+	from := r.cfg.FromBlock
+	if b, ok, err := r.firstBlockOf(ctx, taskID); err == nil && ok {
+		from = b
+	}
+	ps, err := reader.SettlementPayouts(ctx, taskID, from, operators)
+	if err != nil {
+		return err
+	}
+	added, err := book.RecordPayouts(context.WithoutCancel(ctx), ps)
+	if err != nil {
+		return fmt.Errorf("journaling the payouts of task %d: %w", taskID, err)
+	}
+	if m := r.cfg.Metrics; m != nil {
+		for _, p := range added {
+			if p.Kind == PayoutSlash {
+				m.SlashedWei.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+			} else {
+				m.EarnedWei.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+			}
+		}
+	}
+	return nil
+}
+
+// firstBlockOf is the first block holding one of our transactions for a task: its settlement
+// is later.
+func (r *Runner) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool, error) {
+	j, ok := r.journal.(interface {
+		FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error)
+	})
+	if !ok {
+		return 0, false, nil
+	}
+	return j.FirstBlock(ctx, taskID)
+}
+
+// FirstBlock is the first block holding a journaled transaction for the task.
+func (j *DBJournal) FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error) {
+	var b *int64
+	err := j.db.QueryRowContext(ctx, j.q(`SELECT MIN(t.block) FROM txs t JOIN tx_tasks e ON e.hash = t.hash WHERE e.task_id = ?`), int64(taskID)).Scan(&b)
+	if err != nil || b == nil {
+		return 0, false, err
+	}
+	return uint64(*b), true, nil
+}
+
+// PayoutReader is a Deployment that tells what a settled task paid our rigs and took from
+// them; the seeds leave it open (they say settle "pays the agreeing rigs" and "applies the
+// slashes", not how that shows). ReferenceDeployment reads the reference contract's events. A
+// deployment without it is accounted for its gas alone.
+type PayoutReader interface {
+	// SettlementPayouts returns the payouts of a settled task to the rigs given (by rig id, with
+	// their operator addresses), looking for the settlement from block from on; ErrNotSettled
+	// (wrapped) when the chain shows none yet.
+	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address) ([]Payout, error)
+}
+
+var _ PayoutReader = (*ReferenceDeployment)(nil)
+
+// callABI decodes the call data of the transactions the rig sends: the seeds' functions, as the
+// reference contract's ABI spells them.
+var callABI = agentrig.NewAgentRig().GetABI()
+
+// ErrNotSettled means the chain holds no Settled event for a task (yet).
+var ErrNotSettled = errors.New("no Settled event")
+
+// rigAccount is who a settlement pays for a rig: its operator (the rig's share of the price) and
+// its owner (its share of others' slashes).
+type rigAccount struct{ operator, owner common.Address }
+
+// SettlementPayouts reads a settled task's payouts from the settle transaction's events: each
+// Credited to a rig's operator (reward) or owner (staker share), and each Slashed of a rig. A
+// staker credit goes to the rig whose reward it follows, as the reference contract pays them rig
+// by rig.
+func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address) ([]Payout, error) {
+	rigs := map[uint64]rigAccount{}
+	for id, op := range operators {
+		a := rigAccount{operator: op}
+		out, err := d.c.call(ctx, d.c.abi.PackRigOf(id))
+		if err != nil {
+			return nil, fmt.Errorf("rigOf(%d): %w", id, err)
+		}
+		info, err := d.c.abi.UnpackRigOf(out)
+		if err != nil {
+			return nil, err
+		}
+		a.owner = info.Owner
+		rigs[id] = a
+	}
+	return d.c.settlementPayouts(ctx, taskID, from, rigs)
+}
+
+func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount) ([]Payout, error) {
+	ev := c.abi.GetABI().Events
+	id := common.BigToHash(new(big.Int).SetUint64(taskID))
+	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
+		FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{c.Address},
+		Topics: [][]common.Hash{{ev["Settled"].ID}, {id}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
+	}
+	var settle common.Hash
+	for _, l := range logs {
+		if !l.Removed {
+			settle = l.TxHash
+		}
+	}
+	if settle == (common.Hash{}) {
+		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ErrNotSettled)
+	}
+	rec, err := c.backend.TransactionReceipt(ctx, settle)
+	if err != nil {
+		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
+	}
+	var out []Payout
+	last := uint64(0) // the rig the latest reward went to
+	for _, l := range rec.Logs {
+		if l.Address != c.Address || len(l.Topics) == 0 {
+			continue
+		}
+		switch l.Topics[0] {
+		case ev["Credited"].ID:
+			cr, err := c.abi.UnpackCreditedEvent(l)
+			if err != nil || cr.TaskId.Uint64() != taskID {
+				continue
+			}
+			switch agentrig.CreditReason(cr.Reason) {
+			case agentrig.CreditRigReward:
+				last = 0
+				for rigID, a := range rigs {
+					if a.operator == cr.Account {
+						last = rigID
+						out = append(out, Payout{TaskID: taskID, RigID: rigID, Kind: PayoutReward, Account: cr.Account,
+							Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
+					}
+				}
+			case agentrig.CreditStaker:
+				if a, ok := rigs[last]; ok && last != 0 && a.owner == cr.Account {
+					out = append(out, Payout{TaskID: taskID, RigID: last, Kind: PayoutStaker, Account: cr.Account,
+						Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
+				}
+			}
+		case ev["Slashed"].ID:
+			s, err := c.abi.UnpackSlashedEvent(l)
+			if err != nil || s.TaskId.Uint64() != taskID {
+				continue
+			}
+			if _, ours := rigs[s.RigId]; ours && s.Amount.Sign() > 0 {
+				out = append(out, Payout{TaskID: taskID, RigID: s.RigId, Kind: PayoutSlash, Wei: s.Amount, Tx: settle, LogIndex: l.Index})
+			}
+		}
+	}
+	return out, nil
+}

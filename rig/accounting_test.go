@@ -1,0 +1,346 @@
+package rig
+
+import (
+	"context"
+	"database/sql"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/internal/pgtest"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+func wei(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		panic(s)
+	}
+	return v
+}
+
+// An Arbitrum receipt (the shape Arbitrum One and Orbit nodes answer eth_getTransactionReceipt
+// with: go-ethereum's fields plus gasUsedForL1 and l1BlockNumber) decodes into types.Receipt,
+// and its L1 part is read from the JSON: inside gasUsed, at the same price.
+func TestArbitrumReceiptCarriesItsL1PartInsideGasUsed(t *testing.T) {
+	raw, err := os.ReadFile("testdata/arbitrum-receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r types.Receipt
+	if err := r.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	l1, err := ParseReceiptL1(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// gasUsed 0x1a4d2 = 107730 at 0x989680 = 10,000,000 wei; gasUsedForL1 0x6a3f = 27199.
+	if r.GasUsed != 107730 || r.EffectiveGasPrice.Cmp(big.NewInt(10_000_000)) != 0 {
+		t.Fatalf("receipt: gas %d at %s", r.GasUsed, r.EffectiveGasPrice)
+	}
+	if l1.GasUsed != 27199 || l1.Extra || l1.Fee.Cmp(wei("271990000000")) != 0 {
+		t.Fatalf("L1 part: %+v (fee %s)", l1, l1.Fee)
+	}
+	if fee := ReceiptFee(&r, l1); fee.Cmp(wei("1077300000000")) != 0 {
+		t.Fatalf("fee %s, want 107730 × 10000000", fee)
+	}
+}
+
+// An OP-stack receipt's l1Fee is charged on top of gasUsed × effectiveGasPrice.
+func TestOPStackReceiptAddsItsL1Fee(t *testing.T) {
+	raw, err := os.ReadFile("testdata/op-receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r types.Receipt
+	if err := r.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	l1, err := ParseReceiptL1(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// l1Fee 0x2f7a5a1b4 = 12744761780 wei; gasUsed 21000 at 1,000,000 wei.
+	if !l1.Extra || l1.Fee.Cmp(wei("12744761780")) != 0 {
+		t.Fatalf("L1 part: %+v", l1)
+	}
+	if fee := ReceiptFee(&r, l1); fee.Cmp(wei("33744761780")) != 0 {
+		t.Fatalf("fee %s", fee)
+	}
+	// A plain receipt has no L1 part; garbage is an error.
+	if l1, err := ParseReceiptL1([]byte(`{"gasUsed":"0x5208","effectiveGasPrice":"0x1"}`)); err != nil || l1.Fee != nil || l1.GasUsed != 0 {
+		t.Fatalf("plain receipt: %+v, %v", l1, err)
+	}
+	if _, err := ParseReceiptL1([]byte(`{"gasUsedForL1":"12"}`)); err == nil {
+		t.Fatal("a non-hex gasUsedForL1 was accepted")
+	}
+}
+
+func TestSplitFeeAddsUpToTheFee(t *testing.T) {
+	for _, tc := range []struct {
+		fee string
+		n   int
+	}{{"10", 3}, {"1077300000001", 7}, {"2", 5}, {"0", 2}, {"999999999999999999999999", 4}} {
+		shares := splitFee(wei(tc.fee), tc.n)
+		sum := new(big.Int)
+		for i, s := range shares {
+			sum.Add(sum, s)
+			if i > 0 && (s.Cmp(shares[i-1]) > 0 || new(big.Int).Sub(shares[0], s).Cmp(big.NewInt(1)) > 0) {
+				t.Errorf("%s / %d: uneven shares %v", tc.fee, tc.n, shares)
+			}
+		}
+		if sum.Cmp(wei(tc.fee)) != 0 || len(shares) != tc.n {
+			t.Errorf("%s / %d: shares %v add up to %s", tc.fee, tc.n, shares, sum)
+		}
+	}
+}
+
+// testBook writes two tasks' transactions and payouts and checks the ledger to the wei.
+func testBook(t *testing.T, j *DBJournal) {
+	ctx := context.Background()
+	clock := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	j.now = func() time.Time { return clock }
+	a, relayer := common.HexToAddress("0xa1"), common.HexToAddress("0xee")
+	tx := func(n byte, purpose string, rig uint64, status TxStatus, gas uint64, price int64, entries ...TaskRig) TxRecord {
+		fee := new(big.Int).Mul(new(big.Int).SetUint64(gas), big.NewInt(price))
+		for i, s := range splitFee(fee, len(entries)) {
+			entries[i].Share = s
+		}
+		from := a
+		if rig == 0 {
+			from = relayer
+		}
+		return TxRecord{Hash: common.Hash{n}, Purpose: purpose, From: from, RigID: rig, Block: uint64(n), Status: status, GasUsed: gas,
+			EffectiveGasPrice: big.NewInt(price), Fee: fee, Entries: entries}
+	}
+	records := []TxRecord{
+		tx(1, "draw", 1, TxOK, 60_000, 1_000_000_001, TaskRig{TaskID: 7, RigID: 1}),
+		tx(2, "commit", 1, TxOK, 50_000, 1_000_000_001, TaskRig{TaskID: 7, RigID: 1}),
+		tx(3, "commitMany", 0, TxOK, 90_001, 1_000_000_001, TaskRig{TaskID: 7, RigID: 2}, TaskRig{TaskID: 8, RigID: 2}, TaskRig{TaskID: 8, RigID: 1}),
+		tx(4, "settle", 1, TxReverted, 30_000, 1_000_000_001, TaskRig{TaskID: 7, RigID: 1}),
+	}
+	records[2].L1GasUsed, records[2].L1Fee = 27199, big.NewInt(27199*1_000_000_001)
+	for _, r := range records {
+		if ins, err := j.RecordTx(ctx, r); err != nil || !ins {
+			t.Fatalf("record %s: %v %v", r.Purpose, ins, err)
+		}
+	}
+	if ins, err := j.RecordTx(ctx, records[0]); err != nil || ins {
+		t.Fatalf("recording a transaction twice: inserted %v, %v", ins, err)
+	}
+	if _, err := j.RecordTx(ctx, TxRecord{Hash: common.Hash{9}}); err == nil {
+		t.Fatal("a transaction without entries was journaled")
+	}
+	payouts := []Payout{
+		{TaskID: 7, RigID: 1, Kind: PayoutReward, Account: a, Wei: wei("3000000000000"), Tx: common.Hash{5}, LogIndex: 3},
+		{TaskID: 7, RigID: 2, Kind: PayoutSlash, Wei: wei("10000000000000"), Tx: common.Hash{5}, LogIndex: 1},
+		{TaskID: 7, RigID: 1, Kind: PayoutStaker, Account: a, Wei: wei("3333333333333"), Tx: common.Hash{5}, LogIndex: 4},
+	}
+	added, err := j.RecordPayouts(ctx, payouts)
+	if err != nil || len(added) != 3 {
+		t.Fatalf("payouts: %d added, %v", len(added), err)
+	}
+	if added, err := j.RecordPayouts(ctx, payouts[:1]); err != nil || len(added) != 0 {
+		t.Fatalf("payouts again: %d added, %v", len(added), err)
+	}
+	if done, err := j.PayoutsRecorded(ctx, 7); err != nil || !done {
+		t.Fatalf("payouts of task 7 recorded: %v %v", done, err)
+	}
+	if done, err := j.PayoutsRecorded(ctx, 8); err != nil || done {
+		t.Fatalf("payouts of task 8 recorded: %v %v", done, err)
+	}
+	if b, ok, err := j.FirstBlock(ctx, 8); err != nil || !ok || b != 3 {
+		t.Fatalf("first block of task 8: %d %v %v", b, ok, err)
+	}
+
+	l, err := j.Ledger(ctx, clock.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fees: 60000, 50000, 90001 (split 30001/30000/30000), 30000 gas at 1000000001 wei.
+	p := big.NewInt(1_000_000_001)
+	g := func(gas int64) *big.Int { return new(big.Int).Mul(big.NewInt(gas), p) }
+	manyShares := splitFee(g(90_001), 3)
+	want := map[[2]uint64]struct{ gas, earned, slashed, margin *big.Int }{
+		{7, 1}: {new(big.Int).Add(g(60_000+50_000), g(30_000)), wei("6333333333333"), new(big.Int), nil},
+		{7, 2}: {manyShares[0], new(big.Int), wei("10000000000000"), nil},
+		{8, 2}: {manyShares[1], new(big.Int), new(big.Int), nil},
+		{8, 1}: {manyShares[2], new(big.Int), new(big.Int), nil},
+	}
+	if len(l.Tasks) != len(want) {
+		t.Fatalf("ledger tasks: %+v", l.Tasks)
+	}
+	for k, w := range want {
+		m, ok := l.Task(k[0], k[1])
+		if !ok || m.GasPaid.Cmp(w.gas) != 0 || m.Earned.Cmp(w.earned) != 0 || m.Slashed.Cmp(w.slashed) != 0 {
+			t.Errorf("task %d rig %d: %+v, want gas %s earned %s slashed %s", k[0], k[1], m, w.gas, w.earned, w.slashed)
+		}
+		margin := new(big.Int).Sub(w.earned, w.gas)
+		margin.Sub(margin, w.slashed)
+		if m.Margin().Cmp(margin) != 0 {
+			t.Errorf("task %d rig %d: margin %s, want %s", k[0], k[1], m.Margin(), margin)
+		}
+	}
+	if m, _ := l.Task(7, 1); m.Txs != 3 || m.Reverted != 1 || m.WastedGas.Cmp(g(30_000)) != 0 {
+		t.Errorf("task 7 rig 1: %d txs, %d reverted, %s wasted", m.Txs, m.Reverted, m.WastedGas)
+	}
+	total := g(60_000 + 50_000 + 90_001 + 30_000)
+	if l.Total.GasPaid.Cmp(total) != 0 || l.Total.Txs != 4 || l.Total.Reverted != 1 || l.Total.Earned.Cmp(wei("6333333333333")) != 0 ||
+		l.Total.Slashed.Cmp(wei("10000000000000")) != 0 {
+		t.Errorf("total: %+v, want gas %s", l.Total, total)
+	}
+	rig1, _ := l.Rig(1)
+	if want := new(big.Int).Add(g(140_000), manyShares[2]); rig1.GasPaid.Cmp(want) != 0 || rig1.Txs != 4 {
+		t.Errorf("rig 1: %+v, want gas %s over 4 txs", rig1, want)
+	}
+	if len(l.Reverted) != 1 || l.Reverted[0].Purpose != "settle" || l.Reverted[0].Entries[0].TaskID != 7 {
+		t.Errorf("reverted: %+v", l.Reverted)
+	}
+	txs, err := j.Txs(ctx, time.Time{})
+	if err != nil || len(txs) != 4 {
+		t.Fatalf("txs: %d, %v", len(txs), err)
+	}
+	for _, got := range txs {
+		if got.Hash == records[2].Hash {
+			if got.L1GasUsed != 27199 || got.L1Fee.Cmp(records[2].L1Fee) != 0 || len(got.Entries) != 3 || got.From != relayer {
+				t.Errorf("commitMany read back: %+v", got)
+			}
+		}
+		if got.Hash == records[0].Hash && got.L1Fee != nil {
+			t.Errorf("draw has an L1 fee it never had: %s", got.L1Fee)
+		}
+	}
+	// A window after everything holds nothing.
+	if l, err := j.Ledger(ctx, clock.Add(time.Second)); err != nil || len(l.Tasks) != 0 || l.Total.GasPaid.Sign() != 0 {
+		t.Fatalf("later window: %+v, %v", l, err)
+	}
+}
+
+func TestJournalKeepsTheAccountsToTheWei(t *testing.T) {
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "rig.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	testBook(t, j)
+}
+
+func TestPostgresJournalKeepsTheAccountsToTheWei(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	testBook(t, openPG(t, pgtest.Start(t).NewDatabase(t)))
+}
+
+// A journal written by the previous schema (version 2, before the accounts) opens, keeps its
+// entries and gains the accounts.
+func TestJournalMigratesToTheAccounts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rig.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 2; v++ {
+		if _, err := db.Exec(migrations[v]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 2; INSERT INTO tasks (task_id, rig_id, state, updated_at) VALUES (7, 2, 'settled', '2026-12-01T15:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if e, ok, err := j.Get(context.Background(), 7, 2); err != nil || !ok || e.State != StateSettled {
+		t.Fatalf("entry after the migration: %+v %v %v", e, ok, err)
+	}
+	testBook(t, j)
+	var version int
+	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 3 {
+		t.Fatalf("schema version %d, %v", version, err)
+	}
+}
+
+// describeTx names a transaction by the function it calls and charges each entry of a batch to
+// the rig whose operator signed it.
+func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
+	k1, _ := crypto.GenerateKey()
+	k2, _ := crypto.GenerateKey()
+	kr, _ := crypto.GenerateKey()
+	stranger, _ := crypto.GenerateKey()
+	contract := common.HexToAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3")
+	r := &Runner{domain: Domain{ChainID: big.NewInt(4663), Contract: contract},
+		rigs: map[uint64]*rigHandle{4: {id: 4, key: Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
+			6: {id: 6, key: Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
+	abi := agentrig.NewAgentRig()
+	relayer := crypto.PubkeyToAddress(kr.PublicKey)
+	op1 := crypto.PubkeyToAddress(k1.PublicKey)
+
+	purpose, entries := r.describeTx(op1, abi.PackDraw(big.NewInt(12)))
+	if purpose != "draw" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 12, RigID: 4}) {
+		t.Errorf("draw: %s %+v", purpose, entries)
+	}
+	purpose, entries = r.describeTx(relayer, abi.PackSettle(big.NewInt(13)))
+	if purpose != "settle" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 13, RigID: 0}) {
+		t.Errorf("settle by the relayer: %s %+v", purpose, entries)
+	}
+	purpose, entries = r.describeTx(op1, abi.PackReveal(big.NewInt(14), numeric.MustPrice("1").Answer(), [32]byte{1}))
+	if purpose != "reveal" || entries[0] != (TaskRig{TaskID: 14, RigID: 4}) {
+		t.Errorf("reveal: %s %+v", purpose, entries)
+	}
+	sign := func(k interface {
+		SignDigest(common.Hash) ([]byte, error)
+	}, d common.Hash, err error) []byte {
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig, err := k.SignDigest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sig
+	}
+	var commits []agentrig.AgentRigCommit
+	var sigs [][]byte
+	for _, c := range []struct {
+		task uint64
+		key  *KeySigner
+	}{{20, NewKeySigner(k1)}, {20, NewKeySigner(k2)}, {21, NewKeySigner(k2)}, {21, NewKeySigner(stranger)}} {
+		cm := common.Hash{byte(c.task)}
+		commits = append(commits, agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(c.task), Commitment: cm})
+		d, err := r.domain.CommitDigest(new(big.Int).SetUint64(c.task), cm)
+		sigs = append(sigs, sign(c.key, d, err))
+	}
+	purpose, entries = r.describeTx(relayer, abi.PackCommitMany(commits, sigs))
+	want := []TaskRig{{TaskID: 20, RigID: 4}, {TaskID: 20, RigID: 6}, {TaskID: 21, RigID: 6}, {TaskID: 21, RigID: 0}}
+	if purpose != "commitMany" || len(entries) != len(want) {
+		t.Fatalf("commitMany: %s %+v", purpose, entries)
+	}
+	for i := range want {
+		if entries[i] != want[i] {
+			t.Errorf("commitMany entry %d: %+v, want %+v", i, entries[i], want[i])
+		}
+	}
+	ans, salt := numeric.MustPrice("181.07").Answer(), [32]byte{7}
+	d, err := r.domain.RevealDigest(big.NewInt(22), ans, salt)
+	purpose, entries = r.describeTx(relayer, abi.PackRevealMany([]agentrig.AgentRigReveal{{TaskId: big.NewInt(22), Answer: ans, Salt: salt}},
+		[][]byte{sign(NewKeySigner(k2), d, err)}))
+	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 22, RigID: 6}) {
+		t.Errorf("revealMany: %s %+v", purpose, entries)
+	}
+	purpose, entries = r.describeTx(relayer, []byte{1, 2, 3, 4, 5})
+	if purpose != "unknown" || len(entries) != 1 || entries[0] != (TaskRig{}) {
+		t.Errorf("unknown call data: %s %+v", purpose, entries)
+	}
+}

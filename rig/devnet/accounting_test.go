@@ -1,0 +1,251 @@
+package devnet
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// chainSpend is what the chain itself says the rig's keys paid: every transaction they sent
+// after the rigs started, from the blocks and receipts, summed independently of the journals.
+type chainSpend struct {
+	fees     map[common.Hash]*big.Int
+	reverted map[common.Hash]bool
+	total    *big.Int
+}
+
+func spendOnChain(ctx context.Context, t *testing.T, d *Devnet, senders map[common.Address]bool, from uint64) chainSpend {
+	t.Helper()
+	client, err := d.Chain.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	head, err := client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSignerForChainID(new(big.Int).SetUint64(d.ChainID))
+	s := chainSpend{fees: map[common.Hash]*big.Int{}, reverted: map[common.Hash]bool{}, total: new(big.Int)}
+	for n := from + 1; n <= head; n++ {
+		block, err := client.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range block.Transactions() {
+			sender, err := types.Sender(signer, tx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !senders[sender] {
+				continue
+			}
+			rec, err := client.TransactionReceipt(ctx, tx.Hash())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fee := new(big.Int).Mul(new(big.Int).SetUint64(rec.GasUsed), rec.EffectiveGasPrice)
+			s.fees[tx.Hash()] = fee
+			s.reverted[tx.Hash()] = rec.Status != types.ReceiptStatusSuccessful
+			s.total.Add(s.total, fee)
+		}
+	}
+	return s
+}
+
+// journalSpend reads every process's journal: the transactions and the ledger.
+func journalSpend(ctx context.Context, t *testing.T, d *Devnet) (map[common.Hash]rig.TxRecord, []rig.Ledger) {
+	t.Helper()
+	txs := map[common.Hash]rig.TxRecord{}
+	var ledgers []rig.Ledger
+	for i, j := range d.journals {
+		db, ok := j.(*rig.DBJournal)
+		if !ok {
+			t.Fatalf("process %d: journal %T keeps no accounts", i+1, j)
+		}
+		list, err := db.Txs(ctx, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range list {
+			if _, dup := txs[tx.Hash]; dup {
+				t.Errorf("transaction %s journaled by two processes", tx.Hash.Hex())
+			}
+			txs[tx.Hash] = tx
+		}
+		l, err := db.Ledger(ctx, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ledgers = append(ledgers, l)
+	}
+	return txs, ledgers
+}
+
+// runAccounted orders one task per symbol on a devnet and waits until every task is settled,
+// every rig's journal entry is final and the journals hold exactly the transactions the rigs'
+// keys sent (the last settle's receipt reaches its journal a poll after the chain shows it).
+func runAccounted(ctx context.Context, t *testing.T, o Options) (*Devnet, map[common.Address]bool, uint64) {
+	t.Helper()
+	o.Spec = []byte(testSpec)
+	d, err := Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	senders := map[common.Address]bool{}
+	for _, cfg := range d.configs {
+		for _, k := range cfg.Operators {
+			senders[k.Address] = true
+		}
+		if cfg.Relayer != nil {
+			senders[cfg.Relayer.Address] = true
+		}
+	}
+	start := d.configs[0].FromBlock
+	minute := DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
+	ids, err := d.Order(ctx, []string{"NVDA", "TSLA", "SPY"}, minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reports {
+		if rep.Phase != agentrig.PhaseSettled || !rep.Agreed {
+			t.Fatalf("task %d: %+v", rep.TaskID, rep)
+		}
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		final := true
+		for _, j := range d.journals {
+			open, err := j.Open(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			final = final && len(open) == 0
+		}
+		if final {
+			onChain := spendOnChain(ctx, t, d, senders, start)
+			journaled, _ := journalSpend(ctx, t, d)
+			if len(journaled) == len(onChain.fees) {
+				return d, senders, start
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the journals never caught up with the chain: %v", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// The accounting equals the chain's receipts to the wei: every transaction the rigs' keys sent
+// is journaled with the fee its receipt shows, the ledgers' totals are the chain's, and the
+// credits each rig earned are the contract's own credits of its operator.
+func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	d, senders, start := runAccounted(ctx, t, Options{})
+
+	onChain := spendOnChain(ctx, t, d, senders, start)
+	journaled, ledgers := journalSpend(ctx, t, d)
+	if len(onChain.fees) == 0 {
+		t.Fatal("the rigs sent no transaction")
+	}
+	for hash, fee := range onChain.fees {
+		tx, ok := journaled[hash]
+		switch {
+		case !ok:
+			t.Errorf("transaction %s (fee %s wei) is not journaled", hash.Hex(), fee)
+		case tx.Fee.Cmp(fee) != 0:
+			t.Errorf("transaction %s (%s): journal %s wei, chain %s wei", hash.Hex(), tx.Purpose, tx.Fee, fee)
+		case (tx.Status == rig.TxReverted) != onChain.reverted[hash]:
+			t.Errorf("transaction %s (%s): journal says %s, chain says reverted=%v", hash.Hex(), tx.Purpose, tx.Status, onChain.reverted[hash])
+		}
+		if ok {
+			shares := new(big.Int)
+			for _, e := range tx.Entries {
+				shares.Add(shares, e.Share)
+			}
+			if shares.Cmp(tx.Fee) != 0 {
+				t.Errorf("transaction %s: shares add up to %s, fee %s", hash.Hex(), shares, tx.Fee)
+			}
+		}
+	}
+	total, perTask := new(big.Int), new(big.Int)
+	purposes := map[string]int{}
+	var lowPrice, highPrice *big.Int
+	var gasUnits uint64
+	gasOf := map[string]uint64{}
+	for _, tx := range journaled {
+		purposes[tx.Purpose]++
+		gasOf[tx.Purpose] += tx.GasUsed
+		gasUnits += tx.GasUsed
+		if lowPrice == nil || tx.EffectiveGasPrice.Cmp(lowPrice) < 0 {
+			lowPrice = tx.EffectiveGasPrice
+		}
+		if highPrice == nil || tx.EffectiveGasPrice.Cmp(highPrice) > 0 {
+			highPrice = tx.EffectiveGasPrice
+		}
+	}
+	for _, l := range ledgers {
+		total.Add(total, l.Total.GasPaid)
+		for _, tm := range l.Tasks {
+			perTask.Add(perTask, tm.GasPaid)
+		}
+	}
+	if total.Cmp(onChain.total) != 0 || perTask.Cmp(onChain.total) != 0 {
+		t.Errorf("gas paid: ledgers %s wei (per task %s), chain %s wei", total, perTask, onChain.total)
+	}
+	for _, want := range []string{"draw", "commit", "reveal", "settle", "commitMany", "revealMany"} {
+		if purposes[want] == 0 {
+			t.Errorf("no %s journaled: %v", want, purposes)
+		}
+	}
+
+	// Credits: each rig's earnings in its journal are what the contract credited its operator
+	// (nobody withdrew, and the operator owns the rig, so its staker shares land there too).
+	contract := rig.NewContract(d.client, d.Contract)
+	earned := new(big.Int)
+	for i, r := range d.Runners {
+		for _, id := range r.RigIDs() {
+			m, _ := ledgers[i].Rig(id)
+			var op common.Address
+			for _, k := range d.configs[i].Operators {
+				if ids, err := contract.RigIDsOf(ctx, PriceJobID, []common.Address{k.Address}); err == nil && ids[k.Address] == id {
+					op = k.Address
+				}
+			}
+			credits, err := contract.Credits(ctx, op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Earned == nil || m.Earned.Cmp(credits) != 0 || credits.Sign() == 0 {
+				t.Errorf("rig %d (operator %s): journal earned %v wei, contract credits %s wei", id, op.Hex(), m.Earned, credits)
+			}
+			earned.Add(earned, credits)
+		}
+	}
+	var lines []string
+	for _, l := range ledgers {
+		lines = append(lines, fmt.Sprintf("gas %s earned %s margin %s txs %d reverted %d", l.Total.GasPaid, l.Total.Earned, l.Total.Margin(), l.Total.Txs, l.Total.Reverted))
+	}
+	t.Logf("%d transactions, %d gas at %s..%s wei, %s wei of gas on chain and in the journals; %s wei earned; per process: %v; purposes %v, gas by purpose %v",
+		len(onChain.fees), gasUnits, lowPrice, highPrice, onChain.total, earned, lines, purposes, gasOf)
+}
