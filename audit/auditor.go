@@ -348,7 +348,17 @@ func (a *Auditor) rig(ctx context.Context, w Window, now time.Time) (CheckResult
 	tol := a.cfg.Spec.Job.ToleranceBps
 	c.Detail = fmt.Sprintf("%s since %s (%d settled, %d open), tolerance %d bps, near miss past %d%% of it",
 		plural(len(entries), "task"), w.From.Format(time.RFC3339), settled, len(open), tol, a.cfg.Thresholds.NearMissPercent)
-	return c, CheckRig(entries, now, w.From, tol, a.cfg.Thresholds)
+	findings := CheckRig(entries, now, w.From, tol, a.cfg.Thresholds)
+	if book, ok := a.cfg.Journal.(Accounts); ok {
+		ledger, err := book.Ledger(ctx, w.From)
+		if err != nil {
+			c.State, c.Detail = CheckError, "reading the journal's accounts: "+err.Error()
+			return c, findings
+		}
+		c.Detail += moneyDetail(ledger)
+		findings = append(findings, CheckMoney(ledger, entries)...)
+	}
+	return c, findings
 }
 
 func (a *Auditor) balances(ctx context.Context, rep *Report) (CheckResult, []Finding) {

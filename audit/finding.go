@@ -52,6 +52,8 @@ const (
 	TaskSkipped   = "task_skipped"   // the rig could not answer a task honestly and did not commit
 	CommitPending = "commit_pending" // a commit is not mined and its window closes soon (or has closed)
 	RevealPending = "reveal_pending" // a reveal is not mined and its window closes soon (or has closed)
+	Unprofitable  = "unprofitable"   // a rig's finished tasks of the window cost more (gas, slashes) than they earned
+	WastedGas     = "wasted_gas"     // a transaction of the rig was mined reverted: its gas paid for nothing
 
 	// Balances check.
 	LowBalance = "low_balance" // an operator or relayer address holds less than --min-balance

@@ -85,6 +85,7 @@ func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o 
 		ec.NetworkId = chainID
 		if o.BaseFee != nil {
 			ec.Genesis.BaseFee = new(big.Int).Set(o.BaseFee)
+			ec.RPCTxFeeCap = 0 // a dear chain on purpose: deploying the contract costs more than the 1 ETH cap
 		}
 	})
 	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
