@@ -33,6 +33,11 @@
 //   - send.go: how commits and reveals leave (one path for a rig's own transaction and for a
 //     relayed commitMany/revealMany), draw and settle, and the background send jobs.
 //   - settle.go: what a settled task stored against what we answered.
+//   - accounting.go: the accounts (every mined transaction with its purpose, tasks, rigs and
+//     cost; each settled task's payouts; the Ledger per task, per rig and in total, in wei);
+//     accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
+//     settlement's events (the Deployment's PayoutReader); receipt.go: the L1 part of a rollup's
+//     receipt.
 //   - journal*.go: the durable journal (SQLite or PostgreSQL); lease.go and leader.go: instances
 //     taking turns on a shared journal; metrics.go: the Prometheus series.
 //

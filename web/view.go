@@ -187,6 +187,38 @@ func taskViews(entries []rig.Entry, l limits, money func(rig.Entry) Money) []Tas
 	return out
 }
 
+// LedgerMoney reads the gas and earned columns from journals' ledgers: the gas a task cost a
+// rig once one of its transactions is mined, and what it earned once its entry is final (0 for a
+// task that paid the rig nothing).
+func LedgerMoney(ledgers ...rig.Ledger) func(rig.Entry) Money {
+	return func(e rig.Entry) Money {
+		var out Money
+		for _, l := range ledgers {
+			m, ok := l.Task(e.TaskID, e.RigID)
+			if !ok {
+				continue
+			}
+			if m.Txs > 0 {
+				out.GasPaid = new(big.Int).Add(orZero(out.GasPaid), m.GasPaid)
+			}
+			if e.State.Final() {
+				out.Earned = new(big.Int).Add(orZero(out.Earned), m.Earned)
+			}
+		}
+		if out.Earned == nil && e.State.Final() {
+			out.Earned = new(big.Int)
+		}
+		return out
+	}
+}
+
+func orZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}
+
 func ethOrEmpty(wei *big.Int) string {
 	if wei == nil {
 		return ""

@@ -52,6 +52,11 @@ type AuditLog interface {
 	LastAudit(ctx context.Context) (at time.Time, report []byte, ok bool, err error)
 }
 
+// Ledgers give what each task cost and earned each rig; *rig.DBJournal has it.
+type Ledgers interface {
+	Ledger(ctx context.Context, since time.Time) (rig.Ledger, error)
+}
+
 // Chain is what the page reads of a node; *ethclient.Client has it.
 type Chain interface {
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
@@ -84,8 +89,8 @@ type Options struct {
 	Role string
 	// RoleOf, when set, gives the role at each rendering (a follower may take over).
 	RoleOf func() string
-	// Money gives what a task cost and earned one rig, when the journal records it; nil leaves
-	// the gas and earned columns empty.
+	// Money gives what a task cost and earned one rig; nil reads it from each process's
+	// journal when the journal keeps accounts (Ledgers), else leaves the columns empty.
 	Money func(rig.Entry) Money
 	// Window is how far back the tasks section looks (default 24h); MaxTasks caps its rows
 	// (default 200).
@@ -162,7 +167,17 @@ func (s *Server) Build(ctx context.Context) Page {
 
 	var entries []rig.Entry
 	var auditAt time.Time
+	var ledgers []rig.Ledger
 	for _, proc := range o.Processes {
+		if lj, ok := proc.Journal.(Ledgers); ok && o.Money == nil {
+			// Twice the window: a task in the window may have been drawn and committed before it.
+			l, err := lj.Ledger(ctx, o.Now().Add(-2*o.Window))
+			if err != nil {
+				p.RigsNote = "journal accounts unreadable: " + err.Error()
+			} else {
+				ledgers = append(ledgers, l)
+			}
+		}
 		p.Rigs = append(p.Rigs, s.rigViews(ctx, contract, proc, role)...)
 		if proc.Journal != nil {
 			es, err := proc.Journal.Since(ctx, o.Now().Add(-o.Window))
@@ -189,7 +204,11 @@ func (s *Server) Build(ctx context.Context) Page {
 			}
 		}
 	}
-	p.Tasks = taskViews(entries, l, o.Money)
+	money := o.Money
+	if money == nil && len(ledgers) > 0 {
+		money = LedgerMoney(ledgers...)
+	}
+	p.Tasks = taskViews(entries, l, money)
 	if len(p.Tasks) > o.MaxTasks {
 		p.Tasks = p.Tasks[:o.MaxTasks]
 	}

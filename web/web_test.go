@@ -3,11 +3,15 @@ package web
 import (
 	"bytes"
 	"context"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
@@ -206,5 +210,47 @@ func TestEventsSplitMultilineRenderings(t *testing.T) {
 	}
 	if got, want := w.Body.String(), "event: live\ndata: <p>a</p>\ndata: <p>b</p>\ndata: \n\n"; got != want {
 		t.Fatalf("event %q, want %q", got, want)
+	}
+}
+
+// A journal that keeps accounts fills the gas and earned columns: the gas once a transaction of
+// the task is mined, the earnings once the entry is final.
+func TestTheMoneyColumnsComeFromTheJournalsAccounts(t *testing.T) {
+	ctx := context.Background()
+	j, err := rig.OpenJournal(filepath.Join(t.TempDir(), "rig.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, e := range []rig.Entry{{TaskID: 7, RigID: 2, Price: numeric.MustPrice("100.00")}, {TaskID: 8, RigID: 2, Price: numeric.MustPrice("100.00")}} {
+		if _, err := j.RecordAnswer(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Advance(ctx, 7, 2, rig.StateSettled, nil); err != nil {
+		t.Fatal(err)
+	}
+	fee := big.NewInt(3_370_000_000_001)
+	for i, task := range []uint64{7, 8} {
+		if _, err := j.RecordTx(ctx, rig.TxRecord{Hash: common.Hash{byte(i + 1)}, Purpose: "commit", RigID: 2, Status: rig.TxOK, GasUsed: 337000,
+			EffectiveGasPrice: big.NewInt(10_000_000), Fee: fee, Entries: []rig.TaskRig{{TaskID: task, RigID: 2, Share: fee}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := j.RecordPayouts(ctx, []rig.Payout{{TaskID: 7, RigID: 2, Kind: rig.PayoutReward, Wei: big.NewInt(3_000_000_000_000), Tx: common.Hash{9}}}); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}}).Build(ctx)
+	got := map[uint64][2]string{}
+	for _, r := range p.Tasks {
+		got[r.TaskID] = [2]string{r.GasPaid, r.Earned}
+	}
+	if want := map[uint64][2]string{7: {"0.000003370000000001", "0.000003"}, 8: {"0.000003370000000001", ""}}; got[7] != want[7] || got[8] != want[8] {
+		t.Fatalf("money columns %v, want %v", got, want)
+	}
+	// An Options.Money given by the caller wins.
+	p = New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}, Money: func(rig.Entry) Money { return Money{GasPaid: big.NewInt(1)} }}).Build(ctx)
+	if p.Tasks[0].GasPaid != "0.000000000000000001" {
+		t.Fatalf("caller's money: %+v", p.Tasks[0])
 	}
 }

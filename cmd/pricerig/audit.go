@@ -67,8 +67,10 @@ sources   reconciles every symbol at the last closed minutes of the spec's sessi
           ratio: a split the spec does not record), source_down, source_unauthorized,
           source_rate_limited, missing_key, source_stale, source_no_data, no_answer.
 rig       (--journal) settled tasks in the window: near_miss (past --near-miss % of the
-          tolerance), slashed, not_agreed, missed_window, task_skipped, and commit_pending /
-          reveal_pending close to their deadlines.
+          tolerance), slashed, not_agreed, missed_window, task_skipped, commit_pending /
+          reveal_pending close to their deadlines; from the journal's accounts, unprofitable
+          (a rig's finished tasks cost more gas and slashes than they earned) and wasted_gas
+          (a transaction mined reverted).
 balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
 history   (--db) history_gap: session minutes of the window with no stored answer.
 
@@ -344,6 +346,12 @@ func writeAuditHTML(file string, rep audit.Report, journal *rig.DBJournal, spec 
 			return err
 		}
 		o.Entries, o.Journal = entries, true
+		// A day before the window: a task settled in it may have been committed before it.
+		ledger, err := journal.Ledger(context.Background(), rep.Window.From.Add(-24*time.Hour))
+		if err != nil {
+			return err
+		}
+		o.Money = web.LedgerMoney(ledger)
 	}
 	b, err := web.WriteAuditHTML(rep, o)
 	if err != nil {

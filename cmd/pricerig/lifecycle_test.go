@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
+	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -157,14 +158,16 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		t.Fatalf("register: %+v", reg)
 	}
 	wantWei(t, "balance after register", c.balance(op), new(big.Int).Sub(before, sum(stake, c.fee(reg.Sent))))
+	registered := c.balance(op) // from here on only the rig's own transactions spend it
 
 	// its rig runs as a separate `pricerig rig`
 	rigCtx, stopRig := context.WithCancel(c.ctx)
 	var rigOut, rigErr lockedBuffer
 	rigDone := make(chan int)
+	journal := filepath.Join(t.TempDir(), "rig.db")
 	go func() {
 		rigDone <- run(rigCtx, append([]string{"rig", "--key-env", "PRICERIG_T_OPERATOR", "--sim", c.d.SimURL,
-			"--journal", filepath.Join(t.TempDir(), "rig.db"), "--from-block", "1"}, c.flags...), strings.NewReader(""), &rigOut, &rigErr)
+			"--journal", journal, "--from-block", "1"}, c.flags...), strings.NewReader(""), &rigOut, &rigErr)
 	}()
 
 	// order one input and wait: three active rigs, quorum three, so ours is drawn
@@ -217,6 +220,40 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		st.Rigs[0].Agreed != 3 || st.Rigs[0].Missed != 0 || st.Rigs[0].Slashed != 0 || st.CreditsWei != earned.String() ||
 		st.Rigs[0].LockedWei != "0" || st.GasPerTask == 0 || st.DayOfGasWei == "" {
 		t.Fatalf("status: %+v", st)
+	}
+	// with the rig's journal: what the rig paid in gas is what its key's balance lost since the
+	// registration (the chain's own number), and what it earned is the contract's credits. The
+	// last settle's receipt may reach the journal a poll after the chain has it: read again
+	// until the balance and the journal agree.
+	for {
+		c.must(&st, "operator", "status", "--key-env", "PRICERIG_T_OPERATOR", "--json", "--journal", journal)
+		spent := new(big.Int).Sub(registered, c.balance(op))
+		a := st.Accounts
+		if a == nil || len(a.Rigs) != 1 || a.Rigs[0].RigID != 3 {
+			t.Fatalf("status --journal: %+v", a)
+		}
+		if a.Rigs[0].Total.GasPaidWei == spent.String() {
+			r := a.Rigs[0]
+			margin := new(big.Int).Sub(earned, spent)
+			if r.Total.EarnedWei != earned.String() || r.Total.MarginWei != margin.String() || r.LastDay != r.Total ||
+				r.Total.Reverted != 0 || r.Total.Txs < 6 || a.JournalAll != r.Total || a.Journal != journal {
+				t.Fatalf("status --journal: %+v (spent %s, earned %s)", a, spent, earned)
+			}
+			break
+		}
+		select {
+		case <-c.ctx.Done():
+			t.Fatalf("status --journal: gas paid %s wei, the key's balance lost %s wei", a.Rigs[0].Total.GasPaidWei, spent)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	code, out, _ = c.cli("operator", "status", "--key-env", "PRICERIG_T_OPERATOR", "--journal", journal)
+	if code != 0 || !strings.Contains(out, "rig 3, total:") || !strings.Contains(out, "earned "+audit.FormatETH(earned)+" ETH") {
+		t.Fatalf("status --journal, human: exit %d:\n%s", code, out)
+	}
+	code, _, stderr := runCLI(t, append([]string{"operator", "status", "--key-env", "PRICERIG_T_OPERATOR", "--journal", filepath.Join(t.TempDir(), "none.db")}, c.flags...)...)
+	if code != exitBadInput || !strings.Contains(stderr, "--journal") {
+		t.Fatalf("status with a journal that does not exist: exit %d: %s", code, stderr)
 	}
 
 	// withdraw exactly the credited wei

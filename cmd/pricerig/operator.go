@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -383,6 +384,8 @@ type statusJSON struct {
 	TasksPerDay  int             `json:"tasks_per_day"`
 	DayOfGasWei  string          `json:"day_of_gas_wei,omitempty"`
 	BalanceCover string          `json:"balance_covers,omitempty"`
+	// Accounts, with --journal: what the key's rigs paid and earned (operator_accounts.go).
+	Accounts *accountsJSON `json:"accounts,omitempty"`
 }
 
 type feeConsentJSON struct {
@@ -413,6 +416,7 @@ func newOperatorStatusCmd(a *app) *cobra.Command {
 		f           opFlags
 		fromBlock   uint64
 		tasksPerDay int
+		journal     string
 	)
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -421,7 +425,10 @@ func newOperatorStatusCmd(a *app) *cobra.Command {
 drawn now (active and its unlocked stake covers one more slash), and the tasks it answered,
 agreed on, missed and was slashed for (from the chain's events since --from-block); the key's
 credits, its fee consent, and its balance against the gas a day of tasks needs (the gas of the
-rig's latest commit and reveal, times --tasks-per-day, at today's fee).`,
+rig's latest commit and reveal, times --tasks-per-day, at today's fee). With --journal (the rig's
+journal), the accounts of the key's rigs over the last day and in total: gas paid, earned,
+slashed and the margin, in ETH to the wei, the transactions sent and those mined reverted; and
+the same for the whole journal (a relayer's draws and settles, the process's other rigs).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -430,9 +437,23 @@ rig's latest commit and reveal, times --tasks-per-day, at today's fee).`,
 				return err
 			}
 			defer conn.Close()
+			if journal != "" && !rig.IsPostgresURL(journal) {
+				if err := mustExist("--journal", journal); err != nil {
+					return err
+				}
+			}
 			st, err := operatorStatus(ctx, conn, key.Address, fromBlock, tasksPerDay)
 			if err != nil {
 				return failed("%s", shownURL(err.Error()))
+			}
+			if journal != "" {
+				ids := make([]uint64, 0, len(st.Rigs))
+				for _, r := range st.Rigs {
+					ids = append(ids, r.RigID)
+				}
+				if st.Accounts, err = journalAccounts(ctx, journal, ids, time.Now()); err != nil {
+					return err
+				}
 			}
 			if f.send.asJSON {
 				return a.printJSON(st)
@@ -444,6 +465,7 @@ rig's latest commit and reveal, times --tasks-per-day, at today's fee).`,
 	f.register(cmd)
 	cmd.Flags().Uint64Var(&fromBlock, "from-block", 0, "count tasks from this block on")
 	cmd.Flags().IntVar(&tasksPerDay, "tasks-per-day", 1440, "tasks a day the gas estimate assumes (1440: one a minute)")
+	cmd.Flags().StringVar(&journal, "journal", "", "the rig's journal (SQLite path or postgres:// URL): show what the key's rigs paid and earned")
 	return cmd
 }
 
@@ -541,5 +563,8 @@ func printStatus(a *app, st statusJSON) {
 			st.GasPerTask, st.TasksPerDay, audit.FormatETH(day), st.BalanceCover)
 	} else {
 		fmt.Fprintln(w, "gas: no commit or reveal sent by this key yet, so no measured gas per task")
+	}
+	if st.Accounts != nil {
+		printAccounts(w, st.Accounts)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -279,6 +281,44 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		if got.Median == "" || got.Median == "—" {
 			t.Errorf("task %d shows no stored median", e.TaskID)
 		}
+	}
+	// Every settled task shows the gas it cost the rig and what it earned, as the journal's
+	// accounts hold them; what it earned adds up to the contract's credits of the rig's key. The
+	// last settle's receipt may reach the journal a poll after the task shows settled: each row
+	// is read again until page and journal agree.
+	client, err := d.Chain.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	credits, err := rig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	earned := new(big.Int)
+	for _, e := range entries {
+		for {
+			l, err := j.Ledger(ctx, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := l.Task(e.TaskID, e.RigID)
+			got := evaluate[[]string](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('tr.task[data-task="%d"][data-rig="%d"]');
+				return [r.querySelector('.gas').textContent.trim(), r.querySelector('.earned').textContent.trim()]; })()`, e.TaskID, e.RigID))
+			if m.GasPaid != nil && m.GasPaid.Sign() > 0 && m.Earned.Sign() > 0 &&
+				got[0] == audit.FormatETH(m.GasPaid) && got[1] == audit.FormatETH(m.Earned) {
+				earned.Add(earned, m.Earned)
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("task %d: the page shows gas %q and earned %q, the journal %v and %v", e.TaskID, got[0], got[1], m.GasPaid, m.Earned)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	if earned.Cmp(credits) != 0 {
+		t.Errorf("the journal's earnings add up to %s wei, the contract credits the rig's key %s wei", earned, credits)
 	}
 	// Each priced minute has its sources, each with a status.
 	for _, s := range symbols {
