@@ -1,14 +1,24 @@
 package audit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -102,4 +112,174 @@ func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
 			}
 		}
 	}
+}
+
+// staleNode is a JSON-RPC proxy in front of the devnet that serves one rig process as a lagging
+// node would: taskOf keeps answering what it said first (the task still waiting for its draw),
+// and a draw simulates and estimates fine. The process then sends draws the chain has already
+// seen, which are mined reverted: gas paid for nothing.
+type staleNode struct {
+	target       string
+	taskOf, draw string // the functions' selectors, as 0x-hex
+	mu           sync.Mutex
+	cache        map[string]json.RawMessage
+}
+
+func (s *staleNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req struct {
+		ID     json.RawMessage   `json:"id"`
+		Method string            `json:"method"`
+		Params []json.RawMessage `json:"params"`
+	}
+	answer := func(result json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+	if json.Unmarshal(body, &req) == nil && len(req.Params) > 0 && (req.Method == "eth_call" || req.Method == "eth_estimateGas") {
+		var call struct {
+			Data  string `json:"data"`
+			Input string `json:"input"`
+		}
+		_ = json.Unmarshal(req.Params[0], &call)
+		data := call.Input + call.Data
+		switch {
+		case strings.HasPrefix(data, s.draw) && req.Method == "eth_estimateGas":
+			answer(json.RawMessage(`"0x100000"`))
+			return
+		case strings.HasPrefix(data, s.draw) && len(req.Params) > 1 && string(req.Params[1]) == `"pending"`:
+			answer(json.RawMessage(`"0x"`))
+			return
+		case strings.HasPrefix(data, s.taskOf) && req.Method == "eth_call":
+			s.mu.Lock()
+			cached, ok := s.cache[data]
+			s.mu.Unlock()
+			if ok {
+				answer(cached)
+				return
+			}
+			res, err := s.forward(body)
+			if err == nil {
+				var out struct {
+					Result json.RawMessage `json:"result"`
+				}
+				if json.Unmarshal(res, &out) == nil && len(out.Result) > 0 {
+					s.mu.Lock()
+					s.cache[data] = out.Result
+					s.mu.Unlock()
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(res)
+				return
+			}
+		}
+	}
+	res, err := s.forward(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(res)
+}
+
+func (s *staleNode) forward(body []byte) ([]byte, error) {
+	resp, err := http.Post(s.target, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// A rig process behind a lagging node sends draws the chain has already seen; each is mined
+// reverted, journaled as reverted with the fee its receipt shows, and reported `wasted_gas` by
+// the audit of that process's journal.
+func TestAuditFindsTheWastedGasOfARigBehindAStaleNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end devnet run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec, err := os.ReadFile("../sources.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	binding := agentrig.NewAgentRig()
+	stale := &staleNode{cache: map[string]json.RawMessage{},
+		taskOf: hexutil.Encode(binding.PackTaskOf(big.NewInt(1))[:4]), draw: hexutil.Encode(binding.PackDraw(big.NewInt(1))[:4])}
+	var proxy *httptest.Server
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1, 1}, RPCURL: func(i int, url string) string {
+		if i != 0 {
+			return url
+		}
+		stale.target = url
+		proxy = httptest.NewServer(stale)
+		return proxy.URL
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { d.Close(); proxy.Close() }() // the rigs stop before their node does
+	if _, err := d.Order(ctx, []string{"NVDA"}, devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions)); err != nil {
+		t.Fatal(err)
+	}
+	j, err := rig.OpenJournal(d.JournalPath(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var reverted []rig.TxRecord
+	for len(reverted) < 2 {
+		l, err := j.Ledger(ctx, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reverted = l.Reverted
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no reverted draw journaled: %d", len(reverted))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	client, err := d.Chain.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	a, err := New(Config{Spec: d.Spec, Deps: feeds.Deps{Deps: sources.Deps{}}, Since: 15 * time.Minute, Journal: j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := a.Run(ctx)
+	wasted := map[string]Finding{}
+	for _, f := range rep.Findings {
+		if f.Name == WastedGas {
+			wasted[f.Message] = f
+		}
+	}
+	for _, tx := range reverted {
+		rec, err := client.TransactionReceipt(ctx, tx.Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fee := new(big.Int).Mul(new(big.Int).SetUint64(rec.GasUsed), rec.EffectiveGasPrice)
+		if rec.Status != 0 || tx.Purpose != "draw" || tx.Fee.Cmp(fee) != 0 {
+			t.Errorf("journaled reverted %s %s: status %d on chain, fee %s, journal %s", tx.Purpose, tx.Hash.Hex(), rec.Status, fee, tx.Fee)
+		}
+		found := false
+		for msg, f := range wasted {
+			if strings.Contains(msg, tx.Hash.Hex()) && f.Value == FormatETH(fee) && f.TaskID == 1 && f.Severity == Warn {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no wasted_gas finding for %s (fee %s wei) in %v", tx.Hash.Hex(), fee, wasted)
+		}
+	}
+	t.Logf("%d reverted draws journaled; %d wasted_gas findings", len(reverted), len(wasted))
 }
