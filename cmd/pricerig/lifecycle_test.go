@@ -223,8 +223,8 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 	}
 	// with the rig's journal: what the rig paid in gas is what its key's balance lost since the
 	// registration (the chain's own number), and what it earned is the contract's credits. The
-	// last settle's receipt may reach the journal a poll after the chain has it: read again
-	// until the balance and the journal agree.
+	// last settle's receipt, and the last task's payouts, may reach the journal a poll after the
+	// chain has them: read again until the chain and the journal agree.
 	for {
 		c.must(&st, "operator", "status", "--key-env", "PRICERIG_T_OPERATOR", "--json", "--journal", journal)
 		spent := new(big.Int).Sub(registered, c.balance(op))
@@ -232,7 +232,7 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		if a == nil || len(a.Rigs) != 1 || a.Rigs[0].RigID != 3 {
 			t.Fatalf("status --journal: %+v", a)
 		}
-		if a.Rigs[0].Total.GasPaidWei == spent.String() {
+		if a.Rigs[0].Total.GasPaidWei == spent.String() && a.Rigs[0].Total.EarnedWei == earned.String() {
 			r := a.Rigs[0]
 			margin := new(big.Int).Sub(earned, spent)
 			if r.Total.EarnedWei != earned.String() || r.Total.MarginWei != margin.String() || r.LastDay != r.Total ||
@@ -243,7 +243,8 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		}
 		select {
 		case <-c.ctx.Done():
-			t.Fatalf("status --journal: gas paid %s wei, the key's balance lost %s wei", a.Rigs[0].Total.GasPaidWei, spent)
+			t.Fatalf("status --journal: gas paid %s wei, the key's balance lost %s wei; earned %s wei, credited %s wei",
+				a.Rigs[0].Total.GasPaidWei, spent, a.Rigs[0].Total.EarnedWei, earned)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
