@@ -444,6 +444,22 @@ func ClosedBy(to, now time.Time) time.Time {
 	return to
 }
 
+// KeepRow adds bar i of a row-per-bar body, starting at start, to bars when it starts in keep
+// (RowBar of its close and volume); a start off the minute is an error wherever it lies.
+func KeepRow(bars *[]Bar, keep Window, i int, start time.Time, close, volume []byte) error {
+	if err := Aligned(start); err != nil {
+		return Errorf("", ErrBadResponse, "bar %d: %v", i, err)
+	}
+	if !keep.Has(start) {
+		return nil
+	}
+	bar, ok, err := RowBar(i, start, close, volume)
+	if ok {
+		*bars = append(*bars, bar)
+	}
+	return err
+}
+
 // RowBar builds bar i of a row-per-bar JSON body from its start and the raw JSON text of its close
 // and volume. A null close is a minute with no trade: ok is false and there is no error.
 func RowBar(i int, start time.Time, close, volume []byte) (bar Bar, ok bool, err error) {

@@ -113,17 +113,7 @@ func Decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 		if err != nil {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not %s New York time", i, date, etLayout)
 		}
-		if err := sources.Aligned(t); err != nil {
-			return sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
-		}
-		if !keep.Has(t) {
-			return nil
-		}
-		bar, ok, err := sources.RowBar(i, t, row.Get(2), row.Get(3))
-		if ok {
-			bars = append(bars, bar)
-		}
-		return err
+		return sources.KeepRow(&bars, keep, i, t, row.Get(2), row.Get(3))
 	})
 	if err != nil {
 		return nil, err

@@ -10,5 +10,5 @@ import (
 func TestHugeBodyKeepsOnlyTheWindow(t *testing.T) {
 	adaptertest.HugeBody(t, adaptertest.Gen(hugeBody(adaptertest.HugeBars)...), func(s *sources.Stream) ([]sources.Bar, error) {
 		return Decode(s, "AAPL", adaptertest.HugeWindow)
-	}, 2880, 8<<20)
+	}, 2880, 16<<20)
 }

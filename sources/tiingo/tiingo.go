@@ -99,17 +99,7 @@ func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
 		if err != nil {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not an ISO time", i, date)
 		}
-		if err := sources.Aligned(t); err != nil {
-			return sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
-		}
-		if !keep.Has(t) {
-			return nil
-		}
-		bar, ok, err := sources.RowBar(i, t, row.Get(1), row.Get(2))
-		if ok {
-			bars = append(bars, bar)
-		}
-		return err
+		return sources.KeepRow(&bars, keep, i, t, row.Get(1), row.Get(2))
 	})
 	if err != nil {
 		return nil, err

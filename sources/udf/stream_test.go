@@ -10,7 +10,7 @@ import (
 func TestHugeBodyKeepsOnlyTheWindow(t *testing.T) {
 	decode := func(s *sources.Stream) ([]sources.Bar, error) { return Decode(s, adaptertest.HugeWindow) }
 	t.Run("time first", func(t *testing.T) {
-		adaptertest.HugeBody(t, adaptertest.Gen(hugeBody(adaptertest.HugeBars, true)...), decode, 2880, 8<<20)
+		adaptertest.HugeBody(t, adaptertest.Gen(hugeBody(adaptertest.HugeBars, true)...), decode, 2880, 16<<20)
 	})
 	// Finnhub's order: c comes before t, so it is held whole until t says which rows to keep,
 	// at about ten bytes a bar and up to twice that while its buffer grows (the body spends
