@@ -32,10 +32,42 @@ type devnetOutput struct {
 	Contract string               `json:"contract"`
 	Sim      string               `json:"sim"`
 	Minute   string               `json:"minute"`
-	Tasks    []devnet.TaskReport  `json:"tasks"`
+	Tasks    []devnetTaskJS       `json:"tasks"`
 	Agreed   bool                 `json:"agreed"`
 	Elapsed  int64                `json:"elapsed_ms"`
 	Rigs     []devnetRigProcessJS `json:"rig_processes"`
+}
+
+// devnetTaskJS is a devnet.TaskReport under snake_case keys, its phase by name.
+type devnetTaskJS struct {
+	TaskID  uint64        `json:"task_id"`
+	Phase   string        `json:"phase"`
+	Agreed  bool          `json:"agreed"`
+	Answer  string        `json:"answer"`
+	Agree   int           `json:"agree"`
+	Reveals int           `json:"reveals"`
+	Rigs    []devnetRigJS `json:"rigs"`
+}
+
+type devnetRigJS struct {
+	RigID       uint64 `json:"rig_id"`
+	Price       string `json:"price"`
+	State       string `json:"state"`
+	DistanceBps string `json:"distance_bps"`
+	Inside      bool   `json:"inside"`
+}
+
+func devnetTasksJS(reports []devnet.TaskReport) []devnetTaskJS {
+	out := make([]devnetTaskJS, len(reports))
+	for i, r := range reports {
+		t := devnetTaskJS{TaskID: r.TaskID, Phase: r.Phase.String(), Agreed: r.Agreed, Answer: r.Answer, Agree: r.Agree,
+			Reveals: r.Reveals, Rigs: make([]devnetRigJS, len(r.Rigs))}
+		for j, g := range r.Rigs {
+			t.Rigs[j] = devnetRigJS{RigID: g.RigID, Price: g.Price, State: string(g.State), DistanceBps: g.DistanceBps, Inside: g.Inside}
+		}
+		out[i] = t
+	}
+	return out
 }
 
 type devnetRigProcessJS struct {
@@ -198,7 +230,7 @@ funded keys that are in no rig.`,
 			elapsed := time.Since(start)
 			if asJSON {
 				res := devnetOutput{RPC: d.Chain.URL, ChainID: int(d.ChainID), Contract: d.Contract.Hex(), Sim: d.SimURL,
-					Minute: at.Format(time.RFC3339), Tasks: reports, Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
+					Minute: at.Format(time.RFC3339), Tasks: devnetTasksJS(reports), Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
 				for i, r := range d.Runners {
 					res.Rigs = append(res.Rigs, devnetRigProcessJS{Rigs: r.RigIDs(), Relayed: i == len(d.Runners)-1 && !noRelayer})
 				}

@@ -24,11 +24,14 @@ func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
 	var res struct {
 		Agreed bool `json:"agreed"`
 		Tasks  []struct {
-			TaskID  uint64
-			Agreed  bool
-			Answer  string
-			Reveals int
-			Rigs    []struct{ RigID uint64 }
+			TaskID  uint64 `json:"task_id"`
+			Phase   string `json:"phase"`
+			Agreed  bool   `json:"agreed"`
+			Answer  string `json:"answer"`
+			Reveals int    `json:"reveals"`
+			Rigs    []struct {
+				RigID uint64 `json:"rig_id"`
+			} `json:"rigs"`
 		} `json:"tasks"`
 		Rigs []struct {
 			Relayed bool `json:"relayed"`
@@ -41,7 +44,7 @@ func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	for _, task := range res.Tasks {
-		if !task.Agreed || task.Reveals != 3 || len(task.Rigs) != 3 || !strings.Contains(task.Answer, ".") {
+		if !task.Agreed || task.Phase != "settled" || task.TaskID == 0 || task.Reveals != 3 || len(task.Rigs) != 3 || task.Rigs[0].RigID == 0 || !strings.Contains(task.Answer, ".") {
 			t.Fatalf("task %+v", task)
 		}
 	}

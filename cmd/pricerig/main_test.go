@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -12,7 +15,56 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	snakeCaseKeys(t, args, out.Bytes())
 	return code, out.String(), errOut.String()
+}
+
+// snakeKey is what every key of every --json output is (README, "JSON output").
+var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// dataKeys are the objects whose keys are data, not field names: a source's statuses by status
+// name and the like are snake_case anyway; feed symbols (NVDA) and source names are not keys
+// pricerig chose.
+var dataKeys = map[string]bool{"splits": true}
+
+// snakeCaseKeys walks every key of every JSON value a command printed (one object, or one per
+// line) and fails the test on a key that is not snake_case: every command's --json output (and
+// the JSON that bars, sign, task and commitment always print) is checked wherever a test runs
+// it. Text output is no JSON and has no keys.
+func snakeCaseKeys(t *testing.T, args []string, out []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return // the end, or no JSON (an error): the command's own test says what it wants
+		}
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, child := range x {
+					if !dataKeys[lastKey(path)] && !snakeKey.MatchString(k) {
+						t.Errorf("%v: --json key %q at %s is not snake_case", args, k, path)
+					}
+					walk(path+"."+k, child)
+				}
+			case []any:
+				for i, child := range x {
+					walk(fmt.Sprintf("%s[%d]", path, i), child)
+				}
+			}
+		}
+		walk("$", v)
+	}
+}
+
+func lastKey(path string) string {
+	path = strings.TrimRight(path, "]0123456789[")
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 func TestUnknownCommandIsBadInput(t *testing.T) {
