@@ -200,7 +200,8 @@ func (d Deps) WithDefaults() Deps {
 // (Register) and hands the same value to Keyed in its New, so what sources.yaml may set and
 // what New accepts cannot drift apart.
 type Factory struct {
-	// Type is the type's name in sources.yaml, and a source's name when sources.yaml gives none.
+	// Type is the type's name in sources.yaml (type: alpaca), and the name Keyed gives a source
+	// built with none (sources.yaml always names its sources; a test or a script may not).
 	Type string
 	// Options lists the type's own keys that sources.yaml may set, with a one-line help each.
 	Options map[string]string
@@ -213,8 +214,8 @@ type Factory struct {
 	KeyEnv, SecretEnv string
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
-	// New builds a source. It validates the options and returns an *OptionError naming a bad
-	// one.
+	// New builds a source; With sets it when the adapter registers the value. It starts with
+	// Keyed, so a bad option is an *OptionError naming its key and a missing key is ErrNoKey.
 	New func(s Settings, d Deps) (Source, error)
 }
 
