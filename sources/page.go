@@ -13,14 +13,19 @@ import (
 type Page struct {
 	Bars   map[string][]Bar
 	Proven map[string]Window
+	// Next is where the same request goes on after this page when the provider's page token
+	// stays valid (Alpaca's next_page_token), for a caller that keeps it to resume later; ""
+	// on the last page, or when the provider's position is its proven span.
+	Next string
 }
 
 // Pager is a source whose provider pages: Pages asks for [from, to) of the symbols in one
 // request, however wide the window (the provider allows it), follows the provider's pages and
 // hands each to each as it arrives, so a caller can keep every page before asking for the next.
-// An error from each stops the paging and is returned.
+// resume, when not "", is the Next of a page an earlier call of the same symbols and window
+// handed: the pages go on from there. An error from each stops the paging and is returned.
 type Pager interface {
-	Pages(ctx context.Context, symbols []string, from, to time.Time, each func(Page) error) error
+	Pages(ctx context.Context, symbols []string, from, to time.Time, resume string, each func(Page) error) error
 }
 
 // ProvenThrough is what a page of one symbol read oldest first proves: [from, the end of its last

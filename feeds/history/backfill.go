@@ -131,7 +131,8 @@ type job struct {
 	span    Span
 	symbols []string // feed symbols; more than one is a batch
 	leadIn  bool
-	pages   int // a paged provider's window: the pages it can take at most (progress)
+	pages   int    // a paged provider's window: the pages it can take at most (progress)
+	resume  string // a paged window stopped by an earlier run: the provider's token to go on from
 }
 
 // Backfill fills a store from the sources of a spec.
@@ -417,6 +418,10 @@ func (b *Backfill) plan(ctx context.Context) error {
 			}
 		}
 		missing, asked := map[string][]Span{}, map[string][]Span{}
+		claimed, err := b.resumeCursors(ctx, m)
+		if err != nil {
+			return err
+		}
 		for _, sym := range b.symbols {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -435,7 +440,7 @@ func (b *Backfill) plan(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			cov := merge(raw, m.sessions)
+			cov := merge(append(raw, claimed[sym]...), m.sessions) // a stopped window goes on as its own job
 			gaps := cov.missing(want, m.sessions)
 			if len(gaps) == 0 {
 				continue
@@ -455,6 +460,42 @@ func (b *Backfill) plan(ctx context.Context) error {
 		b.addJobs(m, missing, asked, false)
 	}
 	return nil
+}
+
+// resumeCursors turns the windows a paged provider stopped between two pages in an earlier run
+// into jobs that go on with the same request from the provider's token, and returns, by symbol,
+// the spans those jobs will prove: the planner leaves them out of the missing. A stopped window
+// whose symbols are not all asked for this run is left to the coverage (the missing parts are
+// asked anew).
+func (b *Backfill) resumeCursors(ctx context.Context, m *member) (map[string][]Span, error) {
+	claimed := map[string][]Span{}
+	if !m.pol.paged {
+		return claimed, nil
+	}
+	cs, err := b.store.cursors(ctx, m.name)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		ok := true
+		for _, sym := range c.symbols {
+			if f, in := b.feeds[sym]; !in {
+				ok = false
+			} else if _, served := f.ProviderSymbol(m.name); !served {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, sym := range c.symbols {
+			claimed[sym] = append(claimed[sym], c.span)
+		}
+		j := job{span: c.span, symbols: c.symbols, resume: c.next, pages: m.pol.pagesAtMost(c.span, len(c.symbols))}
+		b.jobs[m] = append(b.jobs[m], j)
+		m.planned.Add(int64(j.pages))
+	}
+	return claimed, nil
 }
 
 // addJobs cuts the missing spans of each symbol into windows, batching symbols whose missing
@@ -863,9 +904,10 @@ func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- 
 		}
 		proven := map[string]Span{} // by symbol: what this call's pages prove
 		before, _, _, _ := m.pacer.state()
-		err = m.pager.Pages(ctx, provs, j.span.From, j.span.To, func(p sources.Page) error {
+		err = m.pager.Pages(ctx, provs, j.span.From, j.span.To, j.resume, func(p sources.Page) error {
 			now, _, _, _ := m.pacer.state()
-			w := fetchedWindow{bars: map[string][]sources.Bar{}, cover: map[string]Span{}, requests: now - before}
+			w := fetchedWindow{bars: map[string][]sources.Bar{}, cover: map[string]Span{}, requests: now - before, next: p.Next}
+			j.resume = p.Next
 			before = now
 			for i, sym := range j.symbols {
 				bars, err := b.clean(m, sym, j.span, p.Bars[provs[i]])
@@ -888,7 +930,11 @@ func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- 
 		if ctx.Err() != nil {
 			return j, ctx.Err()
 		}
-		j = remaining(j, proven)
+		if j.resume == "" {
+			// asked again for what the pages did not prove (with a token, the same request
+			// goes on from the page after the last one kept)
+			j = remaining(j, proven)
+		}
 		if len(j.symbols) == 0 {
 			return j, nil
 		}

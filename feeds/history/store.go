@@ -26,7 +26,7 @@ import (
 
 // SchemaVersion is the version of the store's schema this pricerig writes. A store of a newer
 // version is refused rather than misread.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migration takes a store from version-1 to version, on each database in its own SQL: the same
 // tables, columns and keys, in each one's types. Migrations run in order in one transaction and
@@ -180,6 +180,27 @@ CREATE TABLE runs (
 	finished TEXT NOT NULL DEFAULT '',
 	args     TEXT NOT NULL,
 	summary  TEXT NOT NULL DEFAULT ''
+);
+`}, {2, "cursors", `
+-- Where a paged window stopped: the provider's token for the page after the last one committed
+-- (written with that page), so a re-run goes on with the same request from there. Deleted with
+-- the window's last page.
+CREATE TABLE cursors (
+	source   TEXT NOT NULL,
+	symbols  TEXT NOT NULL, -- comma-separated feed symbols of the request, in its order
+	win_from INTEGER NOT NULL,
+	win_to   INTEGER NOT NULL,
+	next     TEXT NOT NULL,
+	PRIMARY KEY (source, symbols, win_from)
+) WITHOUT ROWID;
+`, `
+CREATE TABLE cursors (
+	source   TEXT NOT NULL,
+	symbols  TEXT NOT NULL,
+	win_from BIGINT NOT NULL,
+	win_to   BIGINT NOT NULL,
+	next     TEXT NOT NULL,
+	PRIMARY KEY (source, symbols, win_from)
 );
 `}}
 
@@ -341,11 +362,13 @@ type fetchedWindow struct {
 	requests int
 	// A page (paged providers): cover is, by symbol, the part of the window the bars written so
 	// far prove (a symbol absent has none proven yet); windowBars and windowRequests are the
-	// window's totals so far; more says the window has pages still to come.
+	// window's totals so far; more says the window has pages still to come, and next, when the
+	// provider's token can resume them, where they go on.
 	page                       bool
 	cover                      map[string]Span
 	windowBars, windowRequests int
 	more                       bool
+	next                       string
 }
 
 // putWindow writes a window's bars, its coverage and its fetch record in one transaction: a
@@ -387,9 +410,49 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 		if err := tx.upsert(ctx, windowsTable, [][]any{record}); err != nil {
 			return fmt.Errorf("writing the window: %w", err)
 		}
+		if w.page {
+			key := []any{w.source, strings.Join(w.symbols, ","), w.span.From.Unix()}
+			var err error
+			if w.more && w.next != "" {
+				err = tx.exec(ctx, `INSERT INTO cursors (source, symbols, win_from, win_to, next) VALUES (?, ?, ?, ?, ?)
+					ON CONFLICT (source, symbols, win_from) DO UPDATE SET win_to = excluded.win_to, next = excluded.next`,
+					append(key, w.span.To.Unix(), w.next)...)
+			} else {
+				err = tx.exec(ctx, `DELETE FROM cursors WHERE source = ? AND symbols = ? AND win_from = ?`, key...)
+			}
+			if err != nil {
+				return fmt.Errorf("writing the window's cursor: %w", err)
+			}
+		}
 		return nil
 	})
 	return total, err
+}
+
+// cursor is a paged window stopped between two pages, and the provider's token for the next.
+type cursor struct {
+	symbols []string
+	span    Span
+	next    string
+}
+
+// cursors lists a source's stopped windows.
+func (s *Store) cursors(ctx context.Context, source string) ([]cursor, error) {
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbols, win_from, win_to, next FROM cursors WHERE source = ? ORDER BY win_from, symbols`), source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cursor
+	for rows.Next() {
+		var syms, next string
+		var a, b int64
+		if err := rows.Scan(&syms, &a, &b, &next); err != nil {
+			return nil, err
+		}
+		out = append(out, cursor{strings.Split(syms, ","), Span{unix(a), unix(b)}, next})
+	}
+	return out, rows.Err()
 }
 
 // Coverage lists the windows fetched for a source and symbol, sorted, as stored (not merged).

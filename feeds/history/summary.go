@@ -16,7 +16,9 @@ type Summary struct {
 	Sessions    []string  `json:"sessions"`
 	Interrupted bool      `json:"interrupted"` // stopped by its context; a re-run continues
 	// Windows fetched and committed this run, the HTTP requests they took, the fewest requests
-	// the providers allow for them (see Minimum) and the 429 answers among the requests.
+	// the providers allow for them — their floor: the windows of a provider limited by its
+	// window, ⌈bars ÷ page⌉ of each window of a paged one — and the 429 answers among the
+	// requests.
 	Windows     int   `json:"windows"`
 	Failed      int   `json:"failed_windows"`
 	Requests    int   `json:"requests"`

@@ -135,7 +135,7 @@ func (s *Source) fetch(ctx context.Context, path string, symbols []string, from,
 		all[sym] = []sources.Bar{}
 	}
 	for _, w := range sources.Windows(from.UTC(), to.UTC(), MaxWindow) {
-		err := s.pages(ctx, path, symbols, w.From, w.To, func(p sources.Page) error {
+		err := s.pages(ctx, path, symbols, w.From, w.To, "", func(p sources.Page) error {
 			for sym, b := range p.Bars {
 				all[sym] = append(all[sym], b...)
 			}
@@ -152,8 +152,9 @@ func (s *Source) fetch(ctx context.Context, path string, symbols []string, from,
 // start and end), and hands each page as it arrives: the backfill keeps every page before it
 // asks for the next. Alpaca sorts a multi-symbol answer by symbol, then time, so a page proves
 // the symbols before its last one whole, its last one up to its last bar, and nothing of the
-// symbols after.
-func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+// symbols after. Each page but the last carries its next_page_token as Next: Alpaca's tokens name
+// the symbol and bar the next page starts at, so the same request resumes there later.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, resume string, each func(sources.Page) error) error {
 	if len(symbols) == 0 {
 		return nil
 	}
@@ -161,12 +162,12 @@ func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time
 	if len(symbols) == 1 {
 		path = "/v2/stocks/" + url.PathEscape(symbols[0]) + "/bars"
 	}
-	return s.pages(ctx, path, symbols, from.UTC(), to.UTC(), each)
+	return s.pages(ctx, path, symbols, from.UTC(), to.UTC(), resume, each)
 }
 
 // pages asks for one window and follows its next_page_token, handing each page tidied to the
 // window (and to the minutes closed by now).
-func (s *Source) pages(ctx context.Context, path string, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+func (s *Source) pages(ctx context.Context, path string, symbols []string, from, to time.Time, resume string, each func(sources.Page) error) error {
 	for _, sym := range symbols {
 		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
 			return err
@@ -188,6 +189,10 @@ func (s *Source) pages(ctx context.Context, path string, symbols []string, from,
 	order := slices.Clone(symbols) // the order Alpaca pages in
 	slices.SortFunc(order, func(a, b string) int { return strings.Compare(strings.ToUpper(a), strings.ToUpper(b)) })
 	seen := map[string]bool{}
+	if resume != "" {
+		q.Set("page_token", resume)
+		seen[resume] = true
+	}
 	for n := 0; ; n++ {
 		if n == maxPages {
 			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
@@ -206,7 +211,7 @@ func (s *Source) pages(ctx context.Context, path string, symbols []string, from,
 			seen[next] = true
 		}
 		end := sources.ClosedBy(to, s.now())
-		p := sources.Page{Bars: map[string][]sources.Bar{}, Proven: map[string]sources.Window{}}
+		p := sources.Page{Bars: map[string][]sources.Bar{}, Proven: map[string]sources.Window{}, Next: next}
 		current := -1 // the last symbol of the page in Alpaca's order
 		for i, sym := range order {
 			if b := bars[sym]; len(b) > 0 {

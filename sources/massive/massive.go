@@ -112,8 +112,9 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 
 // Pages asks for [from, to) in one request, whatever its width (the aggregates take any range),
 // and hands each page as it arrives: the backfill keeps every page before it follows next_url.
-// Massive answers one ticker a request.
-func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+// Massive answers one ticker a request, so what a page proves is where it resumes: it hands no
+// Next.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, _ string, each func(sources.Page) error) error {
 	for _, sym := range symbols {
 		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
 			return err

@@ -121,8 +121,9 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 
 // Pages asks for [from, to) of each symbol whatever its width, outputsize bars at a time: Twelve
 // Data answers the latest outputsize bars of a window, so each page moves end_date back before
-// its oldest bar and proves the window from that bar to its end.
-func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, each func(sources.Page) error) error {
+// its oldest bar and proves the window from that bar to its end, which is where it resumes: it
+// hands no Next.
+func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, _ string, each func(sources.Page) error) error {
 	for _, sym := range symbols {
 		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
 			return err
