@@ -138,6 +138,7 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 		}
 		done(stored)
 	}
+	r.poke() // the commit goes out in the next step: take it now rather than at the next poll
 }
 
 // price fetches a task's price once, however many of our rigs ask.

@@ -61,6 +61,10 @@ type Config struct {
 	// Lease tunes the turns instances take on a shared (PostgreSQL) journal; with a SQLite
 	// journal the runner always leads.
 	Lease LeaseConfig
+	// Heads delivers new heads, so the runner looks at the chain as soon as a block arrives (see
+	// heads.go); nil means the backend's own subscription when it has one (an RPC client over
+	// websockets), polling alone otherwise.
+	Heads HeadSubscriber
 }
 
 func (c Config) withDefaults() Config {
@@ -144,14 +148,22 @@ type Runner struct {
 	wg       sync.WaitGroup
 
 	lead        leadership
-	scanned     uint64    // the last block scanned by this process (0: read the journal's cursor)
-	lastStepAt  time.Time // when the last look at the chain ended, for Ready
+	subscribed  bool          // following new heads by subscription right now
+	wake        chan struct{} // a look at the chain is due now: a new head, or an answer journaled
+	headCh      chan struct{} // closed at the next head while subscribed (see nextHead)
+	scanned     uint64        // the last block scanned by this process (0: read the journal's cursor)
+	lastStepAt  time.Time     // when the last look at the chain ended, for Ready
 	lastStepErr error
 }
 
 // NewRunner checks the job and the rigs on chain and returns a runner ready to Run.
 func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pricer, cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
+	if cfg.Heads == nil {
+		if s, ok := backend.(HeadSubscriber); ok {
+			cfg.Heads = s
+		}
+	}
 	if len(cfg.Operators) == 0 {
 		return nil, errors.New("no operator keys: a runner needs at least one rig")
 	}
@@ -194,6 +206,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		tolerance: job.ToleranceBps, log: cfg.Logger,
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
 		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{},
+		wake: make(chan struct{}, 1),
 	}
 	if lj, ok := journal.(interface {
 		Leaser
@@ -207,6 +220,8 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	cfg.Sender.Guard = r.guard
 	r.cfg.Sender.Guard = r.guard
 	cfg.Sender.OnMined = r.onMined // the accounts (accounting_runner.go)
+	cfg.Sender.NextHead = r.nextHead
+	r.cfg.Sender.NextHead = r.nextHead
 	for _, k := range cfg.Operators {
 		id, ok := ids[k.Address]
 		if !ok {
@@ -285,6 +300,13 @@ func (r *Runner) Run(ctx context.Context) error {
 			r.holdLease(ctx)
 		}()
 	}
+	if r.cfg.Heads != nil {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.followHeads(ctx, r.cfg.Heads)
+		}()
+	}
 	for {
 		if err := r.Step(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("rig step failed; trying again", "error", err)
@@ -293,6 +315,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+		case <-r.wake:
 		}
 	}
 }

@@ -87,7 +87,11 @@ type SenderConfig struct {
 	// OnMined, when set, is told of every transaction of this sender that was mined, ok or
 	// reverted, with the call data it carried (the runner journals it: accounting.go).
 	OnMined func(ctx context.Context, from common.Address, data []byte, r *types.Receipt)
-	Logger  *slog.Logger
+	// NextHead, when set, returns a channel closed when the next block arrives, or nil while no
+	// head subscription holds: receipts are then looked for once per block rather than every
+	// Poll (the runner's, see heads.go).
+	NextHead func() <-chan struct{}
+	Logger   *slog.Logger
 }
 
 func (c SenderConfig) withDefaults() SenderConfig {
@@ -390,19 +394,30 @@ func (s *Sender) retryRPC(ctx context.Context, call func() error) error {
 func (s *Sender) wait(ctx context.Context, hashes []common.Hash) (*types.Receipt, error) {
 	deadline := time.NewTimer(s.cfg.BumpAfter)
 	defer deadline.Stop()
-	tick := time.NewTicker(s.cfg.Poll)
-	defer tick.Stop()
 	for {
+		var head <-chan struct{} // taken before the look, so a block arriving during it is not missed
+		if s.cfg.NextHead != nil {
+			head = s.cfg.NextHead()
+		}
 		if r := s.anyReceipt(ctx, hashes); r != nil {
 			return r, nil
 		}
+		pause := s.cfg.Poll
+		if head != nil {
+			pause = max(pause, time.Second) // the poll only guards a subscription that stalls silently
+		}
+		timer := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return nil, ctx.Err()
 		case <-deadline.C:
+			timer.Stop()
 			return nil, fmt.Errorf("%w after %s: %s", ErrNotMined, s.cfg.BumpAfter, hashes[len(hashes)-1].Hex())
-		case <-tick.C:
+		case <-head:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 

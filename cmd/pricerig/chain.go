@@ -46,6 +46,7 @@ type chainConn struct {
 	chainID  *big.Int // as eth_chainId returned it: every transaction and EIP-712 domain uses it
 	contract *rig.Contract
 	rpcShown string // the RPC URL with any key in it redacted
+	rpcURL   string // the RPC URL as given, for finding its websocket endpoint
 }
 
 func (c *chainConn) Close() { c.client.Close() }
@@ -99,7 +100,7 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 		}
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	return &chainConn{client: client, network: nw, chainID: id, contract: rig.NewContract(client, contract), rpcShown: shown}, nil
+	return &chainConn{client: client, network: nw, chainID: id, contract: rig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
 }
 
 // keyFlags choose the sending key, as `pricerig rig` does: a keystore and its password, or a hex

@@ -246,8 +246,18 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = recorder.Wrap(pricer)
 		httpListener = listener
 	}
+	// New heads by subscription: a ws:// or wss:// --rpc subscribes itself; for an http(s) one,
+	// the same address over websockets when the node serves it there. Polling otherwise.
+	var heads rig.HeadSubscriber
+	if hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second); err != nil {
+		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
+	} else if hc != nil {
+		defer hc.Close()
+		heads = hc
+		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
+	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
-		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer,
+		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},

@@ -3,15 +3,12 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"math/big"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
-	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // instantPricer answers at once, so the benchmark measures the rig and the chain, not sources.
@@ -22,9 +19,10 @@ func instantPricer(_ int, _ rig.Pricer) rig.Pricer {
 	})
 }
 
-// BenchmarkDrawToCommit measures, with sources answering instantly, the wall time from a task's
-// draw being visible on chain to every drawn rig's commit being mined, for one task and for 100
-// tasks drawn at once. Two rig processes send their own commits, the third is relayed.
+// BenchmarkDrawToCommit measures, with sources answering instantly, the wall time from the block
+// that drew a task to the block holding the last of its three commits, for one task and for 100
+// tasks drawn at once; two rig processes send their own commits, the third is relayed. Blocks
+// are read from the chain's events and timed by when they reached a newHeads subscription.
 func BenchmarkDrawToCommit(b *testing.B) {
 	for _, tasks := range []int{1, 100} {
 		b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
@@ -35,59 +33,46 @@ func BenchmarkDrawToCommit(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer d.Close()
-			contract := rig.NewContract(d.client, d.Contract)
+			clock, err := d.Chain.WatchHeads(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer clock.Close()
 			symbols := make([]string, tasks)
 			for i := range symbols {
 				symbols[i] = []string{"NVDA", "TSLA", "SPY"}[i%3]
 			}
-			var perTask []time.Duration
-			var whole []time.Duration
+			var lat LatencyReport
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
+				start, err := d.Head(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
 				ids, err := d.Order(ctx, symbols, testMinute())
 				if err != nil {
 					b.Fatal(err)
 				}
-				drawnAt := map[uint64]time.Time{}
-				doneAt := map[uint64]time.Time{}
-				for len(doneAt) < len(ids) {
-					for _, id := range ids {
-						if _, ok := doneAt[id]; ok {
-							continue
-						}
-						info, err := contract.Task(ctx, new(big.Int).SetUint64(id))
-						if err != nil {
-							b.Fatal(err)
-						}
-						if agentrig.Phase(info.Phase) >= agentrig.PhaseCommit {
-							if _, ok := drawnAt[id]; !ok {
-								drawnAt[id] = time.Now()
-							}
-						}
-						if info.CommittedMask == 0b111 {
-							doneAt[id] = time.Now()
-						}
-					}
-					time.Sleep(5 * time.Millisecond)
+				if _, err := d.WaitCommitted(ctx, start+1, ids, 3); err != nil {
+					b.Fatal(err)
 				}
-				first, last := time.Time{}, time.Time{}
-				for _, id := range ids {
-					perTask = append(perTask, doneAt[id].Sub(drawnAt[id]))
-					if first.IsZero() || drawnAt[id].Before(first) {
-						first = drawnAt[id]
-					}
-					if doneAt[id].After(last) {
-						last = doneAt[id]
-					}
+				head, err := d.Head(ctx)
+				if err != nil {
+					b.Fatal(err)
 				}
-				whole = append(whole, last.Sub(first))
+				tl, err := d.Timelines(ctx, start+1, head, ids)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := lat.Add(clock, tl); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.StopTimer()
-			sort.Slice(perTask, func(i, j int) bool { return perTask[i] < perTask[j] })
-			b.ReportMetric(float64(perTask[len(perTask)/2].Milliseconds()), "p50-ms/task")
-			b.ReportMetric(float64(perTask[len(perTask)-1].Milliseconds()), "max-ms/task")
-			sort.Slice(whole, func(i, j int) bool { return whole[i] < whole[j] })
-			b.ReportMetric(float64(whole[len(whole)/2].Milliseconds()), "ms/all-committed")
+			b.ReportMetric(float64(lat.P50().Milliseconds()), "p50-ms/task")
+			b.ReportMetric(float64(lat.Max().Milliseconds()), "max-ms/task")
+			b.ReportMetric(lat.P50Blocks(), "p50-blocks/task")
+			b.ReportMetric(float64(lat.AllCommitted().Milliseconds()), "ms/all-committed")
 		})
 	}
 }

@@ -11,19 +11,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// Chain is a simulated chain that a rig reaches over real JSON-RPC, exactly as it reaches a node.
+// Chain is a simulated chain that a rig reaches over real JSON-RPC (HTTP and websockets), exactly
+// as it reaches a node.
 // It seals a block as soon as a transaction is pending, and one every Heartbeat otherwise so the
 // chain moves past an order block even when nobody sends anything.
 type Chain struct {
 	Backend *simulated.Backend
 	URL     string // http://127.0.0.1:PORT
+	WSURL   string // ws://127.0.0.1:PORT: the same node over websockets, for eth_subscribe
 	ChainID uint64
 
 	mu      sync.Mutex // serialises Commit with Fork/AdjustTime from tests
@@ -74,8 +78,14 @@ func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o 
 	backend := simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
 		nc.HTTPHost = "127.0.0.1"
 		nc.HTTPPort = port
-		nc.HTTPModules = []string{"eth", "net", "web3"}
+		nc.HTTPModules = []string{"eth", "net", "web3", "txpool"} // txpool: the sealer watches it
 		nc.HTTPVirtualHosts = []string{"*"}
+		// websockets on the same port, as a node usually offers them: rigs follow new heads by
+		// subscription instead of waiting for their next poll
+		nc.WSHost = "127.0.0.1"
+		nc.WSPort = port
+		nc.WSModules = nc.HTTPModules
+		nc.WSOrigins = []string{"*"}
 		ec.LogNoHistory = false
 		// The simulated backend's genesis runs every fork at chain id 1337; the same rules at
 		// another id are a copy of that config (the original is shared by every backend).
@@ -88,7 +98,7 @@ func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o 
 			ec.RPCTxFeeCap = 0 // a dear chain on purpose: deploying the contract costs more than the 1 ETH cap
 		}
 	})
-	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
+	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
 	c.stopped.Add(1)
 	go c.mine(heartbeat)
 	return c, nil
@@ -105,7 +115,11 @@ func freePort() (int, error) {
 
 func (c *Chain) mine(heartbeat time.Duration) {
 	defer c.stopped.Done()
-	client := c.Backend.Client()
+	pool, err := rpc.DialHTTP(c.URL)
+	if err != nil {
+		panic(err) // DialHTTP only parses the URL, which StartChain made
+	}
+	defer pool.Close()
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
 	last := time.Now()
@@ -115,7 +129,7 @@ func (c *Chain) mine(heartbeat time.Duration) {
 			return
 		case <-poll.C:
 		}
-		pending, err := client.PendingTransactionCount(context.Background())
+		pending, err := pendingCount(pool)
 		c.mu.Lock()
 		// The simulated beacon stamps each block at least a second after its parent, so sealing
 		// faster than MinBlockInterval would run chain time (and the commit and reveal windows)
@@ -127,6 +141,19 @@ func (c *Chain) mine(heartbeat time.Duration) {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// pendingCount is how many transactions wait in the pool. eth_getBlockTransactionCountByNumber
+// of "pending" reads a pending block the simulated beacon never builds (it always said 0, so the
+// chain sealed only on the heartbeat, a block a second); txpool_status reads the pool itself.
+func pendingCount(pool *rpc.Client) (uint64, error) {
+	var status struct {
+		Pending hexutil.Uint64 `json:"pending"`
+	}
+	if err := pool.CallContext(context.Background(), &status, "txpool_status"); err != nil {
+		return 0, err
+	}
+	return uint64(status.Pending), nil
 }
 
 // Pause stops block production until Resume (to simulate a stalled chain in tests).

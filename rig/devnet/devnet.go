@@ -67,6 +67,9 @@ type Options struct {
 	WrapPricer func(process int, p rig.Pricer) rig.Pricer
 	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.
 	RPCURL func(process int, url string) string
+	// HeadsURL lets tests route process i's head subscription (a websocket URL) through a proxy
+	// of theirs; by default each process finds the websocket endpoint of its RPC URL.
+	HeadsURL func(process int, wsURL string) string
 	// Metrics gives process i's Prometheus series (may be nil, or return nil).
 	Metrics func(process int) *rig.Metrics
 	// Dir holds the rigs' journals; "" means a temporary folder removed by Close.
@@ -354,9 +357,26 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	// New heads by subscription over websockets, as `pricerig rig` finds them; polling alone when
+	// there is no websocket endpoint.
+	var heads *ethclient.Client
+	if d.opts.HeadsURL != nil {
+		heads, err = ethclient.DialContext(ctx, d.opts.HeadsURL(i, d.Chain.WSURL))
+	} else {
+		heads, err = rig.DialHeads(ctx, url, 2*time.Second)
+	}
+	if err == nil && heads != nil {
+		cfg.Heads = heads
+	}
+	closeAll := func() {
+		client.Close()
+		if heads != nil {
+			heads.Close()
+		}
+	}
 	journal, err := rig.OpenJournal(d.JournalPath(i))
 	if err != nil {
-		client.Close()
+		closeAll()
 		return err
 	}
 	d.journals[i] = journal
@@ -370,7 +390,7 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	}
 	r, err := rig.NewRunner(ctx, client, journal, pricer, cfg)
 	if err != nil {
-		client.Close()
+		closeAll()
 		return fmt.Errorf("rig process %d: %w", i+1, err)
 	}
 	procCtx, stop := context.WithCancel(runCtx)
@@ -379,7 +399,7 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	d.stops[i] = func() {
 		stop()
 		<-done
-		client.Close()
+		closeAll()
 	}
 	d.wg.Add(1)
 	go func() {

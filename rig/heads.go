@@ -1,0 +1,190 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// A runner looks at the chain every Poll. When its node speaks websockets it also looks the
+// moment a block arrives (eth_subscribe newHeads), so a drawn task is seen within the block that
+// drew it rather than up to a poll later; the poll goes on underneath, for the stage delays and
+// for a subscription that stalls without saying so. When the subscription drops, the runner
+// polls alone and subscribes again every resubscribe interval.
+
+// HeadSubscriber delivers the chain's new heads; *ethclient.Client dialed over ws:// or wss://
+// does, and so does the simulated backend's client.
+type HeadSubscriber interface {
+	SubscribeNewHead(ctx context.Context, ch chan<- *types.Header) (ethereum.Subscription, error)
+}
+
+// How a runner follows new heads, as HeadsMode reports it.
+const (
+	HeadsPolling    = "polling"
+	HeadsSubscribed = "subscription"
+)
+
+// HeadsMode says whether the runner is following new heads by subscription right now or only
+// polling.
+func (r *Runner) HeadsMode() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subscribed {
+		return HeadsSubscribed
+	}
+	return HeadsPolling
+}
+
+func (r *Runner) setSubscribed(on bool) {
+	r.mu.Lock()
+	r.subscribed = on
+	if r.headCh != nil {
+		close(r.headCh) // waiters go back to polling, or to the new subscription
+		r.headCh = nil
+	}
+	r.mu.Unlock()
+}
+
+// nextHead is a channel closed when the next block arrives, nil while not subscribed.
+func (r *Runner) nextHead() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.subscribed {
+		return nil
+	}
+	if r.headCh == nil {
+		r.headCh = make(chan struct{})
+	}
+	return r.headCh
+}
+
+// headArrived wakes every waiter of nextHead.
+func (r *Runner) headArrived() {
+	r.mu.Lock()
+	if r.headCh != nil {
+		close(r.headCh)
+		r.headCh = nil
+	}
+	r.mu.Unlock()
+}
+
+// resubscribeEvery is how long the runner polls alone before trying a dropped subscription again.
+func (r *Runner) resubscribeEvery() time.Duration {
+	return min(10*r.cfg.Poll, 5*time.Second)
+}
+
+// followHeads wakes the runner's loop on every new head while a subscription holds; it returns
+// when ctx ends, or at once when the node has no subscriptions at all (plain HTTP).
+func (r *Runner) followHeads(ctx context.Context, heads HeadSubscriber) {
+	ch := make(chan *types.Header, 16)
+	logged := false
+	for ctx.Err() == nil {
+		sub, err := heads.SubscribeNewHead(ctx, ch)
+		if errors.Is(err, rpc.ErrNotificationsUnsupported) {
+			r.log.Info("the node offers no subscriptions (plain HTTP): following new heads by polling", "poll", r.cfg.Poll)
+			return
+		}
+		if err != nil {
+			if !logged {
+				r.log.Warn("cannot subscribe to new heads; polling until it can", "error", ClassifyRPCError(err), "retry_in", r.resubscribeEvery())
+				logged = true
+			}
+		} else {
+			logged = false
+			r.setSubscribed(true)
+			r.log.Info("following new heads by subscription")
+			err = r.relayHeads(ctx, sub, ch)
+			r.setSubscribed(false)
+			sub.Unsubscribe()
+			if ctx.Err() != nil {
+				return
+			}
+			r.log.Warn("head subscription dropped; polling until it comes back", "error", err, "retry_in", r.resubscribeEvery())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.resubscribeEvery()):
+		}
+	}
+}
+
+// relayHeads passes each head on as a wake-up (coalesced: the loop reads the newest head itself)
+// until the subscription fails or ctx ends.
+func (r *Runner) relayHeads(ctx context.Context, sub ethereum.Subscription, ch <-chan *types.Header) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-sub.Err():
+			if err == nil {
+				err = errors.New("subscription closed")
+			}
+			return err
+		case <-ch:
+			r.headArrived()
+			r.poke()
+		}
+	}
+}
+
+// poke asks the run loop for a look at the chain now. Pokes coalesce: one look reads the newest
+// head and every task, however many pokes came while the last look ran.
+func (r *Runner) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// WebsocketURL is the websocket URL at the same place as an http(s) RPC URL (ws:// for http://,
+// wss:// for https://), and whether raw is already a websocket URL.
+func WebsocketURL(raw string) (ws string, already bool, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false, err
+	}
+	switch u.Scheme {
+	case "ws", "wss":
+		return raw, true, nil
+	case "http":
+		u.Scheme = "ws"
+	case "https":
+		u.Scheme = "wss"
+	default:
+		return "", false, fmt.Errorf("rpc URL %q: no websocket counterpart to scheme %q", raw, u.Scheme)
+	}
+	return u.String(), false, nil
+}
+
+// DialHeads finds a websocket endpoint for following new heads of an http(s) RPC URL: the same
+// host, port and path over ws(s), as go-ethereum serves both on one port. It returns a client
+// that has subscribed once (so the endpoint really offers newHeads), or an error when there is
+// none; the caller then polls. For a ws(s) URL it returns nil: the RPC client subscribes itself.
+func DialHeads(ctx context.Context, rpcURL string, timeout time.Duration) (*ethclient.Client, error) {
+	ws, already, err := WebsocketURL(rpcURL)
+	if err != nil || already {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := rpc.DialWebsocket(ctx, ws, "")
+	if err != nil {
+		return nil, err
+	}
+	client := ethclient.NewClient(c)
+	sub, err := client.SubscribeNewHead(ctx, make(chan *types.Header, 1))
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	sub.Unsubscribe()
+	return client, nil
+}
