@@ -78,7 +78,7 @@ var (
 // pricerigBinary is a pricerig built without the race detector for the instances (under -race
 // the test binary runs them five times slower, and the failover tests run many); it falls back
 // to this test binary as pricerig's main when the go tool cannot build one.
-func pricerigBinary(t *testing.T) string {
+func pricerigBinary(t testing.TB) string {
 	binaryOnce.Do(func() {
 		binaryPath = os.Args[0]
 		dir, err := os.MkdirTemp("", "pricerig-bin-")
