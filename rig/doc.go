@@ -25,6 +25,8 @@
 // The runner (a Runner answers a job's tasks for a set of rigs)
 //
 //   - runner.go: Config, NewRunner, Run and Step (one look at the chain).
+//   - heads.go: new heads by eth_subscribe over websockets (a step per block, receipts looked
+//     for per block), polling alone when the node has none or the subscription drops.
 //   - scan.go: following the chain (the Deployment's events) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
 //     settle) and the draw/settle schedule's turn (schedule.go ranks the rigs).
