@@ -307,6 +307,11 @@ func (j *DBJournal) Advance(ctx context.Context, taskID, rigID uint64, to State,
 	if stateOrder[to] < stateOrder[e.State] || (e.State.Final() && to != e.State) {
 		return nil
 	}
+	if found && to == e.State && update == nil {
+		// Nothing to write: each look at the chain re-asserts what it sees, and a synchronous
+		// write per open task per step cost seconds a step with a hundred tasks.
+		return nil
+	}
 	e.State = to
 	if update != nil {
 		update(&e)
