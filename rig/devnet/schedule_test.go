@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"slices"
@@ -9,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -23,43 +24,48 @@ type sentTx struct {
 	reverted bool
 }
 
-// minedTxs lists every transaction mined from block from on, with its status.
+// minedTxs lists every transaction to the contract mined from block from on, with its status.
 func (d *Devnet) minedTxs(ctx context.Context, t testing.TB, from uint64) []sentTx {
 	t.Helper()
 	head, err := d.client.BlockNumber(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer := types.LatestSignerForChainID(big.NewInt(ChainID))
-	abi := d.abi.GetABI()
-	var out []sentTx
-	for n := from; n <= head; n++ {
-		block, err := d.client.BlockByNumber(ctx, new(big.Int).SetUint64(n))
-		if err != nil {
-			t.Fatal(err)
+	txs, err := d.Mined(ctx, from, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]sentTx, 0, len(txs))
+	for _, tx := range txs {
+		s := sentTx{from: tx.From, method: tx.Method, reverted: tx.Reverted}
+		if (tx.Method == "draw" || tx.Method == "settle") && len(tx.Tasks) > 0 {
+			s.task = tx.Tasks[0]
 		}
-		for _, tx := range block.Transactions() {
-			rec, err := d.client.TransactionReceipt(ctx, tx.Hash())
-			if err != nil {
-				t.Fatal(err)
-			}
-			sender, err := types.Sender(signer, tx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sentTx{from: sender, reverted: rec.Status != types.ReceiptStatusSuccessful}
-			if data := tx.Data(); len(data) >= 4 {
-				if m, err := abi.MethodById(data[:4]); err == nil {
-					s.method = m.Name
-					if (m.Name == "draw" || m.Name == "settle") && len(data) == 36 {
-						s.task = new(big.Int).SetBytes(data[4:]).Uint64()
-					}
-				}
-			}
-			out = append(out, s)
-		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// pooled reports whether a transaction sent for rig process i waits in the chain's pool.
+func (d *Devnet) pooled(ctx context.Context, t *testing.T, i int) bool {
+	t.Helper()
+	c, err := rpc.DialContext(ctx, d.Chain.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var content struct {
+		Pending map[common.Address]map[string]json.RawMessage `json:"pending"`
+	}
+	if err := c.CallContext(ctx, &content, "txpool_content"); err != nil {
+		t.Fatal(err)
+	}
+	for addr, n := range d.senders() {
+		if n == i && len(content.Pending[addr]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // senders maps each address that sends for rig process i to i.
@@ -195,6 +201,123 @@ func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
 	for _, tx := range d.minedTxs(ctx, t, start+1) {
 		if tx.reverted {
 			t.Errorf("reverted after the restart: %s from process %d", tx.method, senders[tx.from]+1)
+		}
+	}
+}
+
+// TestScheduleHoldsWhenEachRankIsKilled: five rig processes of one rig each; in round k the
+// process of the rig ranked k for the task's draw is down when the task is ordered, and the
+// process ranked k for its settle is killed just before the settle comes due (the chain held
+// while the reveals are pending, so the kill lands before any rank can send). Every task is
+// still drawn and settled, each by exactly one mined transaction, by the first rank alive, with
+// at most one reverted transaction in the round — all read from the chain.
+func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
+	const processes = 5
+	d, _ := startDevnet(t, Options{Layout: []int{1, 1, 1, 1, 1}})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // five rounds
+	defer cancel()
+	contract := rig.NewContract(d.client, d.Contract)
+	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
+	if err != nil || len(jobRigs) != processes {
+		t.Fatalf("job rigs %v %v", jobRigs, err)
+	}
+	processOf := map[uint64]int{}
+	for i, r := range d.Runners {
+		for _, id := range r.RigIDs() {
+			processOf[id] = i
+		}
+	}
+	senders := d.senders()
+	phase := func(task uint64) agentrig.AgentRigTaskInfo {
+		info, err := contract.Task(ctx, new(big.Int).SetUint64(task))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	firstAlive := func(order []uint64, down int) int {
+		for _, id := range order {
+			if processOf[id] != down {
+				return processOf[id]
+			}
+		}
+		return -1
+	}
+	for k := range processes {
+		task := uint64(k + 1) // the devnet orders tasks 1, 2, …
+		drawOrder := rig.ScheduleOrder(task, nil, jobRigs)
+		drawDown := processOf[drawOrder[k]]
+		if err := d.Kill(drawDown); err != nil {
+			t.Fatal(err)
+		}
+		start, err := d.client.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := d.Order(ctx, []string{"SPY"}, testMinute())
+		if err != nil || ids[0] != task {
+			t.Fatalf("round %d: order %v %v", k, ids, err)
+		}
+		waitFor(ctx, t, "the draw", func() bool { return agentrig.Phase(phase(task).Phase) >= agentrig.PhaseCommit })
+		if err := d.Restart(ctx, drawDown); err != nil { // it may be drawn: it commits late
+			t.Fatal(err)
+		}
+		settleOrder := rig.ScheduleOrder(task, phase(task).RigIds, jobRigs)
+		settleDown := processOf[settleOrder[k]]
+		// Every commit is in: hold the chain so the reveals wait in the pool, kill the process
+		// ranked k for the settle (a reveal it sent still lands, as a killed process's would),
+		// and let the chain go on.
+		waitFor(ctx, t, "every commit", func() bool { return agentrig.Phase(phase(task).Phase) >= agentrig.PhaseReveal })
+		d.Chain.Pause()
+		// A drawn victim must have revealed, or have its reveal waiting in the pool, or the task
+		// would wait out the reveal window for it.
+		if idx := slices.Index(phase(task).RigIds, settleOrder[k]); idx >= 0 {
+			waitFor(ctx, t, "the killed rank's reveal", func() bool {
+				return phase(task).RevealedMask&(1<<idx) != 0 || d.pooled(ctx, t, settleDown)
+			})
+		}
+		// Settle is due only once every reveal is mined; while the chain is held, a task still
+		// in its reveal phase cannot have been settled by anyone.
+		raced := agentrig.Phase(phase(task).Phase) >= agentrig.PhaseSettle
+		err = d.Kill(settleDown)
+		d.Chain.Resume()
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(ctx, t, "the settle", func() bool { return agentrig.Phase(phase(task).Phase) == agentrig.PhaseSettled })
+		if err := d.Restart(ctx, settleDown); err != nil {
+			t.Fatal(err)
+		}
+		var drawers, settlers []int
+		reverted := 0
+		for _, tx := range d.minedTxs(ctx, t, start+1) {
+			if tx.reverted {
+				reverted++
+				t.Logf("round %d: reverted %s from process %d", k, tx.method, senders[tx.from]+1)
+				continue
+			}
+			switch {
+			case tx.method == "draw" && tx.task == task:
+				drawers = append(drawers, senders[tx.from])
+			case tx.method == "settle" && tx.task == task:
+				settlers = append(settlers, senders[tx.from])
+			}
+		}
+		if want := firstAlive(drawOrder, drawDown); !slices.Equal(drawers, []int{want}) {
+			t.Errorf("round %d: draws mined from processes %v, want one from process %d (rank %d's process %d down)", k, drawers, want, k, drawDown)
+		}
+		// The settle goes to the first rank alive at the time it came due: when the reveals were
+		// all mined before the chain was held (a slow look of this test), rank 0 was still alive.
+		want := firstAlive(settleOrder, settleDown)
+		if raced {
+			want = processOf[settleOrder[0]]
+			t.Logf("round %d: the settle came due before the kill; rank 0 (process %d) was alive", k, want)
+		}
+		if !slices.Equal(settlers, []int{want}) {
+			t.Errorf("round %d: settles mined from processes %v, want one from process %d (rank %d's process %d killed)", k, settlers, want, k, settleDown)
+		}
+		if reverted > 1 {
+			t.Errorf("round %d: %d reverted transactions, want at most one", k, reverted)
 		}
 	}
 }
