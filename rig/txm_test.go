@@ -117,15 +117,22 @@ func TestSenderSendsAndTracksNonces(t *testing.T) {
 	}
 }
 
+// waitReceipt waits for the transaction's receipt. The bound is only a backstop against a hang:
+// 5000 looks a millisecond apart ran out on the loaded CI machine before the block was sealed.
 func waitReceipt(t *testing.T, chain *gatedChain, h common.Hash) {
 	t.Helper()
-	for i := 0; i < 5000; i++ {
-		if r, err := chain.TransactionReceipt(context.Background(), h); err == nil && r != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if r, err := chain.TransactionReceipt(ctx, h); err == nil && r != nil {
 			return
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Fatal("transaction never mined")
+		case <-time.After(time.Millisecond):
+		}
 	}
-	t.Fatal("transaction never mined")
 }
 
 func TestSenderReplacesAStuckTransaction(t *testing.T) {
