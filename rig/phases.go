@@ -45,7 +45,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 		// re-anchor, or when a draw that was mined vanished in a reorg (still undrawn a few blocks
 		// later).
 		now := head.Number.Uint64()
-		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(t, nil) {
+		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, nil) {
 			t.drawRetryAt = now + 3
 			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "draw", t.id, r.chain.DrawCall(t.id))
@@ -83,7 +83,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 				r.advance(ctx, t.id, rigID, StateRevealed, nil)
 			}
 		}
-		if r.due(t, info.RigIDs) {
+		if r.due(ctx, t, info.RigIDs) {
 			r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "settle", t.id, r.chain.SettleCall(t.id))
 			})
@@ -105,25 +105,18 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 // due reports whether this process's turn has come to send a task's draw or settle: the task has
 // been in its current phase for our rank in the schedule times the stage delay (see
 // ScheduleOrder; drawn ranks first, for settle).
-func (r *Runner) due(t *taskState, drawn []uint64) bool {
+func (r *Runner) due(ctx context.Context, t *taskState, drawn []uint64) bool {
 	now := r.cfg.Now()
+	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
+		if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
+			r.jobRigs, r.jobRigsAt = ids, now
+		} else {
+			r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
+		}
+	}
 	order := ScheduleOrder(t.id, drawn, r.jobRigs)
 	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
 	return !now.Before(t.stageSince.Add(time.Duration(rank) * r.cfg.StageDelay))
-}
-
-// refreshJobRigs reads the job's rigs for the schedule when the list is older than 30 s; once a
-// step, before the tasks are driven in parallel (due only reads it).
-func (r *Runner) refreshJobRigs(ctx context.Context) {
-	now := r.cfg.Now()
-	if r.jobRigs != nil && now.Sub(r.jobRigsAt) <= 30*time.Second {
-		return
-	}
-	if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
-		r.jobRigs, r.jobRigsAt = ids, now
-	} else {
-		r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
-	}
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.

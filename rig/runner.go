@@ -349,41 +349,15 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 	}
 	r.mu.Unlock()
 	sort.Slice(open, func(i, j int) bool { return open[i].id < open[j].id })
-	if len(open) > 0 {
-		r.refreshJobRigs(ctx)
-	}
-	// Tasks are driven side by side (each reads its task on chain and its journal entries; a
-	// hundred one after the other took seconds a step), each into a batch of its own, merged in
-	// task order so the step sends what a serial pass would.
-	batches := make([]answerBatch, len(open))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(stepWorkers, len(open)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if err := r.drive(ctx, open[i], head, &batches[i]); err != nil {
-					r.log.Warn("task step failed", "task", open[i].id, "error", err)
-				}
-			}
-		}()
-	}
-	for i := range open {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
 	var batch answerBatch
-	for _, b := range batches {
-		batch.merge(b)
+	for _, t := range open {
+		if err := r.drive(ctx, t, head, &batch); err != nil {
+			r.log.Warn("task step failed", "task", t.id, "error", err)
+		}
 	}
 	r.flush(ctx, batch)
 	return nil
 }
-
-// stepWorkers is how many tasks one step drives at once.
-const stepWorkers = 8
 
 func (r *Runner) finish(t *taskState) {
 	r.mu.Lock()

@@ -82,12 +82,6 @@ type answerBatch struct {
 	commits, reveals []answerTx
 }
 
-// merge appends o's answers to b's (Step drives tasks in parallel, each into its own batch).
-func (b *answerBatch) merge(o answerBatch) {
-	b.commits = append(b.commits, o.commits...)
-	b.reveals = append(b.reveals, o.reveals...)
-}
-
 // queue adds a to the step's batch unless a transaction carrying it is still on its way.
 func (r *Runner) queue(to *[]answerTx, a answerTx) {
 	if !r.isInflight(a.key()) {
