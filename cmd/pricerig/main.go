@@ -116,7 +116,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(a)
 	root.SetArgs(args)
+	stopProfile := addProfileFlag(root)
 	err := root.ExecuteContext(ctx)
+	stopProfile()
 	if err == nil {
 		return exitOK
 	}

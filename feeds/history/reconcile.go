@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,7 +72,9 @@ type slot struct {
 // small share of the time, small enough that memory stays flat over a year.
 const answersPerTx = 4096
 
-// reconcile sweeps every symbol's minutes into answers.
+// reconcile sweeps every symbol's minutes into answers. The sweep and the writes are a
+// pipeline: one goroutine computes the next batch of answers while another writes the last one
+// (SQLite's single writer is the longer of the two).
 func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 	rid, err := b.store.rulesetID(context.WithoutCancel(ctx), RulesText(b.opts.Spec, b.rules.Sessions))
 	if err != nil {
@@ -80,13 +83,14 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
 	minutes := sessionMinutes(b.opts.From, end, b.rules.Sessions)
 	b.total.Add(int64(minutes * len(b.symbols)))
+	w := b.answerWriter(ctx, rid)
 	for _, sym := range b.symbols {
 		// A symbol this run fetched nothing for, whose every minute is stored complete under the
 		// same rules, would be reconciled to the very same answers: leave them.
 		if !b.touched(sym) {
 			held, err := b.store.completeAnswers(ctx, sym, b.opts.From, end, rid)
 			if err != nil {
-				return fmt.Errorf("store: %w", err)
+				return w.abort(fmt.Errorf("store: %w", err))
 			}
 			if held == minutes {
 				sum.Kept += minutes
@@ -94,14 +98,70 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 				continue
 			}
 		}
-		if err := b.reconcileSymbol(ctx, sym, rid, end, sum); err != nil {
-			return err
+		if err := b.reconcileSymbol(ctx, sym, end, sum, w.put); err != nil {
+			return w.abort(err)
 		}
 		if ctx.Err() != nil {
-			return nil
+			break
 		}
 	}
-	return nil
+	return w.close()
+}
+
+// batchWriter writes batches of answers in its own goroutine, in the order they are put.
+type batchWriter struct {
+	batches chan []answerRow
+	failed  chan struct{} // closed when a write failed: put stops waiting
+	done    chan struct{}
+	err     error
+}
+
+// answerWriter starts the writer of a reconcile. Its writes outlive a cancel of ctx: a batch
+// computed is a batch kept (each is one transaction), and a re-run redoes the rest.
+func (b *Backfill) answerWriter(ctx context.Context, rid int64) *batchWriter {
+	w := &batchWriter{batches: make(chan []answerRow, 2), failed: make(chan struct{}), done: make(chan struct{})}
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer close(w.done)
+		for batch := range w.batches {
+			if w.err != nil {
+				continue
+			}
+			if err := b.store.putAnswers(bg, rid, batch); err != nil {
+				w.err = fmt.Errorf("store: %w", err)
+				close(w.failed)
+				continue
+			}
+			b.minutes.Add(int64(len(batch)))
+		}
+	}()
+	return w
+}
+
+// put hands a batch to the writer; it fails once a write has failed.
+func (w *batchWriter) put(batch []answerRow) error {
+	select {
+	case w.batches <- batch:
+		return nil
+	case <-w.failed:
+		return errors.New("store: an earlier write failed")
+	}
+}
+
+// abort ends the writer after err stopped the sweep: a failed write is the error to report (the
+// sweep only saw that the writer had stopped).
+func (w *batchWriter) abort(err error) error {
+	if werr := w.close(); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// close waits for the batches put so far to be written and reports the first write error.
+func (w *batchWriter) close() error {
+	close(w.batches)
+	<-w.done
+	return w.err
 }
 
 // touched reports whether this run fetched, or failed to fetch, a window of the symbol.
@@ -121,7 +181,7 @@ func (b *Backfill) touched(symbol string) bool {
 // latest bar as it goes (the bars stream from the store sorted by minute, starting max_carry
 // before the range so the first minutes can carry), and reconciles each minute exactly as the
 // live reconciler would: feeds.PriceAt's carry rule, then feeds.Reconcile.
-func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, rid int64, end time.Time, sum *Summary) error {
+func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Time, sum *Summary, put func([]answerRow) error) error {
 	feed := b.feeds[sym]
 	var slots []*slot
 	bySource := map[string]*slot{}
@@ -175,12 +235,9 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, rid int64, e
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := b.store.putAnswers(context.WithoutCancel(ctx), rid, batch); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		b.minutes.Add(int64(len(batch)))
-		batch = batch[:0]
-		return nil
+		err := put(batch)
+		batch = make([]answerRow, 0, answersPerTx) // the writer owns the one it was handed
+		return err
 	}
 	var stop error
 	walkSessions(sweepFrom, end, b.rules.Sessions, func(sp sessionSpan) bool {

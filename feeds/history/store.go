@@ -340,6 +340,9 @@ func (s *Store) write(ctx context.Context, fn func(tx wtx) error) error {
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(tx wtx) error) error {
+	if sw, ok := s.be.(scopedWriter); ok {
+		return sw.inTx(ctx, fn)
+	}
 	tx, err := s.be.begin(ctx)
 	if err != nil {
 		return err
