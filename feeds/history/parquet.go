@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
@@ -71,6 +72,8 @@ func parquetRowOf(a Answer) ParquetRow {
 
 // exportParquet streams the answers a query selects into a Parquet file, a batch of rows at a
 // time: a year of answers never sits in memory as rows, only as the current row group's pages.
+// Reading the store and encoding the file are a pipeline: one goroutine reads the next batch of
+// answers while another encodes and compresses the last (each is about half of the work).
 func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, error) {
 	pw := parquet.NewGenericWriter[ParquetRow](w,
 		parquet.MaxRowsPerRowGroup(parquetRowGroup),
@@ -78,26 +81,53 @@ func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, e
 		parquet.CreatedBy("pricerig", "", ""),
 	)
 	const batch = 4096
-	rows := make([]ParquetRow, 0, batch)
-	flush := func() error {
-		if len(rows) == 0 {
-			return nil
+	batches := make(chan []Answer, 2)
+	failed := make(chan struct{})
+	var writeErr error
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		rows := make([]ParquetRow, 0, batch)
+		for answers := range batches {
+			if writeErr != nil {
+				continue
+			}
+			rows = rows[:0]
+			for _, a := range answers {
+				rows = append(rows, parquetRowOf(a))
+			}
+			if _, err := pw.Write(rows); err != nil {
+				writeErr = err
+				close(failed)
+			}
 		}
-		_, err := pw.Write(rows)
-		rows = rows[:0]
-		return err
-	}
+	}()
 	n := 0
+	answers := make([]Answer, 0, batch)
+	send := func() error {
+		select {
+		case batches <- answers:
+		case <-failed:
+			return errors.New("the Parquet writer stopped")
+		}
+		answers = make([]Answer, 0, batch) // the writer owns the one it was handed
+		return nil
+	}
 	err := s.Answers(ctx, q, func(a Answer) error {
 		n++
-		rows = append(rows, parquetRowOf(a))
-		if len(rows) == batch {
-			return flush()
+		answers = append(answers, a)
+		if len(answers) == batch {
+			return send()
 		}
 		return nil
 	})
-	if err == nil {
-		err = flush()
+	if err == nil && len(answers) > 0 {
+		err = send()
+	}
+	close(batches)
+	<-written
+	if writeErr != nil {
+		err = writeErr
 	}
 	if cerr := pw.Close(); err == nil {
 		err = cerr

@@ -581,6 +581,9 @@ type Query struct {
 // Answers calls fn for every stored answer the query selects, ordered by symbol then minute,
 // streaming: a year of answers never sits in memory.
 func (s *Store) Answers(ctx context.Context, q Query, fn func(Answer) error) error {
+	if !s.Postgres() {
+		return s.answersSQLite(ctx, q, fn)
+	}
 	where, args := []string{"1=1"}, []any{}
 	if len(q.Symbols) > 0 {
 		where = append(where, "a.symbol IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.Symbols)), ",")+")")
