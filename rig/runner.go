@@ -102,7 +102,9 @@ type rigHandle struct {
 	id     uint64
 	key    Key
 	signer *KeySigner
-	sender *Sender // nil in relayed mode
+	// sender sends the rig's transactions; behind a relayer it only simulates and estimates
+	// them (the operator holds no gas).
+	sender *Sender
 }
 
 // taskState is what the runner knows of one task of its job.
@@ -227,11 +229,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		if !ok {
 			return nil, fmt.Errorf("operator %s has no active rig on job %d", k.Address.Hex(), cfg.JobID)
 		}
-		h := &rigHandle{id: id, key: k, signer: NewKeySigner(k.Private)}
-		if cfg.Relayer == nil {
-			h.sender = NewSender(backend, k, chainID, cfg.Sender)
-		}
-		r.rigs[id] = h
+		r.rigs[id] = &rigHandle{id: id, key: k, signer: NewKeySigner(k.Private), sender: NewSender(backend, k, chainID, cfg.Sender)}
 	}
 	if cfg.Relayer != nil {
 		r.relayer = NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)

@@ -1,8 +1,8 @@
 package rig
 
 // Sending: a step's commits and reveals go out together at its end, each rig's as its own
-// transaction or all of them as one commitMany/revealMany signed by the operators and sent by
-// the relayer. Draw and settle go out from one sender of ours when the schedule says it is our
+// transaction or all of them as one commitMany/revealMany signed by the operators, whichever
+// costs less gas (batch.go). Draw and settle go out from one sender of ours when the schedule says it is our
 // turn. Every send runs in the background under a key, so a step never waits for a receipt and
 // never sends the same thing twice at once.
 
@@ -95,70 +95,18 @@ func (r *Runner) flush(ctx context.Context, b answerBatch) {
 	r.submit(ctx, b.reveals)
 }
 
-// submit sends answers of one kind: all in one relayed transaction when this process has a
-// relayer, else each from its rig's operator.
+// submit sends answers of one kind in the background, in batches of at most maxBatch, each
+// the cheaper way (see sendPlanned).
 func (r *Runner) submit(ctx context.Context, txs []answerTx) {
-	if len(txs) == 0 {
-		return
-	}
-	if r.relayer != nil {
-		r.sendMany(ctx, r.relayer, txs)
-		return
-	}
-	for _, a := range txs {
-		r.spawn(ctx, a.key(), func(ctx context.Context) {
-			e := a.entry
-			rec, err := r.send(ctx, r.rigs[e.RigID].sender, a.kind.call(r.chain, e))
-			if err != nil {
-				r.logSendError(a.kind.name, e.TaskID, e.RigID, err)
-				return
-			}
-			a.kind.done(r, ctx, a, rec)
-		})
-	}
-}
-
-// sendMany signs each answer with its rig's operator key and sends them all in one
-// commitMany/revealMany from s. An entry the contract skipped is left for the next step, which
-// reads why from the chain.
-func (r *Runner) sendMany(ctx context.Context, s *Sender, txs []answerTx) {
-	kind := txs[0].kind
-	var (
-		signed  []answerTx
-		entries []Entry
-		sigs    [][]byte
-		keys    []string
-	)
-	for _, a := range txs {
-		digest, err := kind.digest(r.domain, a.entry)
-		var sig []byte
-		if err == nil {
-			sig, err = r.rigs[a.entry.RigID].signer.SignDigest(digest)
+	for len(txs) > 0 {
+		chunk := txs[:min(len(txs), maxBatch)]
+		txs = txs[len(chunk):]
+		keys := make([]string, len(chunk))
+		for i, a := range chunk {
+			keys[i] = a.key()
 		}
-		if err != nil {
-			r.log.Error("signing a "+kind.name+" failed", "task", a.entry.TaskID, "rig", a.entry.RigID, "error", err)
-			continue
-		}
-		signed, entries, sigs, keys = append(signed, a), append(entries, a.entry), append(sigs, sig), append(keys, a.key())
+		r.spawnMany(ctx, keys, func(ctx context.Context) { r.sendPlanned(ctx, chunk) })
 	}
-	if len(signed) == 0 {
-		return
-	}
-	call := kind.many(r.chain, entries, sigs)
-	r.spawnMany(ctx, keys, func(ctx context.Context) {
-		rec, err := r.send(ctx, s, call)
-		if err != nil {
-			r.log.Warn("relayed "+kind.name+"s failed", "entries", len(keys), "error", err, "reason", revertName(err))
-			return
-		}
-		skipped := r.deploy.Skipped(rec)
-		for i, a := range signed {
-			if !skipped[i] {
-				kind.done(r, ctx, a, rec)
-			}
-		}
-		r.log.Info("relayed "+kind.name+"s", "entries", len(keys), "skipped", len(skipped), "tx", rec.TxHash.Hex())
-	})
 }
 
 func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
@@ -203,7 +151,10 @@ func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call C
 // there first, or a predecessor of this process already did it: expected, info) apart from one
 // that failed or reverted on chain (a warning with the decoded reason).
 func (r *Runner) logSendError(what string, taskID, rigID uint64, err error) {
-	log := r.log.With("task", taskID)
+	log := r.log
+	if taskID != 0 {
+		log = log.With("task", taskID)
+	}
 	if rigID != 0 {
 		log = log.With("rig", rigID)
 	}

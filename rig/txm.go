@@ -154,11 +154,8 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 	// settle someone else already sent, a commit or reveal a killed predecessor got mined — is
 	// not sent and pays no gas. The estimate below runs against the latest block, which does not
 	// see what is pending.
-	if err := s.retryRPC(ctx, func() error { _, err := s.chain.PendingCallContract(ctx, msg); return err }); err != nil {
-		if errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
-			return nil, fmt.Errorf("simulate: %w", err)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrWouldRevert, err)
+	if err := s.Simulate(ctx, to, data, value); err != nil {
+		return nil, err
 	}
 	gas, err := s.estimate(ctx, to, data, value)
 	if err != nil {
@@ -299,7 +296,22 @@ func revertName(err error) string {
 	return "unknown (the replay did not revert)"
 }
 
-func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
+// Simulate runs a call from this key against the pending state (the chain with the
+// transactions the node knows of applied). One that would revert gives an error wrapping
+// ErrWouldRevert and the node's error, whose revert data RevertReason reads.
+func (s *Sender) Simulate(ctx context.Context, to common.Address, data []byte, value *big.Int) error {
+	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	if err := s.retryRPC(ctx, func() error { _, err := s.chain.PendingCallContract(ctx, msg); return err }); err != nil {
+		if errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		return fmt.Errorf("%w: %w", ErrWouldRevert, err)
+	}
+	return nil
+}
+
+// Estimate is eth_estimateGas of a call from this key, without the headroom Send adds.
+func (s *Sender) Estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
 	var gas uint64
 	err := s.retryRPC(ctx, func() error {
 		var err error
@@ -311,6 +323,14 @@ func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, v
 			return 0, fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, err)
 		}
 		return 0, fmt.Errorf("estimate gas: %w", err)
+	}
+	return gas, nil
+}
+
+func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
+	gas, err := s.Estimate(ctx, to, data, value)
+	if err != nil {
+		return 0, err
 	}
 	return gas + gas*uint64(s.cfg.GasHeadroomPct)/100, nil
 }

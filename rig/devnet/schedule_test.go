@@ -22,6 +22,7 @@ type sentTx struct {
 	method   string // the contract method called, "" for anything else
 	task     uint64 // for draw and settle
 	reverted bool
+	gas      uint64 // gas used
 }
 
 // minedTxs lists every transaction to the contract mined from block from on, with its status.
@@ -37,7 +38,7 @@ func (d *Devnet) minedTxs(ctx context.Context, t testing.TB, from uint64) []sent
 	}
 	out := make([]sentTx, 0, len(txs))
 	for _, tx := range txs {
-		s := sentTx{from: tx.From, method: tx.Method, reverted: tx.Reverted}
+		s := sentTx{from: tx.From, method: tx.Method, reverted: tx.Reverted, gas: tx.GasUsed}
 		if (tx.Method == "draw" || tx.Method == "settle") && len(tx.Tasks) > 0 {
 			s.task = tx.Tasks[0]
 		}

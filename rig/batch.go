@@ -1,0 +1,168 @@
+package rig
+
+// Batching: the answers of one kind a step has ready — every rig of this process, every task —
+// go out as one commitMany/revealMany signed by the operators, or as one transaction each,
+// whichever eth_estimateGas says costs less gas. Before either, each answer is simulated
+// against the pending state, and one that no longer applies (a predecessor of this process got
+// it mined, the window closed) is dropped, so a batch is never sent whole around it.
+
+import (
+	"context"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// maxBatch bounds the entries of one commitMany/revealMany, so a backlog of tasks never builds
+// a transaction near the block gas limit (an entry costs about 30k gas).
+const maxBatch = 64
+
+// probeWorkers bounds the simulations and estimates of one batch in flight at once.
+const probeWorkers = 8
+
+// answerPlan is how a set of answers of one kind goes out, and the estimates that decided it.
+type answerPlan struct {
+	kind *answerKind
+	kept []answerTx // the answers that still apply on the pending state
+	// singles[i] sends kept[i] alone from senders[i]: the rig's own commit/reveal from its
+	// operator, or, behind a relayer, a one-entry commitMany/revealMany from the relayer.
+	singles  []Call
+	senders  []*Sender
+	separate uint64 // Σ eth_estimateGas of singles
+	// many carries every kept answer, signed by its operator, sent by payer: the relayer, or the
+	// operator of the lowest rig id in the batch.
+	many    Call
+	payer   *Sender
+	batched uint64 // eth_estimateGas of many; 0 when it could not be estimated
+}
+
+// batch reports whether one transaction for all costs less gas than one each.
+func (p answerPlan) batch() bool { return p.batched > 0 && p.batched < p.separate }
+
+// probe is what plan learns of one answer.
+type probe struct {
+	sig    []byte
+	single Call
+	sender *Sender
+	gas    uint64
+	err    error
+}
+
+// plan simulates each answer against the pending state, drops those that would not apply,
+// signs the rest and estimates both ways of sending them. txs are of one kind.
+func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
+	kind := txs[0].kind
+	probes := make([]probe, len(txs))
+	var g errgroup.Group
+	g.SetLimit(probeWorkers)
+	for i, a := range txs {
+		g.Go(func() error {
+			probes[i] = r.probe(ctx, a)
+			return nil
+		})
+	}
+	_ = g.Wait() // probe reports its errors in its result
+	p := answerPlan{kind: kind}
+	var entries []Entry
+	var sigs [][]byte
+	for i, a := range txs {
+		pr := probes[i]
+		if pr.err != nil {
+			r.logSendError(kind.name, a.entry.TaskID, a.entry.RigID, pr.err)
+			continue
+		}
+		p.kept = append(p.kept, a)
+		p.singles, p.senders = append(p.singles, pr.single), append(p.senders, pr.sender)
+		p.separate += pr.gas
+		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
+	}
+	if len(p.kept) == 0 {
+		return p
+	}
+	if r.relayer != nil {
+		p.payer = r.relayer
+	} else {
+		p.payer = r.rigs[lowestRig(p.kept)].sender
+	}
+	p.many = kind.many(r.chain, entries, sigs)
+	gas, err := p.payer.Estimate(ctx, p.many.To, p.many.Data, p.many.Value)
+	if err != nil {
+		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", err)
+		return p
+	}
+	p.batched = gas
+	return p
+}
+
+// probe checks that one answer still applies — the rig's own call, simulated from its operator
+// against the pending state, reverts exactly when its batch entry would be skipped — signs it,
+// and estimates sending it alone.
+func (r *Runner) probe(ctx context.Context, a answerTx) probe {
+	h := r.rigs[a.entry.RigID]
+	own := a.kind.call(r.chain, a.entry)
+	if err := h.sender.Simulate(ctx, own.To, own.Data, own.Value); err != nil {
+		return probe{err: err}
+	}
+	digest, err := a.kind.digest(r.domain, a.entry)
+	if err != nil {
+		return probe{err: err}
+	}
+	sig, err := h.signer.SignDigest(digest)
+	if err != nil {
+		return probe{err: err}
+	}
+	pr := probe{sig: sig, single: own, sender: h.sender}
+	if r.relayer != nil {
+		pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{sig}), r.relayer
+	}
+	pr.gas, pr.err = pr.sender.Estimate(ctx, pr.single.To, pr.single.Data, pr.single.Value)
+	return pr
+}
+
+func lowestRig(txs []answerTx) uint64 {
+	low := txs[0].entry.RigID
+	for _, a := range txs[1:] {
+		low = min(low, a.entry.RigID)
+	}
+	return low
+}
+
+// sendPlanned plans txs and sends them the cheaper way, waiting for every receipt.
+func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
+	p := r.plan(ctx, txs)
+	if len(p.kept) == 0 {
+		return
+	}
+	kind := p.kind
+	log := r.log.With("entries", len(p.kept), "gas_batched", p.batched, "gas_separate", p.separate)
+	if p.batch() {
+		rec, err := r.send(ctx, p.payer, p.many)
+		if err != nil {
+			r.logSendError(kind.name+" batch", 0, 0, err)
+			return
+		}
+		skipped := r.deploy.Skipped(rec)
+		for i, a := range p.kept {
+			if !skipped[i] {
+				kind.done(r, ctx, a, rec)
+			}
+		}
+		log.Info(kind.name+"s sent in one transaction", "skipped", len(skipped), "tx", rec.TxHash.Hex(), "gas_used", rec.GasUsed)
+		return
+	}
+	log.Debug(kind.name + "s sent one transaction each")
+	var wg sync.WaitGroup
+	for i, a := range p.kept {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec, err := r.send(ctx, p.senders[i], p.singles[i])
+			if err != nil {
+				r.logSendError(kind.name, a.entry.TaskID, a.entry.RigID, err)
+				return
+			}
+			kind.done(r, ctx, a, rec)
+		}()
+	}
+	wg.Wait()
+}

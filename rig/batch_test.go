@@ -1,0 +1,426 @@
+package rig
+
+import (
+	"context"
+	"math/big"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// batchRig is a simulated chain with one NUMERIC job of quorum 3, three rigs that all belong to
+// one runner, and tasks drawn for all three, each rig's answer journaled and not yet committed.
+type batchRig struct {
+	t       *testing.T
+	ctx     context.Context
+	sim     *agentrig.Sim
+	journal *DBJournal
+	cfg     Config
+	r       *Runner
+	tasks   []uint64
+}
+
+const (
+	batchOrderer = 1
+	batchRelayer = 5
+)
+
+func batchOperator(i int) int { return 2 + i } // sim accounts 2, 3, 4 operate rigs 1, 2, 3
+
+func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
+	t.Helper()
+	sim, err := agentrig.NewSim(agentrig.SimConfig{Accounts: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	b := &batchRig{t: t, ctx: t.Context(), sim: sim}
+	price := big.NewInt(1_000_000_000_000)
+	b.send(0, nil, sim.ABI.PackPublishJob(uint8(numeric.Numeric), 3, price, price, 50, "spec"))
+	for i := range 3 {
+		b.send(batchOperator(i), new(big.Int).Mul(price, big.NewInt(10)), sim.ABI.PackRegisterRig(1, sim.Addr(batchOperator(i))))
+	}
+	for n := range tasks {
+		uri, hash, err := EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30+n, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.send(batchOrderer, price, sim.ABI.PackOrder(1, hash, uri))
+		b.tasks = append(b.tasks, uint64(n+1))
+	}
+	sim.Mine(1)
+	for _, id := range b.tasks {
+		b.send(batchOrderer, nil, sim.ABI.PackDraw(new(big.Int).SetUint64(id)))
+	}
+	if b.journal, err = OpenJournal(filepath.Join(t.TempDir(), "journal.db")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.journal.Close() })
+	b.cfg = Config{Contract: sim.Address, JobID: 1, Sender: SenderConfig{Poll: 2 * time.Millisecond}}
+	for i := range 3 {
+		b.cfg.Operators = append(b.cfg.Operators, b.key(batchOperator(i)))
+	}
+	if relayed {
+		k := b.key(batchRelayer)
+		b.cfg.Relayer = &k
+	}
+	b.r = b.runner()
+	for _, task := range b.tasks {
+		for _, rigID := range b.r.RigIDs() {
+			b.answer(task, rigID)
+		}
+	}
+	return b
+}
+
+func (b *batchRig) key(i int) Key {
+	return Key{Address: b.sim.Addr(i), Private: b.sim.Keys[i]}
+}
+
+func (b *batchRig) send(from int, value *big.Int, data []byte) *types.Receipt {
+	b.t.Helper()
+	rec, err := b.sim.Send(from, value, data)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return rec
+}
+
+// runner starts a runner on the journal, as a (re)started process does.
+func (b *batchRig) runner() *Runner {
+	b.t.Helper()
+	r, err := NewRunner(b.ctx, b.sim.Client, b.journal, nil, b.cfg)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return r
+}
+
+// answer journals an answer and salt for one rig of one task, as pricing does.
+func (b *batchRig) answer(task, rigID uint64) {
+	b.t.Helper()
+	price := numeric.Scaled(123_45000000)
+	salt, err := NewSalt()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	c, err := Commitment(new(big.Int).SetUint64(task), rigID, price.Answer(), salt)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if _, err := b.journal.RecordAnswer(b.ctx, Entry{TaskID: task, RigID: rigID, Symbol: "SPY", Price: price, Answer: price.Answer(), Salt: salt, Commitment: c}); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *batchRig) entry(task, rigID uint64) Entry {
+	b.t.Helper()
+	e, ok, err := b.journal.Get(b.ctx, task, rigID)
+	if err != nil || !ok {
+		b.t.Fatalf("journal entry %d/%d: %v %v", task, rigID, ok, err)
+	}
+	return e
+}
+
+// commits are the journaled commits of every rig of every task, as a step queues them.
+func (b *batchRig) commits() []answerTx {
+	var out []answerTx
+	for _, task := range b.tasks {
+		for _, rigID := range b.r.RigIDs() {
+			out = append(out, answerTx{kind: commits, entry: b.entry(task, rigID)})
+		}
+	}
+	return out
+}
+
+// nonces is how many transactions the runner's keys have had mined.
+func (b *batchRig) nonces() uint64 {
+	var n uint64
+	keys := append([]Key{}, b.cfg.Operators...)
+	if b.cfg.Relayer != nil {
+		keys = append(keys, *b.cfg.Relayer)
+	}
+	for _, k := range keys {
+		v, err := b.sim.Client.NonceAt(b.ctx, k.Address, nil)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		n += v
+	}
+	return n
+}
+
+// estimate is eth_estimateGas of data sent from account from, computed here independently of
+// the runner.
+func (b *batchRig) estimate(from common.Address, data []byte) uint64 {
+	b.t.Helper()
+	gas, err := b.sim.Client.EstimateGas(b.ctx, ethereum.CallMsg{From: from, To: &b.sim.Address, Data: data})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return gas
+}
+
+// sign is an operator's EIP-712 signature of an entry, computed here independently.
+func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
+	b.t.Helper()
+	d := Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
+	var digest common.Hash
+	var err error
+	if kind == commits {
+		digest, err = d.CommitDigest(new(big.Int).SetUint64(e.TaskID), e.Commitment)
+	} else {
+		digest, err = d.RevealDigest(new(big.Int).SetUint64(e.TaskID), e.Answer, e.Salt)
+	}
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	sig, err := crypto.Sign(digest[:], b.sim.Keys[batchOperator(int(e.RigID)-1)])
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	sig[64] += 27
+	return sig
+}
+
+func (b *batchRig) commitMany(es []Entry) []byte {
+	entries := make([]agentrig.AgentRigCommit, len(es))
+	sigs := make([][]byte, len(es))
+	for i, e := range es {
+		entries[i] = agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(e.TaskID), Commitment: e.Commitment}
+		sigs[i] = b.sign(commits, e)
+	}
+	return b.sim.ABI.PackCommitMany(entries, sigs)
+}
+
+// mineUntil seals blocks while the runner's transactions go out, until done holds.
+func (b *batchRig) mineUntil(what string, done func() bool) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	for !done() {
+		if ctx.Err() != nil {
+			b.t.Fatalf("%s: still not done after a minute of blocks", what)
+		}
+		b.sim.Backend.Commit()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (b *batchRig) step() {
+	b.t.Helper()
+	if err := b.r.Step(b.ctx); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *batchRig) all(state State) func() bool {
+	return func() bool {
+		for _, task := range b.tasks {
+			for _, rigID := range b.r.RigIDs() {
+				if b.entry(task, rigID).State != state {
+					return false
+				}
+			}
+		}
+		return true
+	}
+}
+
+// The runner sends its answers the way eth_estimateGas says costs less: one commit alone goes
+// out as the rig's own transaction, six (three rigs, two tasks) as one commitMany — and the
+// estimates it compared are exactly those of the two ways, computed here on the same chain.
+func TestBatchingPicksTheCheaperPath(t *testing.T) {
+	b := newBatchRig(t, false, 2)
+	all := b.commits()
+	one := all[:1]
+
+	p := b.r.plan(b.ctx, one)
+	e := one[0].entry
+	op := b.sim.Addr(batchOperator(0))
+	wantAlone := b.estimate(op, b.sim.ABI.PackCommit(big.NewInt(int64(e.TaskID)), e.Commitment))
+	wantMany := b.estimate(op, b.commitMany([]Entry{e}))
+	if p.separate != wantAlone || p.batched != wantMany {
+		t.Fatalf("one commit: plan estimated %d alone, %d batched; the chain says %d and %d", p.separate, p.batched, wantAlone, wantMany)
+	}
+	if p.batch() != (wantMany < wantAlone) || p.batch() {
+		t.Fatalf("one commit: batch=%v with %d alone against %d batched", p.batch(), wantAlone, wantMany)
+	}
+
+	p = b.r.plan(b.ctx, all)
+	var sum uint64
+	var entries []Entry
+	for _, a := range all {
+		e := a.entry
+		sum += b.estimate(b.sim.Addr(batchOperator(int(e.RigID)-1)), b.sim.ABI.PackCommit(big.NewInt(int64(e.TaskID)), e.Commitment))
+		entries = append(entries, e)
+	}
+	wantMany = b.estimate(op, b.commitMany(entries)) // rig 1's operator pays the batch
+	if len(p.kept) != 6 || p.separate != sum || p.batched != wantMany {
+		t.Fatalf("six commits: plan kept %d, estimated %d separately and %d batched; the chain says %d and %d", len(p.kept), p.separate, p.batched, sum, wantMany)
+	}
+	if !p.batch() || wantMany >= sum {
+		t.Fatalf("six commits: batch=%v with %d separately against %d batched", p.batch(), sum, wantMany)
+	}
+	t.Logf("commit gas: one alone %d, one batched %d; six separately %d, six batched %d (%.0f%% saved)",
+		wantAlone, b.estimate(op, b.commitMany([]Entry{e})), sum, wantMany, 100-100*float64(wantMany)/float64(sum))
+}
+
+// Behind a relayer the comparison is the same, one one-entry commitMany each against one for
+// all, both from the relayer.
+func TestRelayedBatchingPicksTheCheaperPath(t *testing.T) {
+	b := newBatchRig(t, true, 2)
+	all := b.commits()
+	relayer := b.sim.Addr(batchRelayer)
+	p := b.r.plan(b.ctx, all)
+	var sum uint64
+	var entries []Entry
+	for _, a := range all {
+		sum += b.estimate(relayer, b.commitMany([]Entry{a.entry}))
+		entries = append(entries, a.entry)
+	}
+	want := b.estimate(relayer, b.commitMany(entries))
+	if p.separate != sum || p.batched != want || p.payer != b.r.relayer {
+		t.Fatalf("plan estimated %d separately and %d batched (relayer pays: %v); the chain says %d and %d", p.separate, p.batched, p.payer == b.r.relayer, sum, want)
+	}
+	if !p.batch() {
+		t.Fatalf("six relayed commits sent one by one: %d separately against %d batched", sum, want)
+	}
+}
+
+// A runner without a relayer sends the commits of all its rigs for all ready tasks as one
+// commitMany signed by its own operator keys, and later their reveals as one revealMany.
+func TestBatchAcrossTasksAndRigsLandsInOneTransaction(t *testing.T) {
+	b := newBatchRig(t, false, 3)
+	before := b.nonces()
+	b.step()
+	b.mineUntil("commits", b.all(StateCommitted))
+	b.r.wg.Wait()
+	if sent := b.nonces() - before; sent != 1 {
+		t.Fatalf("9 commits (3 rigs × 3 tasks) took %d transactions, want 1", sent)
+	}
+	tx := b.entry(1, 1).CommitTx
+	for _, task := range b.tasks {
+		for _, rigID := range b.r.RigIDs() {
+			if got := b.entry(task, rigID).CommitTx; got != tx || got == "" {
+				t.Fatalf("task %d rig %d committed in %q, the others in %q", task, rigID, got, tx)
+			}
+		}
+		info, err := b.r.deploy.Task(b.ctx, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Committed != 0b111 || info.Phase != agentrig.PhaseReveal {
+			t.Fatalf("task %d on chain: committed mask %b, phase %s", task, info.Committed, info.Phase)
+		}
+	}
+	b.step()
+	b.mineUntil("reveals", b.all(StateRevealed))
+	b.r.wg.Wait()
+	if sent := b.nonces() - before; sent != 2 {
+		t.Fatalf("9 commits and 9 reveals took %d transactions, want 2", sent)
+	}
+	for _, task := range b.tasks {
+		if p, err := b.r.chain.PhaseOf(b.ctx, task); err != nil || p != agentrig.PhaseSettle {
+			t.Fatalf("task %d: phase %v (%v), want settle once every rig revealed", task, p, err)
+		}
+	}
+}
+
+// A restarted rig finds in its journal commits its killed predecessor already sent — one mined,
+// one still pending — and leaves both out of its batch instead of sending it whole (where they
+// would be skipped, or a direct commit would revert).
+func TestRestartedRigDoesNotResendMinedEntries(t *testing.T) {
+	b := newBatchRig(t, false, 2)
+	// The predecessor's commits: task 1 rig 1 mined, task 1 rig 2 sent but not yet mined.
+	mined := b.entry(1, 1)
+	b.send(batchOperator(0), nil, b.sim.ABI.PackCommit(big.NewInt(1), mined.Commitment))
+	pending := b.entry(1, 2)
+	op := batchOperator(1)
+	nonce, err := b.sim.Client.PendingNonceAt(b.ctx, b.sim.Addr(op))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := b.sim.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, err := b.sim.Client.SuggestGasTipCap(b.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(b.sim.Keys[op], types.LatestSignerForChainID(b.sim.ChainID), &types.DynamicFeeTx{
+		ChainID: b.sim.ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip),
+		Gas: 200_000, To: &b.sim.Address, Data: b.sim.ABI.PackCommit(big.NewInt(1), pending.Commitment)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sim.Client.SendTransaction(b.ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	// The node shows the pending commit in its pending state once it rebuilds its pending block
+	// (geth caches it for a moment): wait for that, as a restart finds it.
+	wait, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	for {
+		_, err := b.sim.Client.PendingCallContract(wait, ethereum.CallMsg{From: b.sim.Addr(op), To: &b.sim.Address, Data: tx.Data()})
+		if err != nil && RevertReason(err) == "AlreadyDone" {
+			break
+		}
+		if wait.Err() != nil {
+			t.Fatalf("the pending commit never shows in the pending state: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	b.r = b.runner() // the restarted process, on the same journal
+	p := b.r.plan(b.ctx, b.commits())
+	if len(p.kept) != 4 {
+		t.Fatalf("the restarted rig plans %d commits, want the 4 its predecessor did not send", len(p.kept))
+	}
+	for _, a := range p.kept {
+		if a.entry.TaskID == 1 && a.entry.RigID <= 2 {
+			t.Fatalf("task 1 rig %d is planned again though its commit is on its way", a.entry.RigID)
+		}
+	}
+
+	before := b.nonces()
+	b.step()
+	b.mineUntil("commits", func() bool {
+		for _, a := range p.kept {
+			if b.entry(a.entry.TaskID, a.entry.RigID).State != StateCommitted {
+				return false
+			}
+		}
+		return true
+	})
+	b.r.wg.Wait()
+	// mined since the restart: the predecessor's pending commit and the runner's one batch
+	if sent := b.nonces() - before; sent != 2 {
+		t.Fatalf("mined since the restart: %d transactions, want the predecessor's pending commit and one commitMany", sent)
+	}
+	if info, err := b.r.deploy.Task(b.ctx, 1); err != nil || info.Committed != 0b111 {
+		t.Fatalf("task 1 on chain: committed mask %b (%v), want all three", info.Committed, err)
+	}
+	batch := b.entry(2, 1).CommitTx
+	rec, err := b.sim.Client.TransactionReceipt(b.ctx, common.HexToHash(batch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped := b.r.deploy.Skipped(rec); rec.Status != types.ReceiptStatusSuccessful || len(skipped) != 0 {
+		t.Fatalf("the batch: status %d, %d entries skipped", rec.Status, len(skipped))
+	}
+	for _, rigID := range []uint64{1, 2} {
+		if got := b.entry(1, rigID).CommitTx; got == batch {
+			t.Fatalf("task 1 rig %d was sent again in the batch", rigID)
+		}
+	}
+}
