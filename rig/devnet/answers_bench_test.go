@@ -31,30 +31,15 @@ func BenchmarkAnswerGas(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer d.Close()
-			symbols := make([]string, tasks)
-			for i := range symbols {
-				symbols[i] = []string{"NVDA", "TSLA", "SPY"}[i%3]
-			}
 			var answers, txs, reverted int
 			var gas uint64
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
-				start, err := d.client.BlockNumber(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ids, err := d.Order(ctx, symbols, testMinute())
-				if err != nil {
-					b.Fatal(err)
-				}
-				reports, err := d.Wait(ctx, ids)
-				if err != nil {
-					b.Fatal(err)
-				}
+				reports, mined := d.settleRound(ctx, b, benchSymbols(tasks))
 				for _, r := range reports {
 					answers += r.Reveals
 				}
-				for _, tx := range d.minedTxs(ctx, b, start+1) {
+				for _, tx := range mined {
 					switch tx.method {
 					case "commit", "reveal", "commitMany", "revealMany":
 						txs++
@@ -75,4 +60,32 @@ func BenchmarkAnswerGas(b *testing.B) {
 			b.Log(fmt.Sprintf("%s: %d rig-answers (commit+reveal), %d transactions, %d gas, %d reverted", l.name, answers, txs, gas, reverted))
 		})
 	}
+}
+
+// benchSymbols is n symbols, NVDA, TSLA and SPY in turn.
+func benchSymbols(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = []string{"NVDA", "TSLA", "SPY"}[i%3]
+	}
+	return out
+}
+
+// settleRound orders one task per symbol at the test minute, waits until each is settled or
+// refunded, and returns how they ended and every transaction mined meanwhile.
+func (d *Devnet) settleRound(ctx context.Context, tb testing.TB, symbols []string) ([]TaskReport, []sentTx) {
+	tb.Helper()
+	start, err := d.client.BlockNumber(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ids, err := d.Order(ctx, symbols, testMinute())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reports, d.minedTxs(ctx, tb, start+1)
 }
