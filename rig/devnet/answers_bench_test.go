@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -57,7 +56,7 @@ func BenchmarkAnswerGas(b *testing.B) {
 			b.ReportMetric(float64(txs)/float64(answers), "txs/rig-answer")
 			b.ReportMetric(float64(gas)/float64(answers), "gas/rig-answer")
 			b.ReportMetric(float64(reverted), "reverted")
-			b.Log(fmt.Sprintf("%s: %d rig-answers (commit+reveal), %d transactions, %d gas, %d reverted", l.name, answers, txs, gas, reverted))
+			b.Logf("%s: %d rig-answers (commit+reveal), %d transactions, %d gas, %d reverted", l.name, answers, txs, gas, reverted)
 		})
 	}
 }
