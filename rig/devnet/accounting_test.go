@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,9 +214,12 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	if total.Cmp(onChain.total) != 0 || perTask.Cmp(onChain.total) != 0 {
 		t.Errorf("gas paid: ledgers %s wei (per task %s), chain %s wei", total, perTask, onChain.total)
 	}
-	for _, want := range []string{"draw", "commit", "reveal", "settle", "commitMany", "revealMany"} {
-		if purposes[want] == 0 {
-			t.Errorf("no %s journaled: %v", want, purposes)
+	// A direct process sends a commit (reveal) alone, or several tasks' in one commitMany
+	// (revealMany) when that costs less gas (rig/batch.go): which one depends on how many tasks
+	// were ready together.
+	for _, want := range [][]string{{"draw"}, {"settle"}, {"commit", "commitMany"}, {"reveal", "revealMany"}} {
+		if purposes[want[0]]+purposes[want[len(want)-1]] == 0 {
+			t.Errorf("no %s journaled: %v", strings.Join(want, " or "), purposes)
 		}
 	}
 
