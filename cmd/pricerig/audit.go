@@ -93,7 +93,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	f.spec.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
-	fl.StringVar(&f.db, "db", "", "the price history store (backfill) to check for gaps")
+	fl.StringVar(&f.db, "db", "", "the price history store (backfill): a SQLite file or a postgres:// URL, checked for gaps")
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
 	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(rig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
@@ -171,7 +171,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.Journal, journal = j, j
 	}
 	if f.db != "" {
-		if err := mustExist("--db", f.db); err != nil {
+		if err := historyMustExist(f.db); err != nil {
 			return err
 		}
 		st, err := history.Open(f.db)

@@ -64,7 +64,9 @@ A DATE (2025-11-03) is a New York calendar date: --from starts at its midnight, 
 the whole date. A TIME is RFC 3339 or unix seconds, on a whole minute; --to is exclusive. A range
 that is reversed, reaches past today, starts before 1970, or holds no minute any selected source
 serves (all before its history, or not published yet) is refused before the store is created.
-Two backfills may run on one --db at once: each waits for the other's writes.
+Two backfills may run on one --db at once: each waits for the other's writes. --db takes a
+SQLite file or a PostgreSQL URL (postgres://user:password@host/db; the password is never
+printed): several machines then fill and read one history, bulk-loaded with COPY.
 
 On a terminal it draws a progress bar per source; otherwise it logs progress every 10 s. At the
 end it prints a summary (--json: one JSON object). Exit 0 when every window was fetched; 1 when
@@ -97,6 +99,7 @@ interrupted or a window failed (run it again); 2 for bad input.
 			if err := storePath("--db", db); err != nil {
 				return err
 			}
+			registerDBSecrets(db)
 			spec, err := sf.load()
 			if err != nil {
 				return err
@@ -152,7 +155,7 @@ interrupted or a window failed (run it again); 2 for bad input.
 						return err
 					}
 				} else {
-					printSummary(a.stdout, sum, db)
+					printSummary(a.stdout, sum, store.Path())
 				}
 			}
 			switch {
@@ -172,7 +175,7 @@ interrupted or a window failed (run it again); 2 for bad input.
 	f.StringVar(&toText, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
 	f.StringVar(&symbolsText, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
 	f.StringVar(&sourcesText, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
-	f.StringVar(&db, "db", "prices.db", "the SQLite store to fill (created when missing)")
+	f.StringVar(&db, "db", "prices.db", "the store to fill: a SQLite file (created when missing) or a postgres:// URL")
 	f.StringVar(&sessionsText, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 	f.StringVar(&display, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
@@ -321,7 +324,7 @@ distance_centibps and err.`,
 				return badInput("--to %s is not after --from %s", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 			}
 			q.Symbols = splitUpper(symbolsText)
-			if err := mustExist("--db", db); err != nil {
+			if err := historyMustExist(db); err != nil {
 				return err
 			}
 			store, err := history.Open(db)
@@ -349,7 +352,7 @@ distance_centibps and err.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&db, "db", "prices.db", "the store to read")
+	f.StringVar(&db, "db", "prices.db", "the store to read: a SQLite file or a postgres:// URL")
 	f.StringVar(&format, "format", "csv", "csv, jsonl or parquet")
 	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
 	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")

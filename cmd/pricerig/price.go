@@ -123,7 +123,7 @@ symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled, when it holds the minute; else ask the sources")
+	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled (a SQLite file or a postgres:// URL), when it holds the minute; else ask the sources")
 	return cmd
 }
 

@@ -14,7 +14,7 @@ import (
 // it (done is true) and says that it came from the store; otherwise it says why not on stderr
 // and the caller asks the sources.
 func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	if err := mustExist("--db", db); err != nil {
+	if err := historyMustExist(db); err != nil {
 		return false, err
 	}
 	store, err := history.Open(db)
@@ -24,24 +24,24 @@ func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, s
 	defer store.Close()
 	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
 	if err != nil {
-		return false, failed("--db %s: %v", db, err)
+		return false, failed("--db %s: %v", store.Path(), err)
 	}
 	if !ok {
 		if note == "" {
 			note = "the store does not hold the minute"
 		}
-		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", db, note)
+		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", store.Path(), note)
 		return false, nil
 	}
 	if asJSON {
 		out := priceOutputOf(res)
-		out.Store = db
+		out.Store = store.Path()
 		if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
 			return true, err
 		}
 	} else {
 		printPrice(a.stdout, res)
-		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", db)
+		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", store.Path())
 	}
 	if !res.Agreed {
 		return true, failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), res.Reason)

@@ -14,6 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -111,11 +112,15 @@ feeds:
 	return config
 }
 
-// dumpStore is the content of a store's data tables, one line per row in key order: what two
+// dumpStore is the content of a store's data tables (a SQLite file or a PostgreSQL URL), one line per row in key order: what two
 // stores must share to hold the same history. The runs table (one row per run) is left out.
 func dumpStore(t *testing.T, path string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
+	driver := "sqlite"
+	if dburl.IsPostgres(path) {
+		driver = "pgx" // registered by the journal's and the store's PostgreSQL backends
+	}
+	db, err := sql.Open(driver, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 				}
 			}
 			if cmd.Flags().Changed("db") {
-				if err := mustExist("--db", f.db); err != nil {
+				if err := historyMustExist(f.db); err != nil {
 					return err
 				}
 			}
@@ -114,7 +114,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
 	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
-	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db): minutes it holds complete are answered without a fetch")
+	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics, /healthz and /readyz on this address, like 127.0.0.1:9464")
 	fl.StringVar(&f.http, "http", "", "serve the operator's page (/, live) and the metrics (/metrics) on this loopback address, like 127.0.0.1:9464")

@@ -20,6 +20,7 @@ import (
 	"github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -210,12 +211,18 @@ func TestStorePricerFallsBackToTheSourcesForAMinuteItLacks(t *testing.T) {
 	}
 }
 
+// The rig's pricer (rig --db) answers from a store the backfill filled, a SQLite file or a
+// PostgreSQL database.
 func TestStorePricerAnswersAMinuteTheBackfillStored(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testStorePricerAnswers(t, filepath.Join(t.TempDir(), "prices.db")) })
+	t.Run("postgres", func(t *testing.T) { testStorePricerAnswers(t, pgtest.Start(t).NewDatabase(t)) })
+}
+
+func testStorePricerAnswers(t *testing.T, db string) {
 	srv := sim.New(sim.Options{Seed: 1})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	defer srv.Close()
-	db := filepath.Join(t.TempDir(), "prices.db")
 	code, out, stderr := runCLI(t, "backfill", "--sim", hs.URL, "--config", "../../sources.yaml", "--from", "2026-11-25T15:00Z",
 		"--to", "2026-11-25T16:00Z", "--symbols", "NVDA", "--db", db, "--json")
 	if code != 0 {

@@ -16,13 +16,25 @@ func IsPostgres(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// Shown returns a target fit for output: a URL's user and password (also a password=
-// parameter) are replaced by redact.Mark; a path is returned as is.
+// Shown returns a target fit for output: a URL's password (also a password= parameter) is
+// replaced by redact.Mark, and the user, host and database stay, so an operator can tell which
+// database is meant; a path is returned as is.
 func Shown(target string) string {
 	if !IsPostgres(target) {
 		return target
 	}
-	return redact.URL(target)
+	u, err := url.Parse(target)
+	if err != nil {
+		return redact.URL(target) // unreadable: the general rule, which keeps the least
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), redact.Mark)
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", redact.Mark)
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // Secrets returns the password of a PostgreSQL URL, as user:password@ or as a password=
