@@ -267,7 +267,7 @@ func TestJournalMigratesToTheAccounts(t *testing.T) {
 	}
 	testBook(t, j)
 	var version int
-	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 3 {
+	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
 		t.Fatalf("schema version %d, %v", version, err)
 	}
 }

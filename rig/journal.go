@@ -19,16 +19,20 @@ type State string
 
 // The states of a rig's task, in order.
 const (
-	StateDrawn      State = "drawn"     // the rig was drawn; nothing decided yet
-	StateAnswered   State = "answered"  // answer and salt are on disk; the commit may not have gone out
-	StateCommitted  State = "committed" // the commit transaction was mined
-	StateRevealed   State = "revealed"  // the reveal transaction was mined
-	StateSettled    State = "settled"   // settle ran; the stored answer and our distance are recorded
-	StateSkipped    State = "skipped"   // the task could not be answered honestly; Reason says why
-	StateMissed     State = "missed"    // a window closed before our transaction made it
-	StateRefunded   State = "refunded"  // the task was refunded
-	schemaVersion         = 3
-	timeLayoutNanos       = time.RFC3339Nano
+	StateDrawn     State = "drawn"     // the rig was drawn; nothing decided yet
+	StateAnswered  State = "answered"  // answer and salt are on disk; the commit may not have gone out
+	StateCommitted State = "committed" // the commit transaction was mined
+	StateRevealed  State = "revealed"  // the reveal transaction was mined
+	StateSettled   State = "settled"   // settle ran; the stored answer and our distance are recorded
+	StateSkipped   State = "skipped"   // the task could not be answered honestly; Reason says why
+	StateMissed    State = "missed"    // a window closed before our transaction made it
+	StateRefunded  State = "refunded"  // the task was refunded
+	schemaVersion        = 4
+	// timeLayout writes every time of the journal in UTC with all nine fractional digits: text
+	// that sorts as the times do, so SQL compares them (Since). RFC 3339 with the fraction's
+	// trailing zeros cut ("…:05Z", "…:05.5Z", "…:05.55Z") does not: 'Z' sorts after the digits
+	// and '.' before them. Reading takes either form.
+	timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 )
 
 var stateOrder = map[State]int{
@@ -237,6 +241,39 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NUL
 	// 2 → 3: the accounts (issue 13): every mined transaction of the rig with what it served
 	// and cost, and the payouts of settled tasks. PostgreSQL's migration 4 is the same tables.
 	migrationAccounts(false),
+	// 3 → 4: times written before timeLayout get all nine fractional digits (PostgreSQL's 5).
+	sortableTimes(false),
+}
+
+// sortableTimes is the migration that rewrites the journal's times, written as RFC 3339 with a
+// fraction of any length ("…:05Z", "…:05.5Z"; always UTC, so always ending in Z), in timeLayout:
+// the tasks' and the accounts' (whose reads since a time compare them too).
+func sortableTimes(postgres bool) string {
+	var b strings.Builder
+	for _, t := range []struct {
+		table string
+		cols  []string
+	}{
+		{"tasks", []string{"minute", "commit_deadline", "reveal_deadline", "updated_at"}},
+		{"txs", []string{"recorded_at"}},
+		{"payouts", []string{"recorded_at"}},
+	} {
+		fmt.Fprintf(&b, "UPDATE %s SET ", t.table)
+		for i, c := range t.cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			// the fraction: what stands between the seconds' '.' (the 20th character) and the Z
+			frac := fmt.Sprintf("CASE WHEN length(%[1]s) > 21 THEN substr(%[1]s, 21, length(%[1]s) - 21) ELSE '' END", c)
+			padded := fmt.Sprintf("substr(%s || '000000000', 1, 9)", frac)
+			if postgres {
+				padded = fmt.Sprintf("rpad(%s, 9, '0')", frac)
+			}
+			fmt.Fprintf(&b, "%[1]s = CASE WHEN %[1]s = '' THEN '' ELSE substr(%[1]s, 1, 19) || '.' || %[2]s || 'Z' END", c, padded)
+		}
+		b.WriteString(";\n")
+	}
+	return b.String()
 }
 
 // Drawn records that a rig was drawn for a task (idempotent).
@@ -465,14 +502,14 @@ func fmtTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(timeLayoutNanos)
+	return t.UTC().Format(timeLayout)
 }
 
 func parseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	t, _ := time.Parse(timeLayoutNanos, s)
+	t, _ := time.Parse(time.RFC3339Nano, s) // takes timeLayout's fraction and the shorter ones
 	return t
 }
 
