@@ -17,9 +17,10 @@ import (
 
 // priceCall shares one price fetch among the rigs of this process drawn for the same task.
 type priceCall struct {
-	done   chan struct{}
-	result feeds.Result
-	err    error
+	done      chan struct{}
+	result    feeds.Result
+	err       error
+	following bool // taken while this instance followed (warm)
 }
 
 // answer prices the task once and journals an answer and a fresh salt for each of our rigs
@@ -77,6 +78,10 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 			r.forgetPrice(t.id)
 		}
 		return
+	}
+	if r.pricedWhileFollowing(t.id) {
+		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.WarmAnswers })
+		log.Info("answering from the price taken while following: no fetch at the takeover")
 	}
 	for _, q := range res.Quotes {
 		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey {
@@ -143,10 +148,15 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 
 // price fetches a task's price once, however many of our rigs ask.
 func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget time.Duration) (feeds.Result, error) {
+	return r.priceAs(ctx, taskID, input, budget, false)
+}
+
+// priceAs is price, noting whether the fetch is made while following.
+func (r *Runner) priceAs(ctx context.Context, taskID uint64, input Input, budget time.Duration, following bool) (feeds.Result, error) {
 	r.mu.Lock()
 	call, ok := r.prices[taskID]
 	if !ok {
-		call = &priceCall{done: make(chan struct{})}
+		call = &priceCall{done: make(chan struct{}), following: following}
 		r.prices[taskID] = call
 	}
 	r.mu.Unlock()

@@ -23,6 +23,9 @@ type Metrics struct {
 	// settled tasks), slashed, and the transactions mined reverted. The journal keeps the exact
 	// integers; a counter is a float64.
 	GasPaidWei, EarnedWei, SlashedWei, RevertedTxs *prometheus.CounterVec
+	// Prepriced counts tasks this instance priced while it followed; WarmAnswers the answers it
+	// journaled from such a price after taking over (no fetch at the takeover).
+	Prepriced, WarmAnswers prometheus.Counter
 }
 
 // NewMetrics registers the runner's series with reg.
@@ -60,6 +63,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.EarnedWei = byRig("earned_wei_total", "Wei credited to the rig by settled tasks, by rig.")
 	m.SlashedWei = byRig("slashed_wei_total", "Wei of stake the rig lost to slashes, by rig.")
 	m.RevertedTxs = byRig("reverted_txs_total", "Transactions of the rig mined reverted (gas paid for nothing), by the rig whose key sent them.")
+	m.Prepriced = counter("tasks_prepriced_total", "Tasks this instance priced while it followed, ready for a takeover.")
+	m.WarmAnswers = counter("warm_answers_total", "Answers journaled from a price taken while this instance followed: no fetch at the takeover.")
+	reg.MustRegister(m.Prepriced, m.WarmAnswers)
 	m.Leader.Set(1) // a runner on a SQLite journal always leads; a shared one sets it at its first look
 	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused,
 		m.Leader, m.LeaseAge, m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs)

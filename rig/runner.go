@@ -120,6 +120,10 @@ type taskState struct {
 	stageSince  time.Time
 	seen        bool // counted in the "seen" metric
 	done        bool
+	// commitDeadline is set when one of our rigs is drawn: a follower prices the task before it
+	// (warm); warmed says it did, or found the task answered.
+	commitDeadline time.Time
+	warmed         bool
 }
 
 // Runner answers a job's tasks for a set of rigs: it follows the contract, prices each task it
@@ -336,6 +340,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		return err
 	}
 	if !leader {
+		r.warm(ctx)
 		return nil
 	}
 	r.mu.Lock()

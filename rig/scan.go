@@ -67,7 +67,10 @@ func (r *Runner) onEvent(ctx context.Context, ev TaskEvent) {
 				if err := r.journal.Drawn(context.WithoutCancel(ctx), ev.TaskID, id, ev.CommitDeadline); err != nil {
 					r.log.Error("journal write failed", "task", ev.TaskID, "rig", id, "error", err)
 				}
-				r.task(ev.TaskID)
+				t := r.task(ev.TaskID)
+				r.mu.Lock()
+				t.commitDeadline = ev.CommitDeadline
+				r.mu.Unlock()
 			}
 		}
 	case TaskReanchored:
