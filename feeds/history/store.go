@@ -181,11 +181,11 @@ CREATE TABLE runs (
 	args     TEXT NOT NULL,
 	summary  TEXT NOT NULL DEFAULT ''
 );
-`}, {2, "cursors", `
+`}, {2, "page_cursors", `
 -- Where a paged window stopped: the provider's token for the page after the last one committed
 -- (written with that page), so a re-run goes on with the same request from there. Deleted with
 -- the window's last page.
-CREATE TABLE cursors (
+CREATE TABLE page_cursors (
 	source   TEXT NOT NULL,
 	symbols  TEXT NOT NULL, -- comma-separated feed symbols of the request, in its order
 	win_from INTEGER NOT NULL,
@@ -194,7 +194,7 @@ CREATE TABLE cursors (
 	PRIMARY KEY (source, symbols, win_from)
 ) WITHOUT ROWID;
 `, `
-CREATE TABLE cursors (
+CREATE TABLE page_cursors (
 	source   TEXT NOT NULL,
 	symbols  TEXT NOT NULL,
 	win_from BIGINT NOT NULL,
@@ -417,11 +417,11 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 			key := []any{w.source, strings.Join(w.symbols, ","), w.span.From.Unix()}
 			var err error
 			if w.more && w.next != "" {
-				err = tx.exec(ctx, `INSERT INTO cursors (source, symbols, win_from, win_to, next) VALUES (?, ?, ?, ?, ?)
+				err = tx.exec(ctx, `INSERT INTO page_cursors (source, symbols, win_from, win_to, next) VALUES (?, ?, ?, ?, ?)
 					ON CONFLICT (source, symbols, win_from) DO UPDATE SET win_to = excluded.win_to, next = excluded.next`,
 					append(key, w.span.To.Unix(), w.next)...)
 			} else {
-				err = tx.exec(ctx, `DELETE FROM cursors WHERE source = ? AND symbols = ? AND win_from = ?`, key...)
+				err = tx.exec(ctx, `DELETE FROM page_cursors WHERE source = ? AND symbols = ? AND win_from = ?`, key...)
 			}
 			if err != nil {
 				return fmt.Errorf("writing the window's cursor: %w", err)
@@ -441,7 +441,7 @@ type cursor struct {
 
 // cursors lists a source's stopped windows.
 func (s *Store) cursors(ctx context.Context, source string) ([]cursor, error) {
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbols, win_from, win_to, next FROM cursors WHERE source = ? ORDER BY win_from, symbols`), source)
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbols, win_from, win_to, next FROM page_cursors WHERE source = ? ORDER BY win_from, symbols`), source)
 	if err != nil {
 		return nil, err
 	}
