@@ -84,15 +84,17 @@ func TestSenderSendsAndTracksNonces(t *testing.T) {
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	ctx := context.Background()
+	var r *types.Receipt
 	for i := 0; i < 3; i++ {
-		r, err := s.Send(ctx, to, nil, big.NewInt(1000))
-		if err != nil {
+		var err error
+		if r, err = s.Send(ctx, to, nil, big.NewInt(1000)); err != nil {
 			t.Fatal(err)
 		}
 		if r.Status != types.ReceiptStatusSuccessful {
 			t.Fatalf("receipt status %d", r.Status)
 		}
 	}
+	waitHead(t, chain, r.BlockNumber.Uint64())
 	bal, _ := chain.BalanceAt(ctx, to, nil)
 	if bal.Int64() != 3000 {
 		t.Fatalf("recipient balance %s, want 3000", bal)
@@ -108,9 +110,15 @@ func TestSenderSendsAndTracksNonces(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReceipt(t, chain, other.Hash())
-	if _, err := s.Send(ctx, to, nil, big.NewInt(1000)); err != nil {
+	// The node's pool takes the new head asynchronously; until it has, it still holds the foreign
+	// transaction as pending and would take ours as its replacement. The sender's own nonce (n) is
+	// what must be stale here, not the node's view.
+	waitPendingNonce(t, chain, key.Address, n+1)
+	r, err := s.Send(ctx, to, nil, big.NewInt(1000))
+	if err != nil {
 		t.Fatalf("after a foreign nonce: %v", err)
 	}
+	waitHead(t, chain, r.BlockNumber.Uint64())
 	bal, _ = chain.BalanceAt(ctx, to, nil)
 	if bal.Int64() != 4001 {
 		t.Fatalf("recipient balance %s, want 4001", bal)
@@ -130,6 +138,42 @@ func waitReceipt(t *testing.T, chain *gatedChain, h common.Hash) {
 		select {
 		case <-ctx.Done():
 			t.Fatal("transaction never mined")
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// waitHead waits until the chain's head reaches block: a receipt can be found a moment before its
+// block is the head that "latest" reads. The bound is only a backstop against a hang.
+func waitHead(t *testing.T, chain *gatedChain, block uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if h, err := chain.HeaderByNumber(ctx, nil); err == nil && h.Number.Uint64() >= block {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("head never reached block %d", block)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// waitPendingNonce waits until the node's pending nonce of addr is want. The bound is only a
+// backstop against a hang.
+func waitPendingNonce(t *testing.T, chain *gatedChain, addr common.Address, want uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for {
+		if n, err := chain.PendingNonceAt(ctx, addr); err == nil && n == want {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("pending nonce never reached %d", want)
 		case <-time.After(time.Millisecond):
 		}
 	}
