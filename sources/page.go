@@ -43,3 +43,17 @@ func ProvenThrough(bars []Bar, from, to time.Time, last bool) (Window, bool) {
 	}
 	return Window{from, end}, end.After(from)
 }
+
+// PagesEach runs pages for each symbol of a one-ticker-a-request Pager in turn, after checking
+// its window: such a provider (massive, twelvedata) proves each symbol's window on its own.
+func PagesEach(source string, symbols []string, from, to time.Time, pages func(symbol string, from, to time.Time) error) error {
+	for _, sym := range symbols {
+		if err := CheckWindow(source, sym, from, to, 0, time.Time{}); err != nil {
+			return err
+		}
+		if err := pages(sym, from.UTC(), to.UTC()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

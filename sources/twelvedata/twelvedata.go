@@ -124,15 +124,9 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 // its oldest bar and proves the window from that bar to its end, which is where it resumes: it
 // hands no Next.
 func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, _ string, each func(sources.Page) error) error {
-	for _, sym := range symbols {
-		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
-			return err
-		}
-		if err := s.pages(ctx, sym, from.UTC(), to.UTC(), each); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sources.PagesEach(s.name, symbols, from, to, func(sym string, from, to time.Time) error {
+		return s.pages(ctx, sym, from, to, each)
+	})
 }
 
 // pages reads one window of symbol from its end back, a page of outputsize bars at a time.
