@@ -44,13 +44,25 @@ func ProvenThrough(bars []Bar, from, to time.Time, last bool) (Window, bool) {
 	return Window{from, end}, end.After(from)
 }
 
-// PagesEach runs pages for each symbol of a one-ticker-a-request Pager in turn, after checking
-// its window: such a provider (massive, twelvedata) proves each symbol's window on its own.
-func PagesEach(source string, symbols []string, from, to time.Time, pages func(symbol string, from, to time.Time) error) error {
+// CheckWindows is CheckWindow of every symbol of one request, for a source with no lookback:
+// the whole request is refused before anything is asked.
+func CheckWindows(source string, symbols []string, from, to time.Time) error {
 	for _, sym := range symbols {
 		if err := CheckWindow(source, sym, from, to, 0, time.Time{}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// PagesEach runs pages for each symbol of a one-ticker-a-request Pager in turn, after checking
+// the window of every one: such a provider (massive, twelvedata) proves each symbol's window on
+// its own.
+func PagesEach(source string, symbols []string, from, to time.Time, pages func(symbol string, from, to time.Time) error) error {
+	if err := CheckWindows(source, symbols, from, to); err != nil {
+		return err
+	}
+	for _, sym := range symbols {
 		if err := pages(sym, from.UTC(), to.UTC()); err != nil {
 			return err
 		}

@@ -130,6 +130,9 @@ func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.
 }
 
 func (s *Source) fetch(ctx context.Context, path string, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
+	if err := sources.CheckWindows(s.name, symbols, from, to); err != nil {
+		return nil, err
+	}
 	all := map[string][]sources.Bar{}
 	for _, sym := range symbols {
 		all[sym] = []sources.Bar{}
@@ -168,10 +171,8 @@ func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time
 // pages asks for one window and follows its next_page_token, handing each page tidied to the
 // window (and to the minutes closed by now).
 func (s *Source) pages(ctx context.Context, path string, symbols []string, from, to time.Time, resume string, each func(sources.Page) error) error {
-	for _, sym := range symbols {
-		if err := sources.CheckWindow(s.name, sym, from, to, 0, time.Time{}); err != nil {
-			return err
-		}
+	if err := sources.CheckWindows(s.name, symbols, from, to); err != nil {
+		return err
 	}
 	multi := path == "/v2/stocks/bars"
 	q := url.Values{
