@@ -40,8 +40,10 @@
 //     accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
 //     settlement's events (the Deployment's PayoutReader); receipt.go: the L1 part of a rollup's
 //     receipt.
-//   - journal*.go: the durable journal (SQLite or PostgreSQL); lease.go and leader.go: instances
-//     taking turns on a shared journal; metrics.go: the Prometheus series.
+//   - journal.go: the durable journal (its states and entries, their reads and writes, the same
+//     SQL on both databases); journal_sqlite.go and journal_postgres.go: opening each database
+//     and its numbered migrations; journal_audit.go: the audit reports it keeps. lease.go and
+//     leader.go: instances taking turns on a shared journal; metrics.go: the Prometheus series.
 //
 // Sub-packages: agentrig (the contract's abigen binding, its enumerations and a simulated chain),
 // contract (the reference contract's source and build), devnet (the whole life of a task

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -344,99 +343,6 @@ func (d *Devnet) startSim() error {
 	go func() { _ = d.simSrv.Serve(l) }()
 	d.SimURL = "http://" + l.Addr().String()
 	return nil
-}
-
-// attach starts rig process i: its own JSON-RPC client, journal and reconciler.
-func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
-	cfg := d.configs[i]
-	url := d.Chain.URL
-	if d.opts.RPCURL != nil {
-		url = d.opts.RPCURL(i, url)
-	}
-	client, err := ethclient.DialContext(ctx, url)
-	if err != nil {
-		return err
-	}
-	// New heads by subscription over websockets, as `pricerig rig` finds them; polling alone when
-	// there is no websocket endpoint.
-	var heads *ethclient.Client
-	if d.opts.HeadsURL != nil {
-		heads, err = ethclient.DialContext(ctx, d.opts.HeadsURL(i, d.Chain.WSURL))
-	} else {
-		heads, err = rig.DialHeads(ctx, url, 2*time.Second)
-	}
-	if err == nil && heads != nil {
-		cfg.Heads = heads
-	}
-	closeAll := func() {
-		client.Close()
-		if heads != nil {
-			heads.Close()
-		}
-	}
-	journal, err := rig.OpenJournal(d.JournalPath(i))
-	if err != nil {
-		closeAll()
-		return err
-	}
-	d.journals[i] = journal
-	reconciler, err := feeds.New(d.Spec, feeds.Deps{Deps: sources.Deps{Now: d.opts.Now, Logger: cfg.Logger}})
-	if err != nil {
-		return err
-	}
-	var pricer rig.Pricer = reconciler
-	if d.opts.WrapPricer != nil {
-		pricer = d.opts.WrapPricer(i, pricer)
-	}
-	r, err := rig.NewRunner(ctx, client, journal, pricer, cfg)
-	if err != nil {
-		closeAll()
-		return fmt.Errorf("rig process %d: %w", i+1, err)
-	}
-	procCtx, stop := context.WithCancel(runCtx)
-	done := make(chan struct{})
-	d.Runners[i] = r
-	d.stops[i] = func() {
-		stop()
-		<-done
-		closeAll()
-	}
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		defer close(done)
-		_ = r.Run(procCtx)
-	}()
-	return nil
-}
-
-// RelayerOf is the relayer of rig process i, nil when its rigs send their own transactions.
-func (d *Devnet) RelayerOf(i int) *common.Address {
-	if r := d.configs[i].Relayer; r != nil {
-		addr := r.Address
-		return &addr
-	}
-	return nil
-}
-
-// JournalPath is where rig process i keeps its journal.
-func (d *Devnet) JournalPath(i int) string {
-	return filepath.Join(d.Dir, fmt.Sprintf("rig%d.db", i+1))
-}
-
-// Kill stops rig process i at once, as kill -9 would: its loop and every transaction it was
-// waiting on are abandoned, its journal is closed; what it wrote stays on disk.
-func (d *Devnet) Kill(i int) error {
-	d.stops[i]()
-	d.stops[i] = func() {}
-	err := d.journals[i].Close()
-	d.journals[i] = nil
-	return err
-}
-
-// Restart starts rig process i again from its journal.
-func (d *Devnet) Restart(ctx context.Context, i int) error {
-	return d.attach(ctx, d.runCtx, i)
 }
 
 // orderBatch is how many tasks one orderMany transaction carries: each order stores its input,
