@@ -42,7 +42,142 @@ var decimalText = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?
 // ParsePrice reads a provider's decimal price text — JSON number text, the same quoted as a JSON
 // string, or exponent form like "1.2e2" — and returns price × 10^8, rounding half away from zero
 // at the 8th decimal. It never goes through a float.
+//
+// Text that is a price is read digit by digit into the integer (plainPrice, no allocation);
+// anything else — an error of any kind — is read by the reference parser, parsePriceRef, which
+// gives the error. The two agree on every input (FuzzParsePriceMatchesReference).
 func ParsePrice(text string) (Scaled, error) {
+	if p, ok := plainPrice(text); ok {
+		return p, nil
+	}
+	return parsePriceRef(text)
+}
+
+// ParsePriceBytes is ParsePrice of text held in bytes (a raw JSON value from a body), with no
+// copy into a string unless the text is not a price.
+func ParsePriceBytes(text []byte) (Scaled, error) {
+	if p, ok := plainPrice(text); ok {
+		return p, nil
+	}
+	return parsePriceRef(string(text))
+}
+
+// plainPrice is ParsePrice's fast path: it reports ok only for text that parsePriceRef reads to
+// a price, and then returns the same integer. It follows the same grammar (decimalText after
+// trimming white space and one pair of quotes) by hand: the significant digits go into a small
+// buffer, the decimal point's place is counted, and the scaled integer is those digits cut at
+// the 8th decimal, rounded half away from zero by the first digit cut. Anything else (a sign
+// '-', non-ASCII white space, a zero, a price over MaxPrice, text over 80 bytes) is left to the
+// reference, which says what is wrong.
+func plainPrice[T string | []byte](text T) (Scaled, bool) {
+	s := trimASCIISpace(text)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = trimASCIISpace(s[1 : len(s)-1])
+	}
+	if len(s) > 80 {
+		return 0, false
+	}
+	i := 0
+	if i < len(s) && s[i] == '+' {
+		i++
+	}
+	var dig [80]byte // significant digits: leading zeros dropped
+	nd := 0
+	point := 0 // the value is 0.dig × 10^point
+	seen := false
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		seen = true
+		if nd == 0 && s[i] == '0' {
+			continue
+		}
+		dig[nd] = s[i]
+		nd++
+		point++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && isDigit(s[i]); i++ {
+			seen = true
+			if nd == 0 && s[i] == '0' {
+				point--
+				continue
+			}
+			dig[nd] = s[i]
+			nd++
+		}
+	}
+	if !seen {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		neg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			neg = s[i] == '-'
+			i++
+		}
+		exp, n := 0, 0
+		for ; i < len(s) && isDigit(s[i]) && n < 4; i++ {
+			exp = exp*10 + int(s[i]-'0')
+			n++
+		}
+		if n == 0 || n > 3 {
+			return 0, false
+		}
+		if neg {
+			exp = -exp
+		}
+		point += exp
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	for nd > 0 && dig[nd-1] == '0' {
+		nd--
+	}
+	// MaxPrice is 10^9: ten digits before the point is at least 10^9, and more than it unless the
+	// digits are a lone 1.
+	if nd == 0 || point > 10 || (point == 10 && (nd != 1 || dig[0] != '1')) {
+		return 0, false
+	}
+	k := point + Scale // how many of the digits stand before the scaled integer's point
+	if k <= 0 {
+		return 0, false // zero at 8 decimals (k == 0 rounds to at most 1, left to the reference)
+	}
+	var v int64
+	for j := range k {
+		v *= 10
+		if j < nd {
+			v += int64(dig[j] - '0')
+		}
+	}
+	if k < nd && dig[k] >= '5' {
+		v++
+	}
+	return Scaled(v), true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// trimASCIISpace trims the ASCII white space strings.TrimSpace trims; text edged by any other
+// white space is left whole, for the reference to read.
+func trimASCIISpace[T string | []byte](s T) T {
+	for len(s) > 0 && isASCIISpace(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isASCIISpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// parsePriceRef is the reference reading of ParsePrice: the grammar as a regular expression and
+// the arithmetic in shopspring/decimal. It gives every error ParsePrice returns, and the fuzz
+// test holds plainPrice to it.
+func parsePriceRef(text string) (Scaled, error) {
 	s := strings.TrimSpace(text)
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		s = strings.TrimSpace(s[1 : len(s)-1])
