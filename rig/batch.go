@@ -8,7 +8,11 @@ package rig
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
+
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -137,7 +141,14 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 	kind := p.kind
 	log := r.log.With("entries", len(p.kept), "gas_batched", p.batched, "gas_separate", p.separate)
 	if p.batch() {
-		rec, err := r.send(ctx, p.payer, p.many)
+		rec, err := r.sendBatch(ctx, p)
+		if errors.Is(err, ErrInsufficientFunds) {
+			// No operator of the batch can pay for it: each rig sends its own, so the rigs
+			// whose operators hold gas still answer.
+			log.Warn("no operator of the "+kind.name+" batch can pay for it; sending one transaction each", "error", err)
+			r.sendSingles(ctx, p)
+			return
+		}
 		if err != nil {
 			r.logSendError(kind.name+" batch", 0, 0, err)
 			return
@@ -152,6 +163,43 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 		return
 	}
 	log.Debug(kind.name + "s sent one transaction each")
+	r.sendSingles(ctx, p)
+}
+
+// sendBatch sends p's batch from its payer. Without a relayer, a payer whose key cannot pay
+// the gas must not hold back the other operators' answers: the next operator of the batch, by
+// rig id, pays instead. The error is ErrInsufficientFunds when none can.
+func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, error) {
+	rec, err := r.send(ctx, p.payer, p.many)
+	if r.relayer != nil || !errors.Is(err, ErrInsufficientFunds) {
+		return rec, err
+	}
+	ids := make([]uint64, 0, len(p.kept))
+	for _, a := range p.kept {
+		if !slices.Contains(ids, a.entry.RigID) {
+			ids = append(ids, a.entry.RigID)
+		}
+	}
+	slices.Sort(ids)
+	tried := []*Sender{p.payer}
+	for _, id := range ids {
+		payer := r.rigs[id].sender
+		if slices.Contains(tried, payer) {
+			continue
+		}
+		tried = append(tried, payer)
+		r.log.Warn("the "+p.kind.name+" batch's payer cannot pay for it; another operator of the batch pays",
+			"unfunded", tried[len(tried)-2].Address(), "payer", payer.Address(), "rig", id)
+		if rec, err = r.send(ctx, payer, p.many); !errors.Is(err, ErrInsufficientFunds) {
+			return rec, err
+		}
+	}
+	return nil, err
+}
+
+// sendSingles sends each of p's answers as its own transaction, waiting for every receipt.
+func (r *Runner) sendSingles(ctx context.Context, p answerPlan) {
+	kind := p.kind
 	var wg sync.WaitGroup
 	for i, a := range p.kept {
 		wg.Add(1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -425,6 +426,101 @@ func TestRestartedRigDoesNotResendMinedEntries(t *testing.T) {
 	for _, rigID := range []uint64{1, 2} {
 		if got := b.entry(1, rigID).CommitTx; got == batch {
 			t.Fatalf("task 1 rig %d was sent again in the batch", rigID)
+		}
+	}
+}
+
+// drain sends away all but dust of account i's ether, so it cannot pay for a transaction.
+func (b *batchRig) drain(i int) {
+	b.t.Helper()
+	addr := b.sim.Addr(i)
+	bal, err := b.sim.Client.BalanceAt(b.ctx, addr, nil)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	head, err := b.sim.Head()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	nonce, err := b.sim.Client.PendingNonceAt(b.ctx, addr)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	tip, err := b.sim.Client.SuggestGasTipCap(b.ctx) // the least tip the sealer takes
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	value := new(big.Int).Sub(bal, new(big.Int).Mul(feeCap, big.NewInt(21_000)))
+	to := b.sim.Addr(0)
+	tx, err := types.SignNewTx(b.sim.Keys[i], types.LatestSignerForChainID(b.sim.ChainID), &types.DynamicFeeTx{
+		ChainID: b.sim.ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21_000, To: &to, Value: value})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := b.sim.Client.SendTransaction(b.ctx, tx); err != nil {
+		b.t.Fatal(err)
+	}
+	b.sim.Backend.Commit()
+	wait, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	if rec, err := bind.WaitMined(wait, b.sim.Client, tx.Hash()); err != nil || rec.Status != types.ReceiptStatusSuccessful {
+		b.t.Fatalf("draining account %d: %v", i, err)
+	}
+}
+
+// The operator of the lowest rig id pays a direct batch; when its key holds no gas, the next
+// operator of the batch pays it instead, and the batch (rig 1's signed entries too) lands.
+func TestDirectBatchPayerWithoutFundsDoesNotBlockTheOthers(t *testing.T) {
+	b := newBatchRig(t, false, 2)
+	b.drain(batchOperator(0))
+	poor, err := b.sim.Client.BalanceAt(b.ctx, b.sim.Addr(batchOperator(0)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := b.commits()
+	p := b.r.plan(b.ctx, all)
+	if !p.batch() || p.payer.Address() != b.sim.Addr(batchOperator(0)) {
+		t.Fatalf("plan: batch=%v, payer %s; want a batch planned on rig 1's operator", p.batch(), p.payer.Address())
+	}
+	if cost := new(big.Int).Mul(new(big.Int).SetUint64(p.batched), big.NewInt(1_000_000_000)); poor.Cmp(cost) >= 0 {
+		t.Fatalf("rig 1's operator still holds %s wei, enough for the batch at 1 gwei (%s)", poor, cost)
+	}
+	nonces := func(i int) uint64 {
+		n, err := b.sim.Client.NonceAt(b.ctx, b.sim.Addr(batchOperator(i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := []uint64{nonces(0), nonces(1), nonces(2)}
+	b.step()
+	b.mineUntil("commits", b.all(StateCommitted))
+	b.r.wg.Wait()
+	sent := []uint64{nonces(0) - before[0], nonces(1) - before[1], nonces(2) - before[2]}
+	if sent[0] != 0 || sent[1] != 1 || sent[2] != 0 {
+		t.Fatalf("transactions mined per operator: %v; want one batch from rig 2's operator", sent)
+	}
+	tx := b.entry(1, 1).CommitTx
+	rec, err := b.sim.Client.TransactionReceipt(b.ctx, common.HexToHash(tx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped := b.r.deploy.Skipped(rec); rec.Status != types.ReceiptStatusSuccessful || len(skipped) != 0 {
+		t.Fatalf("the batch: status %d, %d entries skipped", rec.Status, len(skipped))
+	}
+	for _, task := range b.tasks {
+		info, err := b.r.deploy.Task(b.ctx, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Committed != 0b111 {
+			t.Fatalf("task %d on chain: committed mask %b, want all three rigs", task, info.Committed)
+		}
+		for _, rigID := range b.r.RigIDs() {
+			if got := b.entry(task, rigID).CommitTx; got != tx {
+				t.Fatalf("task %d rig %d committed in %q, want the batch %s", task, rigID, got, tx)
+			}
 		}
 	}
 }
