@@ -87,6 +87,26 @@ func Aligned(t time.Time) error {
 	return nil
 }
 
+// ParseVolumeBytes is ParseVolume of a body's raw JSON value: a plain count of up to 18 digits,
+// quoted or not, is read in place with no copy; anything else goes to ParseVolume.
+func ParseVolumeBytes(raw []byte) (int64, error) {
+	s := raw
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	if len(s) == 0 || len(s) > 18 || string(s) == "null" {
+		return ParseVolume(string(raw))
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return ParseVolume(string(raw))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
+}
+
 // ParseVolume reads a share count as a provider prints it: an integer, the same quoted, a decimal
 // (some providers send 720121.0 or fractional shares, which are truncated), or null for unknown
 // (0). Volume is informational, never on the value path, but a negative or non-numeric one is
@@ -469,11 +489,11 @@ func RowBar(i int, start time.Time, close, volume []byte) (bar Bar, ok bool, err
 	if string(close) == "null" {
 		return bar, false, nil
 	}
-	price, err := numeric.ParsePrice(string(close))
+	price, err := numeric.ParsePriceBytes(close)
 	if err != nil {
 		return bar, false, Errorf("", ErrBadResponse, "bar %d close: %v", i, err)
 	}
-	vol, err := ParseVolume(string(volume))
+	vol, err := ParseVolumeBytes(volume)
 	if err != nil {
 		return bar, false, Errorf("", ErrBadResponse, "bar %d: %v", i, err)
 	}

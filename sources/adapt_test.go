@@ -95,6 +95,36 @@ func TestParseVolume(t *testing.T) {
 	}
 }
 
+// ParseVolumeBytes reads every text as ParseVolume does: the same count or the same error.
+func TestParseVolumeBytesMatchesParseVolume(t *testing.T) {
+	for _, in := range []string{"", "null", `"null"`, "0", "007", "720121", `"293189"`, `""`, `"`, "720121.0", "1.5e3",
+		" 12 ", `" 12"`, "-1", "+5", "-0", "lots", "1e99", "0x10", "true", "[]", "999999999999999999",
+		"9999999999999999999", "99999999999999999999", "12a", "１２"} {
+		want, wantErr := ParseVolume(in)
+		got, err := ParseVolumeBytes([]byte(in))
+		if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("ParseVolumeBytes(%q) = %d, %v; ParseVolume gives %d, %v", in, got, err, want, wantErr)
+		}
+	}
+	raw := []byte(`"293189"`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = ParseVolumeBytes(raw) }); n != 0 {
+		t.Errorf("ParseVolumeBytes of a plain count: %.0f allocations", n)
+	}
+}
+
+func FuzzParseVolumeBytes(f *testing.F) {
+	for _, s := range []string{"720121", `"293189"`, "1.5e3", "-1", "null", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		want, wantErr := ParseVolume(in)
+		got, err := ParseVolumeBytes([]byte(in))
+		if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("ParseVolumeBytes(%q) = %d, %v; ParseVolume gives %d, %v", in, got, err, want, wantErr)
+		}
+	})
+}
+
 func TestParseSpanAdjustmentSessions(t *testing.T) {
 	spans := map[string]time.Duration{"": 0, "0": 0, "24h": 24 * time.Hour, "90m": 90 * time.Minute, "7d": 7 * 24 * time.Hour, "0d": 0}
 	for in, want := range spans {

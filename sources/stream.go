@@ -142,25 +142,41 @@ func (s *Stream) Object(each func(name []byte) error) error {
 	if err := s.open('{'); err != nil {
 		return err
 	}
-	for s.dec.PeekKind() != '}' {
-		raw, err := s.dec.ReadValue()
+	for {
+		name, more, err := s.member()
 		if err != nil {
-			return s.fail(err)
+			return err
 		}
-		name := []byte(raw[1 : len(raw)-1])
-		if bytes.IndexByte(name, '\\') >= 0 {
-			text, err := unquote(raw)
-			if err != nil {
-				return s.fail(err)
-			}
-			s.name = append(s.name[:0], text...)
-			name = s.name
+		if !more {
+			return s.close()
 		}
 		if err := each(name); err != nil {
 			return err
 		}
 	}
-	return s.close()
+}
+
+// member reads the next member's name inside an open object; more is false at its end (the
+// closing brace is left for close). Object and Fields.Read share it: the hot row loop of
+// Fields.Read walks members with no closure to allocate.
+func (s *Stream) member() (name []byte, more bool, err error) {
+	if s.dec.PeekKind() == '}' {
+		return nil, false, nil
+	}
+	raw, err := s.dec.ReadValue()
+	if err != nil {
+		return nil, false, s.fail(err)
+	}
+	name = []byte(raw[1 : len(raw)-1])
+	if bytes.IndexByte(name, '\\') >= 0 {
+		text, err := unquote(raw)
+		if err != nil {
+			return nil, false, s.fail(err)
+		}
+		s.name = append(s.name[:0], text...)
+		name = s.name
+	}
+	return name, true, nil
 }
 
 // Array reads an array, calling each with every element's index; each must read or skip it.
@@ -265,6 +281,25 @@ func StringText(raw []byte) (string, error) {
 	return out, nil
 }
 
+// PlainString is the text of a raw JSON string value without escapes, in place (ok false for
+// any other value): a decoder's hot loop reads it with no copy, and StringText handles the rest.
+func PlainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return nil, false
+	}
+	return raw[1 : len(raw)-1], true
+}
+
+// TextBytes is StringText as bytes: in place for a plain string (PlainString), a copy only for one
+// with escapes.
+func TextBytes(raw []byte) ([]byte, error) {
+	if text, ok := PlainString(raw); ok {
+		return text, nil
+	}
+	text, err := StringText(raw)
+	return []byte(text), err
+}
+
 // unquote reads a JSON string with escapes as encoding/json does, invalid UTF-8 becoming
 // U+FFFD rather than an error (jsontext's own unquoting is strict about it).
 func unquote(raw []byte) (string, error) {
@@ -320,7 +355,18 @@ func NewFields(names ...string) *Fields {
 // Read reads the next value, which must be an object, as one row.
 func (f *Fields) Read(s *Stream) error {
 	clear(f.has)
-	return s.Object(func(name []byte) error {
+	if err := s.open('{'); err != nil {
+		return err
+	}
+next:
+	for {
+		name, more, err := s.member()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return s.close()
+		}
 		for i, n := range f.names {
 			if string(name) == n {
 				raw, err := s.Raw()
@@ -328,11 +374,13 @@ func (f *Fields) Read(s *Stream) error {
 					return err
 				}
 				f.vals[i], f.has[i] = append(f.vals[i][:0], raw...), true
-				return nil
+				continue next
 			}
 		}
-		return s.Skip()
-	})
+		if err := s.Skip(); err != nil {
+			return err
+		}
+	}
 }
 
 // Get is the raw text of member i of the last row, nil when the row did not have it.
@@ -342,6 +390,26 @@ func (f *Fields) Get(i int) []byte {
 	}
 	return f.vals[i]
 }
+
+// Texts holds the raw texts a decoder keeps until the body's end (for a zone or labels it learns
+// last) in one buffer, so a kept bar costs no string of its own.
+type Texts struct{ buf []byte }
+
+// Span is where a text lies in Texts.
+type Span struct{ from, to int32 }
+
+// Put keeps a copy of b; past 2 GiB of texts it fails as a bad response.
+func (t *Texts) Put(b []byte) (Span, error) {
+	if len(t.buf)+len(b) > 1<<31-1 {
+		return Span{}, Errorf("", ErrBadResponse, "more than 2 GiB of bars kept")
+	}
+	from := len(t.buf)
+	t.buf = append(t.buf, b...)
+	return Span{int32(from), int32(len(t.buf))}, nil
+}
+
+// Get is the text kept at sp, valid until the next Put.
+func (t *Texts) Get(sp Span) []byte { return t.buf[sp.from:sp.to] }
 
 // Rows is the set of row indexes a column-array body's time column kept, ascending.
 type Rows []int

@@ -394,29 +394,28 @@ func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window
 
 // bar reads bar i of symbol's list; ok when it starts in keep and traded.
 func bar(row *sources.Fields, i int, symbol string, keep sources.Window) (sources.Bar, bool, error) {
-	t, err := sources.StringText(row.Get(0))
+	text, err := sources.TextBytes(row.Get(0)) // in place: no copy of the time per bar
 	if err != nil {
-		t = string(row.Get(0))
+		text = row.Get(0)
 	}
-	start, err := time.Parse(time.RFC3339, t)
+	start, err := sources.ParseRFC3339(text)
 	if err != nil {
-		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: time %q: not RFC3339", i, symbol, t)
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: time %q: not RFC3339", i, symbol, text)
 	}
-	start = start.UTC()
 	if !start.Truncate(time.Minute).Equal(start) {
-		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: %s is not the start of a minute", i, symbol, t)
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %d of %s: %s is not the start of a minute", i, symbol, text)
 	}
 	c := row.Get(1)
 	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 		return sources.Bar{}, false, nil // outside the window, or no trade
 	}
-	price, err := numeric.ParsePrice(string(c))
+	price, err := numeric.ParsePriceBytes(c)
 	if err != nil {
-		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", t, symbol, err)
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", text, symbol, err)
 	}
-	vol, err := sources.ParseVolume(string(row.Get(2)))
+	vol, err := sources.ParseVolumeBytes(row.Get(2))
 	if err != nil {
-		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", t, symbol, err)
+		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", text, symbol, err)
 	}
 	return sources.Bar{Start: start, Close: price, Volume: vol}, true, nil
 }

@@ -177,9 +177,12 @@ func parse(raw []byte, symbol string, endLabel bool) ([]sources.Bar, string, err
 	return m.bars, m.warning, err
 }
 
-// entry is a kept bar of the series, its key still wall-clock text until the body's zone and
-// labels are known.
-type entry struct{ key, close, volume string }
+// entry is a kept bar of the series: its key read as a wall clock (in UTC until the body's zone
+// and labels are known), and its key's, close's and volume's text (no strings per bar).
+type entry struct {
+	wall               time.Time
+	key, close, volume sources.Span
+}
 
 // decode reads a TIME_SERIES_INTRADAY JSON body as it arrives into the bars that start in keep
 // (in no particular order). endLabel says whether a key is the minute the bar ends (the old
@@ -192,6 +195,7 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 	var metaSymbol, interval, zone, information, note, errorMessage string
 	var hasMeta, hasSeries, ends, starts bool
 	var kept []entry
+	var text sources.Texts // the kept entries' texts
 	bar := sources.NewFields("4. close", "5. volume")
 	s.Expect("an intraday body")
 	err := s.Object(func(name []byte) error {
@@ -212,18 +216,27 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 				case bytes.HasSuffix(key, []byte(" 04:00:00")):
 					starts = true
 				}
-				t, err := time.Parse(keyLayout, string(key))
+				t, err := sources.ParseWallClock(key, time.UTC)
 				if err != nil {
 					return sources.Errorf("", sources.ErrBadResponse, "key %q is not a wall-clock time", key)
 				}
 				if !rough.Has(t) {
 					return s.Skip()
 				}
-				k := string(key) // before the next read reuses it
-				if err := bar.Read(s); err != nil {
-					return sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", k, err)
+				e := entry{wall: t}
+				if e.key, err = text.Put(key); err != nil { // before the next read reuses it
+					return err
 				}
-				kept = append(kept, entry{k, string(bar.Get(0)), string(bar.Get(1))})
+				if err := bar.Read(s); err != nil {
+					return sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.key), err)
+				}
+				if e.close, err = text.Put(bar.Get(0)); err != nil {
+					return err
+				}
+				if e.volume, err = text.Put(bar.Get(1)); err != nil {
+					return err
+				}
+				kept = append(kept, e)
 				return nil
 			})
 		case "Information":
@@ -283,24 +296,24 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 	}
 	out := make([]sources.Bar, 0, len(kept))
 	for _, e := range kept {
-		t, _ := time.ParseInLocation(keyLayout, e.key, loc) // read once already
-		start := t.UTC()
+		start := sources.InZone(e.wall, loc).UTC()
 		if endLabel {
 			start = start.Add(-time.Minute)
 		}
 		if !start.Truncate(time.Minute).Equal(start) {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", e.key)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", text.Get(e.key))
 		}
-		if !keep.Has(start) || e.close == "" || e.close == "null" {
+		c := text.Get(e.close)
+		if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 			continue // outside the window, or no trade
 		}
-		price, err := numeric.ParsePrice(e.close)
+		price, err := numeric.ParsePriceBytes(c)
 		if err != nil {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", e.key, err)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", text.Get(e.key), err)
 		}
-		vol, err := sources.ParseVolume(e.volume)
+		vol, err := sources.ParseVolumeBytes(text.Get(e.volume))
 		if err != nil {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", e.key, err)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.key), err)
 		}
 		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
 	}

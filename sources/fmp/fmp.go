@@ -101,15 +101,15 @@ func Decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 	bars := []sources.Bar{}
 	err := sources.RowArray(s, row, "an FMP chart array", func(i int) error {
 		if raw := row.Get(1); raw != nil && symbol != "" {
-			if sym, err := sources.StringText(raw); err != nil || (sym != "" && !strings.EqualFold(sym, symbol)) {
+			if sym, err := sources.TextBytes(raw); err != nil || (len(sym) != 0 && !strings.EqualFold(string(sym), symbol)) {
 				return sources.Errorf("", sources.ErrBadResponse, "bar %d is for symbol %s, not %q", i, raw, symbol)
 			}
 		}
-		date, err := sources.StringText(row.Get(0))
-		if err != nil || date == "" {
+		date, err := sources.TextBytes(row.Get(0)) // in place: no copy per bar
+		if err != nil || len(date) == 0 {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
 		}
-		t, err := time.ParseInLocation(etLayout, date, market.NewYork)
+		t, err := sources.ParseWallClock(date, market.NewYork)
 		if err != nil {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not %s New York time", i, date, etLayout)
 		}

@@ -284,11 +284,11 @@ func result(row *sources.Fields, i int, keep sources.Window, bars *[]sources.Bar
 	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 		return nil // outside the window, or no trade
 	}
-	price, err := numeric.ParsePrice(string(c))
+	price, err := numeric.ParsePriceBytes(c)
 	if err != nil {
 		return sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
 	}
-	vol, err := sources.ParseVolume(string(row.Get(2)))
+	vol, err := sources.ParseVolumeBytes(row.Get(2))
 	if err != nil {
 		return sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
 	}

@@ -91,11 +91,11 @@ func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
 	row := sources.NewFields("date", "close", "volume")
 	bars := []sources.Bar{}
 	err := sources.RowArray(s, row, "a Tiingo prices array", func(i int) error {
-		date, err := sources.StringText(row.Get(0))
-		if err != nil || date == "" {
+		date, err := sources.TextBytes(row.Get(0)) // in place: no copy per bar
+		if err != nil || len(date) == 0 {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d has no date", i)
 		}
-		t, err := time.Parse(time.RFC3339Nano, date)
+		t, err := sources.ParseRFC3339(date)
 		if err != nil {
 			return sources.Errorf("", sources.ErrBadResponse, "bar %d: date %q is not an ISO time", i, date)
 		}

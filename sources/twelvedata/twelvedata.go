@@ -238,8 +238,12 @@ func parse(body []byte, symbol string, loc *time.Location) ([]sources.Bar, int, 
 	return p.bars, p.n, err
 }
 
-// value is one kept value, its datetime still wall-clock text until the body's zone is known.
-type value struct{ datetime, close, volume string }
+// value is one kept value: its datetime read as a wall clock (in UTC until the body's zone is
+// known), and its datetime's, close's and volume's text (no strings per value).
+type value struct {
+	wall                    time.Time
+	datetime, close, volume sources.Span
+}
 
 // decode reads a time_series body as it arrives into the bars that start in keep. loc is the
 // zone the datetimes are in; nil means meta.exchange_timezone, which the body may give after the
@@ -248,11 +252,14 @@ type value struct{ datetime, close, volume string }
 // errorKind), ErrNoData when it only says the window has no data.
 func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.Window) (page, error) {
 	rough := keep.Widen(24 * time.Hour)
-	var status, message, metaSymbol, zone, oldest string
+	var status, message, metaSymbol, zone string
+	var oldest time.Time // the earliest traded value's wall clock, when hasOldest
+	hasOldest := false
 	var code []byte
 	hasMeta := false
 	var p page
 	var kept []value
+	var text sources.Texts // the kept values' texts
 	row := sources.NewFields("datetime", "close", "volume")
 	s.Expect("a time_series body")
 	err := s.Object(func(name []byte) error {
@@ -278,8 +285,8 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 				if err := row.Read(s); err != nil {
 					return err
 				}
-				dt, _ := sources.StringText(row.Get(0))
-				t, err := time.Parse(dateLayout, dt)
+				dt, _ := sources.TextBytes(row.Get(0)) // in place: no copy per value
+				t, err := sources.ParseWallClock(dt, time.UTC)
 				if err != nil {
 					return sources.Errorf("", sources.ErrBadResponse, "value %d: datetime %q", i, dt)
 				}
@@ -290,12 +297,23 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 				if len(c) == 0 || string(c) == "null" {
 					return nil // no trade
 				}
-				if oldest == "" || dt < oldest { // one zone: the text sorts as the time
-					oldest = dt
+				if !hasOldest || t.Before(oldest) { // one zone: the wall clock sorts as the time
+					oldest, hasOldest = t, true
 				}
-				if rough.Has(t) {
-					kept = append(kept, value{dt, string(c), string(row.Get(2))})
+				if !rough.Has(t) {
+					return nil
 				}
+				v := value{wall: t}
+				if v.datetime, err = text.Put(dt); err != nil {
+					return err
+				}
+				if v.close, err = text.Put(c); err != nil {
+					return err
+				}
+				if v.volume, err = text.Put(row.Get(2)); err != nil {
+					return err
+				}
+				kept = append(kept, v)
 				return nil
 			})
 		default:
@@ -325,27 +343,25 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 		}
 		loc = l
 	}
-	if oldest != "" {
-		t, _ := time.ParseInLocation(dateLayout, oldest, loc)
-		p.oldest = t.UTC()
+	if hasOldest {
+		p.oldest = sources.InZone(oldest, loc).UTC()
 	}
 	p.bars = make([]sources.Bar, 0, len(kept))
 	for _, v := range kept {
-		t, _ := time.ParseInLocation(dateLayout, v.datetime, loc) // read once already
-		start := t.UTC()
+		start := sources.InZone(v.wall, loc).UTC()
 		if !start.Truncate(time.Minute).Equal(start) {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: not the start of a minute in %s", v.datetime, loc)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: not the start of a minute in %s", text.Get(v.datetime), loc)
 		}
 		if !keep.Has(start) {
 			continue
 		}
-		price, err := numeric.ParsePrice(v.close)
+		price, err := numeric.ParsePriceBytes(text.Get(v.close))
 		if err != nil {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", v.datetime, err)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", text.Get(v.datetime), err)
 		}
-		vol, err := sources.ParseVolume(v.volume)
+		vol, err := sources.ParseVolumeBytes(text.Get(v.volume))
 		if err != nil {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", v.datetime, err)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", text.Get(v.datetime), err)
 		}
 		p.bars = append(p.bars, sources.Bar{Start: start, Close: price, Volume: vol})
 	}

@@ -293,13 +293,13 @@ func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
 		if string(c) == "null" {
 			continue
 		}
-		price, err := numeric.ParsePrice(string(c))
+		price, err := numeric.ParsePriceBytes(c)
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "c[%d]: %v", i, err)
 		}
 		var vol int64
 		if volumes.Len() != 0 {
-			if vol, err = sources.ParseVolume(string(volumes.At(i))); err != nil {
+			if vol, err = sources.ParseVolumeBytes(volumes.At(i)); err != nil {
 				return nil, sources.Errorf("", sources.ErrBadResponse, "v[%d]: %v", i, err)
 			}
 		}

@@ -296,7 +296,7 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 	if closes.Len() != nt || (volumes.Present() && volumes.Len() != nt) {
 		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", nt, closes.Len(), volumes.Len())
 	}
-	kept := make([]*row, 0, len(rows))
+	kept := make([]row, 0, len(rows))
 	for k, i := range rows {
 		start := time.Unix(times[k], 0).UTC()
 		c := closes.At(i)
@@ -311,9 +311,9 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "close at %s: %v", start.Format(time.RFC3339), err)
 		}
-		rw := &row{bar: sources.Bar{Start: start, Close: price}}
+		rw := row{bar: sources.Bar{Start: start, Close: price}}
 		if v := volumes.At(i); volumes.Present() && !isNull(v) {
-			vol, err := sources.ParseVolume(string(v))
+			vol, err := sources.ParseVolumeBytes(v)
 			if err != nil {
 				return nil, sources.Errorf("", sources.ErrBadResponse, "volume at %s: %v", start.Format(time.RFC3339), err)
 			}
@@ -334,8 +334,8 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 // 15:30 bar and its 16:00 bar, O=H=L=C= regularMarketPrice), which are the minute in progress
 // or a partial one, not a minute's last trade. Where the neighbour shows no volume either, as in
 // extended hours for which Yahoo often reports none, volume says nothing and the bar stays.
-func dropSyntheticEdges(rows []*row) []*row {
-	synthetic := func(edge, neighbour *row) bool {
+func dropSyntheticEdges(rows []row) []row {
+	synthetic := func(edge, neighbour row) bool {
 		return edge.hasVol && edge.bar.Volume == 0 && neighbour.bar.Volume > 0
 	}
 	if len(rows) >= 2 && synthetic(rows[len(rows)-1], rows[len(rows)-2]) {
