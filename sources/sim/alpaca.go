@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // Alpaca market data v2: GET /v2/stocks/bars?symbols=A,B and /v2/stocks/{symbol}/bars with
@@ -63,17 +64,6 @@ var alpacaEmulation = &emulation{
 
 func alpacaError(status, code int, msg string) reply {
 	return jsonReply(status, map[string]any{"code": code, "message": msg})
-}
-
-type alpacaBar struct {
-	T  string `json:"t"`
-	O  num    `json:"o"`
-	H  num    `json:"h"`
-	L  num    `json:"l"`
-	C  num    `json:"c"`
-	V  num    `json:"v"`
-	N  num    `json:"n"`
-	VW num    `json:"vw"`
 }
 
 type alpacaItem struct {
@@ -205,41 +195,76 @@ func alpacaBars(s *Server, rq *request) reply {
 		}
 	}
 	page := items
-	var next any
+	next := ""
 	if len(page) > limit {
 		n := page[limit]
 		next = encodeAlpacaToken(n.sym, n.bar.start)
 		page = page[:limit]
 	}
-	out := map[string][]alpacaBar{}
-	for _, it := range page {
-		b := it.bar
-		vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
-		out[it.sym] = append(out[it.sym], alpacaBar{
-			T: b.start.UTC().Format(time.RFC3339), O: num(scaledText(b.o)), H: num(scaledText(b.h)),
-			L: num(scaledText(b.l)), C: num(scaledText(b.c)), V: intNum(b.v), N: intNum(b.v/97 + 1),
-			VW: num(scaledText(scaled(vw))),
-		})
-	}
+	name := "" // the single-symbol endpoint's "symbol"
 	if single != "" {
-		var bars any // Alpaca's Go backend sends null, not [], for no bars
-		if bs := out[firstKey(out)]; len(bs) > 0 {
-			bars = bs
-		}
-		name := single
+		name = single
 		if len(served) == 1 {
 			name = served[0]
 		}
-		return jsonReply(http.StatusOK, map[string]any{"bars": bars, "symbol": name, "next_page_token": next})
 	}
-	return jsonReply(http.StatusOK, map[string]any{"bars": out, "next_page_token": next})
+	return rawJSON(http.StatusOK, renderAlpaca(page, single != "", name, next))
 }
 
-func firstKey(m map[string][]alpacaBar) string {
-	for k := range m {
-		return k
+// renderAlpaca writes a bars page as Alpaca's Go backend does (encoding/json of a map, so its
+// keys sorted): "bars" a list and "symbol" on the single-symbol endpoint (null, not [], for no
+// bars), an object of lists by symbol on the multi-symbol one; next_page_token null on the last
+// page. page is sorted by symbol, then time.
+func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
+	buf := make([]byte, 0, 64+len(page)*150)
+	buf = append(buf, `{"bars":`...)
+	switch {
+	case single && len(page) == 0:
+		buf = append(buf, "null"...)
+	case !single:
+		buf = append(buf, '{')
 	}
-	return ""
+	for i, it := range page {
+		if i == 0 || it.sym != page[i-1].sym {
+			if i > 0 {
+				buf = append(buf, "],"...)
+			}
+			if !single {
+				buf = append(appendJSONString(buf, it.sym), ':')
+			}
+			buf = append(buf, '[')
+		} else {
+			buf = append(buf, ',')
+		}
+		b := it.bar
+		vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
+		buf = append(buf, `{"t":"`...)
+		buf = b.start.UTC().AppendFormat(buf, time.RFC3339)
+		buf = appendDecimal(append(buf, `","o":`...), int64(b.o), numeric.Scale)
+		buf = appendDecimal(append(buf, `,"h":`...), int64(b.h), numeric.Scale)
+		buf = appendDecimal(append(buf, `,"l":`...), int64(b.l), numeric.Scale)
+		buf = appendDecimal(append(buf, `,"c":`...), int64(b.c), numeric.Scale)
+		buf = strconv.AppendInt(append(buf, `,"v":`...), b.v, 10)
+		buf = strconv.AppendInt(append(buf, `,"n":`...), b.v/97+1, 10)
+		buf = appendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+		buf = append(buf, '}')
+	}
+	if len(page) > 0 {
+		buf = append(buf, ']')
+	}
+	if !single {
+		buf = append(buf, '}')
+	}
+	buf = append(buf, `,"next_page_token":`...)
+	if next == "" {
+		buf = append(buf, "null"...)
+	} else {
+		buf = appendJSONString(buf, next)
+	}
+	if single {
+		buf = appendJSONString(append(buf, `,"symbol":`...), name)
+	}
+	return append(buf, '}')
 }
 
 // alpacaTime reads RFC 3339 or a date (midnight New York; as an end, the whole day).

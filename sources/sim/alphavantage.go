@@ -93,28 +93,37 @@ func alphavantageIntraday(s *Server, rq *request) reply {
 	if full {
 		size = "Full size"
 	}
-	// written by hand: the keys must stay newest first, which a Go map would sort away
-	var buf bytes.Buffer
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	buf.WriteString("{\n    \"Meta Data\": {\n")
-	fmt.Fprintf(&buf, "        \"1. Information\": %s,\n", q("Intraday (1min) open, high, low, close prices and volume"))
-	fmt.Fprintf(&buf, "        \"2. Symbol\": %s,\n", q(sym))
-	fmt.Fprintf(&buf, "        \"3. Last Refreshed\": %s,\n", q(key(bars[len(bars)-1])))
-	fmt.Fprintf(&buf, "        \"4. Interval\": \"1min\",\n")
-	fmt.Fprintf(&buf, "        \"5. Output Size\": %s,\n", q(size))
-	fmt.Fprintf(&buf, "        \"6. Time Zone\": \"US/Eastern\"\n    },\n    \"Time Series (1min)\": {\n")
+	return rawJSON(http.StatusOK, renderAlphavantage(sym, size, bars))
+}
+
+// renderAlphavantage writes an intraday body as Alpha Vantage does, indented, its keys newest
+// first (which a Go map would sort away, so it is written by hand).
+func renderAlphavantage(sym, size string, bars []ohlcv) []byte {
+	buf := make([]byte, 0, 512+len(bars)*260)
+	key := func(buf []byte, b ohlcv) []byte {
+		return append(b.start.In(market.NewYork).AppendFormat(append(buf, '"'), time.DateTime), '"')
+	}
+	buf = append(buf, "{\n    \"Meta Data\": {\n"...)
+	buf = append(buf, "        \"1. Information\": \"Intraday (1min) open, high, low, close prices and volume\",\n"...)
+	buf = append(appendJSONString(append(buf, "        \"2. Symbol\": "...), sym), ",\n"...)
+	buf = append(key(append(buf, "        \"3. Last Refreshed\": "...), bars[len(bars)-1]), ",\n"...)
+	buf = append(buf, "        \"4. Interval\": \"1min\",\n"...)
+	buf = append(appendJSONString(append(buf, "        \"5. Output Size\": "...), size), ",\n"...)
+	buf = append(buf, "        \"6. Time Zone\": \"US/Eastern\"\n    },\n    \"Time Series (1min)\": {\n"...)
 	for i := len(bars) - 1; i >= 0; i-- {
 		b := bars[i]
-		fmt.Fprintf(&buf, "        %s: {\n", q(key(b)))
-		fmt.Fprintf(&buf, "            \"1. open\": %q,\n            \"2. high\": %q,\n            \"3. low\": %q,\n            \"4. close\": %q,\n            \"5. volume\": %q\n        }",
-			fixedText(b.o, 4), fixedText(b.h, 4), fixedText(b.l, 4), fixedText(b.c, 4), strconv.FormatInt(b.v, 10))
+		buf = append(key(append(buf, "        "...), b), ": {\n"...)
+		buf = append(appendFixed(append(buf, "            \"1. open\": \""...), b.o, 4), "\",\n"...)
+		buf = append(appendFixed(append(buf, "            \"2. high\": \""...), b.h, 4), "\",\n"...)
+		buf = append(appendFixed(append(buf, "            \"3. low\": \""...), b.l, 4), "\",\n"...)
+		buf = append(appendFixed(append(buf, "            \"4. close\": \""...), b.c, 4), "\",\n"...)
+		buf = append(strconv.AppendInt(append(buf, "            \"5. volume\": \""...), b.v, 10), "\"\n        }"...)
 		if i > 0 {
-			buf.WriteString(",")
+			buf = append(buf, ',')
 		}
-		buf.WriteString("\n")
+		buf = append(buf, '\n')
 	}
-	buf.WriteString("    }\n}")
-	return rawJSON(http.StatusOK, buf.Bytes())
+	return append(buf, "    }\n}"...)
 }
 
 func init() {

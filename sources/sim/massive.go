@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // Massive (Polygon) aggregates: GET /v2/aggs/ticker/{T}/range/1/minute/{from}/{to} with from and
@@ -40,17 +42,6 @@ var massiveEmulation = &emulation{
 			"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
 	},
 	serve: massiveAggs,
-}
-
-type massiveAgg struct {
-	C  num `json:"c"`
-	H  num `json:"h"`
-	L  num `json:"l"`
-	N  num `json:"n"`
-	O  num `json:"o"`
-	T  num `json:"t"`
-	V  num `json:"v"`
-	VW num `json:"vw"`
 }
 
 func massiveError(rq *request, status int, msg string) reply {
@@ -106,7 +97,7 @@ func massiveAggs(s *Server, rq *request) reply {
 	if sym != "" {
 		label = sym
 	}
-	out := map[string]any{"ticker": label, "adjusted": adjusted, "status": "OK", "request_id": requestID(rq)}
+	nextURL := ""
 	if len(bars) > limit {
 		next := bars[limit]
 		bars = bars[:limit]
@@ -121,22 +112,45 @@ func massiveAggs(s *Server, rq *request) reply {
 			scheme = "https"
 		}
 		prefix := strings.TrimSuffix(rq.r.URL.Path, rq.path)
-		out["next_url"] = fmt.Sprintf("%s://%s%s/v2/aggs/ticker/%s/range/1/minute/%s/%s?cursor=%s",
+		nextURL = fmt.Sprintf("%s://%s%s/v2/aggs/ticker/%s/range/1/minute/%s/%s?cursor=%s",
 			scheme, rq.r.Host, prefix, ticker, f, t, base64.RawURLEncoding.EncodeToString([]byte(cursor.Encode())))
 	}
-	out["queryCount"], out["resultsCount"], out["count"] = len(bars), len(bars), len(bars)
-	if len(bars) > 0 {
-		results := make([]massiveAgg, len(bars))
-		for i, b := range bars {
-			vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 10_000 * 10_000
-			results[i] = massiveAgg{
-				C: num(scaledText(b.c)), H: num(scaledText(b.h)), L: num(scaledText(b.l)), N: intNum(b.v/97 + 1),
-				O: num(scaledText(b.o)), T: intNum(b.start.UnixMilli()), V: intNum(b.v), VW: num(scaledText(scaled(vw))),
-			}
-		}
-		out["results"] = results
+	return rawJSON(http.StatusOK, renderMassive(label, adjusted, requestID(rq), nextURL, bars))
+}
+
+// renderMassive writes an aggregates page as Massive does (encoding/json of a map, so its keys
+// sorted): next_url only when there is a next page, results only when there are bars.
+func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars []ohlcv) []byte {
+	buf := make([]byte, 0, 256+len(bars)*140)
+	buf = strconv.AppendBool(append(buf, `{"adjusted":`...), adjusted)
+	buf = strconv.AppendInt(append(buf, `,"count":`...), int64(len(bars)), 10)
+	if nextURL != "" {
+		buf = appendJSONString(append(buf, `,"next_url":`...), nextURL)
 	}
-	return jsonReply(http.StatusOK, out)
+	buf = strconv.AppendInt(append(buf, `,"queryCount":`...), int64(len(bars)), 10)
+	buf = appendJSONString(append(buf, `,"request_id":`...), requestID)
+	if len(bars) > 0 {
+		buf = append(buf, `,"results":[`...)
+		for i, b := range bars {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 10_000 * 10_000
+			buf = appendDecimal(append(buf, `{"c":`...), int64(b.c), numeric.Scale)
+			buf = appendDecimal(append(buf, `,"h":`...), int64(b.h), numeric.Scale)
+			buf = appendDecimal(append(buf, `,"l":`...), int64(b.l), numeric.Scale)
+			buf = strconv.AppendInt(append(buf, `,"n":`...), b.v/97+1, 10)
+			buf = appendDecimal(append(buf, `,"o":`...), int64(b.o), numeric.Scale)
+			buf = strconv.AppendInt(append(buf, `,"t":`...), b.start.UnixMilli(), 10)
+			buf = strconv.AppendInt(append(buf, `,"v":`...), b.v, 10)
+			buf = appendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+			buf = append(buf, '}')
+		}
+		buf = append(buf, ']')
+	}
+	buf = strconv.AppendInt(append(buf, `,"resultsCount":`...), int64(len(bars)), 10)
+	buf = appendJSONString(append(buf, `,"status":"OK","ticker":`...), ticker)
+	return append(buf, '}')
 }
 
 // massiveTime reads a from/to path segment: unix milliseconds (inclusive) or a New York date

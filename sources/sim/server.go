@@ -619,6 +619,67 @@ func float32Text(p numeric.Scaled) string {
 
 func scaled(v int64) numeric.Scaled { return numeric.Scaled(v) }
 
+// Bodies of bars are written by hand into one buffer (appendDecimal, appendFixed,
+// appendJSONString): the simulator shares the machine with what a benchmark measures, and
+// encoding/json's reflection over a struct of text per field cost it about a third of its CPU.
+// The render tests hold each hand-written body to encoding/json's, byte for byte.
+
+// appendDecimal appends decimalText(v, scale).
+func appendDecimal(dst []byte, v int64, scale int) []byte {
+	pow := ipow10(scale)
+	dst = strconv.AppendInt(dst, v/pow, 10)
+	frac := v % pow
+	if frac == 0 {
+		return dst
+	}
+	n := scale // the fraction's digits, once its trailing zeros are gone
+	for frac%10 == 0 {
+		frac /= 10
+		n--
+	}
+	return appendPadded(append(dst, '.'), frac, n)
+}
+
+// appendPadded appends v (≥ 0) zero-padded to n digits.
+func appendPadded(dst []byte, v int64, n int) []byte {
+	for d := ipow10(n - 1); d > 1 && v < d; d /= 10 {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendInt(dst, v, 10)
+}
+
+// appendFixed appends fixedText(p, n).
+func appendFixed(dst []byte, p numeric.Scaled, n int) []byte {
+	unit := int64(1)
+	for i := n; i < numeric.Scale; i++ {
+		unit *= 10
+	}
+	q := divRound(int64(p), unit)
+	if n == 0 {
+		return strconv.AppendInt(dst, q, 10)
+	}
+	pow := ipow10(n)
+	dst = strconv.AppendInt(dst, q/pow, 10)
+	return appendPadded(append(dst, '.'), q%pow, n)
+}
+
+func ipow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+// appendJSONString appends s as encoding/json writes a string.
+func appendJSONString(dst []byte, s string) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("sim: " + err.Error())
+	}
+	return append(dst, b...)
+}
+
 // num is JSON number text written as is.
 type num string
 
