@@ -403,12 +403,13 @@ func clipText(s string) string {
 	return redact.Clip(strings.TrimSpace(s), maxText)
 }
 
-// Keyed is the start every adapter's New shares, with f the factory the adapter registers: the
-// name defaulted to f.Type, the options checked against f (an *OptionError naming the key), the
-// key and secret required when f needs them (keyHelp says what is missing, e.g. "tiingo needs
-// an API token"), base_url defaulted and checked, and the rate defaulted to f.DefaultRate (the
-// client paces at it, Coverage reports it). It returns the settings to build the client with.
-func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string) (Settings, error) {
+// Keyed is the prologue every adapter shares, run by its Factory's New (see Adapter) on the
+// factory f the adapter registers: the name defaulted to f.Type, the options checked against f
+// (an *OptionError naming the key), the key and secret required when f needs them (f.KeyHelp
+// says what is missing), base_url defaulted to f.BaseURL and checked, and the rate defaulted to
+// f.DefaultRate (the client paces at it, Coverage reports it). It returns the settings to build
+// the source with.
+func Keyed(s Settings, f Factory) (Settings, error) {
 	if s.Name == "" {
 		s.Name = f.Type
 	}
@@ -416,14 +417,20 @@ func Keyed(s Settings, f Factory, keyHelp, defaultBaseURL string) (Settings, err
 		return s, err
 	}
 	if (f.NeedsKey && s.Key == "") || (f.NeedsSecret && s.Secret == "") {
-		what := "the variable key_env names"
+		help, what := f.KeyHelp, "the variable key_env names"
+		if help == "" {
+			help = f.Type + " needs an API key"
+		}
 		if f.NeedsSecret {
+			if f.KeyHelp == "" {
+				help += " and a secret"
+			}
 			what = "the variables key_env and secret_env name"
 		}
-		return s, Errorf(s.Name, ErrNoKey, "%s in %s", keyHelp, what)
+		return s, Errorf(s.Name, ErrNoKey, "%s in %s", help, what)
 	}
 	if s.BaseURL == "" {
-		s.BaseURL = defaultBaseURL
+		s.BaseURL = f.BaseURL
 	}
 	if err := CheckBaseURL(s); err != nil {
 		return s, err
@@ -453,6 +460,21 @@ func DelayOption(s Settings, def time.Duration) (time.Duration, error) {
 		return 0, OptionErrorf(s.Name, "delay", "%q is not a duration like 15m", v)
 	}
 	return d, nil
+}
+
+// ChoiceOption reads an option whose value is one of choices (in any case, spaces trimmed), the
+// first of them when it is not set; another value is an *OptionError that lists them.
+func ChoiceOption(s Settings, key string, choices ...string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(s.Options[key]))
+	switch {
+	case v == "":
+		return choices[0], nil
+	case slices.Contains(choices, v):
+		return v, nil
+	case len(choices) == 2:
+		return "", OptionErrorf(s.Name, key, "%q is not %s or %s", v, choices[0], choices[1])
+	}
+	return "", OptionErrorf(s.Name, key, "%q is not one of %s", v, strings.Join(choices, ", "))
 }
 
 // ClosedBy is the end of a window [from, to) that has closed by now: to, or the start of now's

@@ -334,34 +334,67 @@ func TestCheckBaseURLAndWindow(t *testing.T) {
 
 func TestKeyed(t *testing.T) {
 	def := Rate{N: 5, Per: time.Minute}
-	f := Factory{Type: "x", NeedsKey: true, DefaultRate: def, Options: map[string]string{"feed": "which feed"}}
-	s, err := Keyed(Settings{Key: "k"}, f, "x needs a key", "https://api.example")
+	f := Factory{Type: "x", NeedsKey: true, KeyHelp: "x needs a key", BaseURL: "https://api.example", DefaultRate: def, Options: map[string]string{"feed": "which feed"}}
+	s, err := Keyed(Settings{Key: "k"}, f)
 	if err != nil || s.BaseURL != "https://api.example" || s.Rate != def || s.Name != "x" {
 		t.Fatalf("defaults: %+v %v", s, err)
 	}
 	own := Rate{N: 1, Per: time.Second}
-	s, err = Keyed(Settings{Name: "mine", Key: "k", BaseURL: "http://127.0.0.1:9", Rate: own, Options: map[string]string{"feed": "iex"}}, f, "x needs a key", "https://api.example")
+	s, err = Keyed(Settings{Name: "mine", Key: "k", BaseURL: "http://127.0.0.1:9", Rate: own, Options: map[string]string{"feed": "iex"}}, f)
 	if err != nil || s.BaseURL != "http://127.0.0.1:9" || s.Rate != own || s.Name != "mine" {
 		t.Fatalf("settings kept: %+v %v", s, err)
 	}
-	if _, err := Keyed(Settings{Name: "x"}, f, "x needs a key", "https://api.example"); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs a key in the variable key_env names") {
+	if _, err := Keyed(Settings{Name: "x"}, f); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs a key in the variable key_env names") {
 		t.Fatalf("no key: %v", err)
 	}
 	f2 := f
 	f2.NeedsSecret = true
-	if _, err := Keyed(Settings{Name: "x", Key: "k"}, f2, "x needs a key id and a secret", "https://api.example"); !errors.Is(err, ErrNoKey) {
+	if _, err := Keyed(Settings{Name: "x", Key: "k"}, f2); !errors.Is(err, ErrNoKey) {
 		t.Fatalf("no secret: %v", err)
 	}
-	if _, err := Keyed(Settings{Name: "x"}, Factory{}, "", "https://api.example"); err != nil {
+	f2.KeyHelp = ""
+	if _, err := Keyed(Settings{Name: "x"}, f2); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "x needs an API key and a secret in the variables key_env and secret_env name") {
+		t.Fatalf("no key, no help of its own: %v", err)
+	}
+	if _, err := Keyed(Settings{Name: "x"}, Factory{BaseURL: "https://api.example"}); err != nil {
 		t.Fatalf("a keyless type refused without a key: %v", err)
 	}
-	if _, err := Keyed(Settings{Name: "x", Key: "k", BaseURL: "ftp://nope"}, f, "x needs a key", "https://api.example"); err == nil {
+	if _, err := Keyed(Settings{Name: "x", Key: "k", BaseURL: "ftp://nope"}, f); err == nil {
 		t.Fatal("a non-http base_url accepted")
 	}
-	_, err = Keyed(Settings{Name: "x", Key: "k", Options: map[string]string{"bogus": "1"}}, f, "x needs a key", "https://api.example")
+	_, err = Keyed(Settings{Name: "x", Key: "k", Options: map[string]string{"bogus": "1"}}, f)
 	var oe *OptionError
 	if !errors.As(err, &oe) || oe.Key != "bogus" || oe.Source != "x" {
 		t.Fatalf("an unknown option: %v, want an *OptionError naming bogus", err)
+	}
+}
+
+// TestAdapterRunsThePrologueFirst: the Factory an adapter registers builds through Keyed on its
+// own facts, so its constructor only ever sees resolved settings, and a refused setting never
+// reaches it.
+func TestAdapterRunsThePrologueFirst(t *testing.T) {
+	var got []Settings
+	f := Adapter(Factory{Type: "test-adapter-prologue", NeedsKey: true, BaseURL: "https://api.example", DefaultRate: Rate{N: 7, Per: time.Minute},
+		Options: map[string]string{"feed": "which feed"}}, func(s Settings, d Deps) (Source, error) {
+		got = append(got, s)
+		return nil, nil
+	})
+	if r, ok := Lookup("test-adapter-prologue"); !ok || r.New == nil || r.Build == nil || r.BaseURL != f.BaseURL {
+		t.Fatalf("registered %+v, %v", r, ok)
+	}
+	if _, err := f.New(Settings{Key: "k"}, Deps{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "test-adapter-prologue" || got[0].BaseURL != "https://api.example" || got[0].Rate != f.DefaultRate {
+		t.Fatalf("the constructor got %+v, want the settings Keyed resolved", got)
+	}
+	for _, s := range []Settings{{}, {Key: "k", Options: map[string]string{"fed": "iex"}}, {Key: "k", BaseURL: "ftp://x"}} {
+		if _, err := f.New(s, Deps{}); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+	if len(got) != 1 {
+		t.Errorf("the constructor ran on %d refused settings", len(got)-1)
 	}
 }
 

@@ -54,18 +54,3 @@ func CheckWindows(source string, symbols []string, from, to time.Time) error {
 	}
 	return nil
 }
-
-// PagesEach runs pages for each symbol of a one-ticker-a-request Pager in turn, after checking
-// the window of every one: such a provider (massive, twelvedata) proves each symbol's window on
-// its own.
-func PagesEach(source string, symbols []string, from, to time.Time, pages func(symbol string, from, to time.Time) error) error {
-	if err := CheckWindows(source, symbols, from, to); err != nil {
-		return err
-	}
-	for _, sym := range symbols {
-		if err := pages(sym, from.UTC(), to.UTC()); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -1,7 +1,9 @@
 // Package sources turns public quote APIs into 1-minute bars: the Source interface every adapter
 // implements, the errors they return, the registry of source types that sources.yaml names, and
-// the HTTP plumbing they share (client.go). Each provider lives in its own sub-package and
-// registers itself in init(); sources/all imports every one of them.
+// the HTTP plumbing they share (client.go) and the shape every adapter has (base.go: Adapter
+// registers its one Factory, NewBase and Base give its Source a name, coverage and window check).
+// Each provider lives in its own sub-package and registers itself; sources/all imports every one
+// of them.
 package sources
 
 import (
@@ -196,9 +198,10 @@ func (d Deps) WithDefaults() Deps {
 	return d
 }
 
-// Factory builds sources of one type. Each adapter declares one Factory value, registers it
-// (Register) and hands the same value to Keyed in its New, so what sources.yaml may set and
-// what New accepts cannot drift apart.
+// Factory builds sources of one type: the type's facts (its options, key, base URL and rate)
+// and its constructor. Each adapter declares one Factory value and registers it with Adapter,
+// which makes its New run the prologue every adapter shares on those same facts, so what
+// sources.yaml may set and what the constructor accepts cannot drift apart.
 type Factory struct {
 	// Type is the type's name in sources.yaml (type: alpaca), and the name Keyed gives a source
 	// built with none (sources.yaml always names its sources; a test or a script may not).
@@ -212,18 +215,20 @@ type Factory struct {
 	// KeyEnv and SecretEnv are the environment variables the shipped sources.yaml names for
 	// them (MASSIVE_API_KEY): what `pricerig sim` prints and the docs list.
 	KeyEnv, SecretEnv string
+	// KeyHelp is what a missing key says ("tiingo needs an API token"); "" says that the type
+	// needs an API key (and a secret, with NeedsSecret).
+	KeyHelp string
+	// BaseURL is the provider's API, base_url's default; "" for a generic type, whose
+	// sources.yaml must set base_url.
+	BaseURL string
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
-	// New builds a source; With sets it when the adapter registers the value. It starts with
-	// Keyed, so a bad option is an *OptionError naming its key and a missing key is ErrNoKey.
+	// New builds a source. Adapter sets it to Keyed (so a bad option is an *OptionError naming
+	// its key and a missing key is ErrNoKey) followed by Build.
 	New func(s Settings, d Deps) (Source, error)
-}
-
-// With is f with its constructor: what an adapter registers, from the same value it hands to
-// Keyed (init() { sources.Register(factory.Type, factory.With(New)) }).
-func (f Factory) With(newSource func(s Settings, d Deps) (Source, error)) Factory {
-	f.New = newSource
-	return f
+	// Build is the adapter's own constructor, which New hands the settings Keyed resolved; nil
+	// for a factory registered with its New alone (Register).
+	Build func(s Settings, d Deps) (Source, error)
 }
 
 var (
@@ -231,7 +236,8 @@ var (
 	registry   = map[string]Factory{}
 )
 
-// Register makes a source type available to sources.yaml. Adapters call it from init().
+// Register makes a source type available to sources.yaml. Adapters register through Adapter;
+// a test may register a fake of its own.
 func Register(typ string, f Factory) {
 	registryMu.Lock()
 	defer registryMu.Unlock()

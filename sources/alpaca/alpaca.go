@@ -45,8 +45,8 @@ var feeds = map[string]struct {
 	"overnight":   {[]market.Session{market.Overnight}, 0},
 }
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{
 	Type: Type,
 	Options: map[string]string{
 		"feed": "iex (default: the only feed without a subscription), sip, delayed_sip, otc, boats or overnight",
@@ -55,60 +55,28 @@ var factory = sources.Factory{
 	NeedsSecret: true,
 	KeyEnv:      "ALPACA_API_KEY_ID",
 	SecretEnv:   "ALPACA_API_SECRET_KEY",
+	KeyHelp:     "alpaca needs a key id and a secret",
+	BaseURL:     "https://data.alpaca.markets",
 	DefaultRate: DefaultRate,
-}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+}, build)
 
 // Source is an Alpaca bars source.
 type Source struct {
-	name   string
-	feed   string
-	client *sources.Client
-	now    func() time.Time
-	cov    sources.Coverage
+	sources.Base
+	feed string
 }
 
-// New builds an Alpaca source from its key id (Key), secret (Secret) and feed option.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "alpaca needs a key id and a secret", "https://data.alpaca.markets")
+// build makes an Alpaca source from its key id (Key), secret (Secret) and feed option.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	feed, err := sources.ChoiceOption(s, "feed", "iex", "sip", "delayed_sip", "otc", "boats", "overnight")
 	if err != nil {
 		return nil, err
 	}
-	feed := "iex"
-	if v := strings.ToLower(strings.TrimSpace(s.Options["feed"])); v != "" {
-		feed = v
-	}
-	f, ok := feeds[feed]
-	if !ok {
-		return nil, sources.OptionErrorf(s.Name, "feed", "%q is not one of iex, sip, delayed_sip, otc, boats, overnight", feed)
-	}
-	d = d.WithDefaults()
-	return &Source{
-		name: s.Name,
-		feed: feed,
-		client: sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{
-			"APCA-API-KEY-ID":     s.Key,
-			"APCA-API-SECRET-KEY": s.Secret,
-		}, ReadError: readError}),
-		now: d.Now,
-		cov: sources.Coverage{
-			Sessions:   f.sessions,
-			MaxWindow:  MaxWindow,
-			Page:       pageLimit,
-			Paged:      true,
-			Adjustment: sources.Raw,
-			Delay:      f.delay,
-			Rate:       s.Rate,
-		},
-	}, nil
+	f := feeds[feed]
+	auth := map[string]string{"APCA-API-KEY-ID": s.Key, "APCA-API-SECRET-KEY": s.Secret}
+	cov := sources.Coverage{Sessions: f.sessions, MaxWindow: MaxWindow, Page: pageLimit, Paged: true, Adjustment: sources.Raw, Delay: f.delay}
+	return &Source{Base: sources.NewBase(s, d, sources.ClientOptions{Header: auth, ReadError: readError}, cov), feed: feed}, nil
 }
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.name }
-
-// Coverage says what the source can answer with its feed.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the raw 1-minute bars of symbol that start in [from, to).
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
@@ -130,7 +98,7 @@ func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.
 }
 
 func (s *Source) fetch(ctx context.Context, path string, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
-	if err := sources.CheckWindows(s.name, symbols, from, to); err != nil {
+	if err := sources.CheckWindows(s.Name(), symbols, from, to); err != nil {
 		return nil, err
 	}
 	all := map[string][]sources.Bar{}
@@ -171,7 +139,7 @@ func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time
 // pages asks for one window and follows its next_page_token, handing each page tidied to the
 // window (and to the minutes closed by now).
 func (s *Source) pages(ctx context.Context, path string, symbols []string, from, to time.Time, resume string, each func(sources.Page) error) error {
-	if err := sources.CheckWindows(s.name, symbols, from, to); err != nil {
+	if err := sources.CheckWindows(s.Name(), symbols, from, to); err != nil {
 		return err
 	}
 	multi := path == "/v2/stocks/bars"
@@ -196,10 +164,10 @@ func (s *Source) pages(ctx context.Context, path string, symbols []string, from,
 	}
 	for n := 0; ; n++ {
 		if n == maxPages {
-			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+			return s.Client().Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
 		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(from, to, len(symbols)), Keep: sources.Window{From: from, To: to}}
-		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbols, multi, req.Keep) })
+		pg, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) (page, error) { return decode(st, symbols, multi, req.Keep) })
 		if err != nil {
 			return err
 		}
@@ -207,11 +175,11 @@ func (s *Source) pages(ctx context.Context, path string, symbols []string, from,
 		last := next == ""
 		if !last {
 			if seen[next] {
-				return s.client.Fail(sources.ErrBadResponse, 200, "next_page_token repeats: the pages loop")
+				return s.Client().Fail(sources.ErrBadResponse, 200, "next_page_token repeats: the pages loop")
 			}
 			seen[next] = true
 		}
-		end := sources.ClosedBy(to, s.now())
+		end := sources.ClosedBy(to, s.Now())
 		p := sources.Page{Bars: map[string][]sources.Bar{}, Proven: map[string]sources.Window{}, Next: next}
 		current := -1 // the last symbol of the page in Alpaca's order
 		for i, sym := range order {

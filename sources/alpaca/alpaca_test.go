@@ -30,12 +30,12 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 	if s.Key == "" {
 		s.Key, s.Secret = fakeKey, fakeSecret
 	}
-	src, err := New(s, sources.Deps{Now: func() time.Time { return now }})
+	src, err := factory.New(s, sources.Deps{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := src.(*Source)
-	a.client.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	a.Client().Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return a
 }
 
@@ -371,7 +371,7 @@ func TestKeysNeverInErrors(t *testing.T) {
 			return err
 		},
 	})
-	_, err := New(sources.Settings{Key: fakeKey}, sources.Deps{})
+	_, err := factory.New(sources.Settings{Key: fakeKey}, sources.Deps{})
 	if !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no secret: %v, want ErrNoKey", err)
 	}
@@ -402,7 +402,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 // ALPACA_API_SECRET_KEY set.
 func TestLive(t *testing.T) {
 	keys := adaptertest.Live(t, "Alpaca", "ALPACA_API_KEY_ID", "ALPACA_API_SECRET_KEY")
-	src, err := New(sources.Settings{Key: keys[0], Secret: keys[1]}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Key: keys[0], Secret: keys[1]}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -56,76 +55,45 @@ var options = map[string]string{
 	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
 }
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://www.alphavantage.co"}, build)
 
 // Source is an Alpha Vantage intraday source.
 type Source struct {
-	name     string
-	key      string
+	sources.Base
 	endLabel bool
-	client   *sources.Client
-	now      func() time.Time
-	log      *slog.Logger
-	cov      sources.Coverage
 }
 
-// New builds an Alpha Vantage source from its API key (Key) and options.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "alphavantage needs an API key", "https://www.alphavantage.co")
+// build makes an Alpha Vantage source from its API key (Key) and options.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	label, err := sources.ChoiceOption(s, "label", "start", "end")
 	if err != nil {
 		return nil, err
-	}
-	src := &Source{name: s.Name, key: s.Key}
-	switch v := strings.ToLower(strings.TrimSpace(s.Options["label"])); v {
-	case "start", "":
-	case "end":
-		src.endLabel = true
-	default:
-		return nil, sources.OptionErrorf(s.Name, "label", "%q is not start or end", v)
 	}
 	delay, err := sources.DelayOption(s, DefaultDelay)
 	if err != nil {
 		return nil, err
 	}
-	d = d.WithDefaults()
-	src.client = sources.NewClient(s, d, sources.ClientOptions{})
-	src.now, src.log = d.Now, d.Logger
-	src.cov = sources.Coverage{
-		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
-		Since:      First.UTC(),
-		Cut:        sources.CutMonth,
-		MaxWindow:  MaxWindow,
-		Adjustment: sources.Raw,
-		Delay:      delay,
-		Rate:       s.Rate,
-	}
-	return src, nil
+	sessions := []market.Session{market.Pre, market.Regular, market.Post}
+	cov := sources.Coverage{Sessions: sessions, Since: First.UTC(), Cut: sources.CutMonth, MaxWindow: MaxWindow, Adjustment: sources.Raw, Delay: delay}
+	return &Source{Base: sources.NewBase(s, d, sources.ClientOptions{}, cov), endLabel: label == "end"}, nil
 }
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.name }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the raw 1-minute bars of symbol that start in [from, to), one request per New
 // York calendar month the window touches.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	from, to = from.UTC(), to.UTC()
-	end := sources.ClosedBy(to, s.now())
+	end := sources.ClosedBy(to, s.Now())
 	var all []sources.Bar
 	for _, m := range months(from, to) {
 		if !m.Before(end) {
 			break // a month that has not begun has no bars: do not spend a request on it
 		}
 		if m.Before(First) {
-			return nil, s.client.Fail(sources.ErrUnsupportedWindow, 0, fmt.Sprintf("1-minute bars begin with 2000-01; asked for %s", m.Format("2006-01")))
+			return nil, s.Client().Fail(sources.ErrUnsupportedWindow, 0, fmt.Sprintf("1-minute bars begin with 2000-01; asked for %s", m.Format("2006-01")))
 		}
 		q := url.Values{
 			"function":       {"TIME_SERIES_INTRADAY"},
@@ -136,16 +104,16 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"extended_hours": {"true"},
 			"adjusted":       {"false"},
 			"datatype":       {"json"},
-			"apikey":         {s.key},
+			"apikey":         {s.Key()},
 		}
 		req := sources.Request{Path: "/query", Query: q, Limit: sources.BodyCap(m, m.AddDate(0, 1, 0), 1), Keep: sources.Window{From: from, To: end}}
-		p, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (month, error) { return decode(st, symbol, s.endLabel, req.Keep) })
+		p, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) (month, error) { return decode(st, symbol, s.endLabel, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
 		bars, warning := p.bars, p.warning
 		if warning != "" {
-			s.log.Warn("alphavantage bar labels look wrong", "source", s.name, "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
+			s.Logger().Warn("alphavantage bar labels look wrong", "source", s.Name(), "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
 		}
 		all = append(all, bars...)
 	}

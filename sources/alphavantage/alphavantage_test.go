@@ -31,12 +31,12 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings, log
 	if s.Key == "" {
 		s.Key = fakeKey
 	}
-	src, err := New(s, sources.Deps{Now: func() time.Time { return now }, Logger: logger})
+	src, err := factory.New(s, sources.Deps{Now: func() time.Time { return now }, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	av := src.(*Source)
-	av.client.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	av.Client().Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return av
 }
 
@@ -389,7 +389,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Alpha Vantage", "ALPHAVANTAGE_API_KEY")[0]
 	var logs bytes.Buffer
-	src, err := New(sources.Settings{Key: key}, sources.Deps{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	src, err := factory.New(sources.Settings{Key: key}, sources.Deps{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

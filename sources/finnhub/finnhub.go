@@ -20,30 +20,18 @@ const (
 // DefaultRate is the free plan's 60 calls per minute.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "finnhub", KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: "finnhub", KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
-func init() { sources.Register(factory.Type, factory.With(New)) }
-
-// New builds a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
+// build makes a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
 // accepts like token=, so it never lands in a URL.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "finnhub needs an API key", DefaultBaseURL)
-	if err != nil {
-		return nil, err
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	auth := map[string]string{"X-Finnhub-Token": s.Key}
+	cov := sources.Coverage{
+		Sessions: []market.Session{market.Regular},
+		// "Only 1 month of intraday will be returned at a time."
+		MaxWindow:  30 * 24 * time.Hour,
+		Adjustment: sources.Raw,
 	}
-	d = d.WithDefaults()
-	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"X-Finnhub-Token": s.Key}})
-	return udf.NewSource(c, udf.Config{
-		HistoryPath: candlePath,
-		SymbolParam: "symbol",
-		Resolution:  "1",
-		Coverage: sources.Coverage{
-			Sessions: []market.Session{market.Regular},
-			// "Only 1 month of intraday will be returned at a time."
-			MaxWindow:  30 * 24 * time.Hour,
-			Adjustment: sources.Raw,
-			Rate:       s.Rate,
-		},
-	}, d.Now), nil
+	return udf.NewSource(sources.NewBase(s, d, sources.ClientOptions{Header: auth}, cov), udf.Config{HistoryPath: candlePath, SymbolParam: "symbol", Resolution: "1"}), nil
 }

@@ -33,7 +33,7 @@ func requests(srv *adaptertest.Server) []request {
 
 func newSource(t *testing.T, base string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "finnhub", Type: "finnhub", BaseURL: base, Key: testKey, Retries: -1,
+	src, err := factory.New(sources.Settings{Name: "finnhub", Type: "finnhub", BaseURL: base, Key: testKey, Retries: -1,
 		Rate: sources.Rate{N: 1000, Per: time.Second}}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestKeyNeverInErrorsOrURLs(t *testing.T) {
 }
 
 func TestNewAndCoverage(t *testing.T) {
-	if _, err := New(sources.Settings{Name: "finnhub"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
+	if _, err := factory.New(sources.Settings{Name: "finnhub"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: %v", err)
 	}
 	adaptertest.Coverages(t, "finnhub", sources.Settings{Name: "finnhub", Key: "k"}, []adaptertest.OptionCase{
@@ -173,7 +173,7 @@ func FuzzBody(f *testing.F) {
 // set. Free keys have no candle access; that is reported, not failed.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Finnhub", "FINNHUB_API_KEY")[0]
-	src, err := New(sources.Settings{Name: "finnhub", Type: "finnhub", Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Name: "finnhub", Type: "finnhub", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,44 +26,27 @@ const (
 // DefaultRate is the free plan's 250 requests per day.
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "fmp", KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: "fmp", KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is an fmp source.
-type Source struct {
-	client *sources.Client
-	key    string
-	cov    sources.Coverage
-}
+type Source struct{ sources.Base }
 
-// New builds an fmp source. FMP documents only apikey= for its key; the client redacts it from
+// build makes an fmp source. FMP documents only apikey= for its key; the client redacts it from
 // every URL it logs or puts in an error.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "fmp needs an API key", DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	return &Source{client: sources.NewClient(s, d, sources.ClientOptions{}), key: s.Key, cov: sources.Coverage{
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	return &Source{sources.NewBase(s, d, sources.ClientOptions{}, sources.Coverage{
 		Sessions:   []market.Session{market.Regular},
 		MaxWindow:  maxDays * 24 * time.Hour,
 		Cut:        sources.CutDates,
 		Dates:      maxDays,
 		Adjustment: sources.Raw,
-		Rate:       s.Rate,
-	}}, nil
+	})}, nil
 }
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.client.Name() }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars asks for the dates covering [from, to), seven at a time, and keeps the bars in the window.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, 0, time.Time{}); err != nil {
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	symbol = strings.TrimSpace(symbol)
@@ -74,15 +57,15 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("from", r.First.Format(time.DateOnly))
 		q.Set("to", r.Last.Format(time.DateOnly))
 		q.Set("nonadjusted", "true")
-		q.Set("apikey", s.key)
+		q.Set("apikey", s.Key())
 		req := sources.Request{Path: chartPath, Query: q, Limit: sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Keep: sources.Window{From: from, To: to}}
-		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, symbol, req.Keep) })
+		bars, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, symbol, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, bars...)
 	}
-	return s.client.Finish(all, from, to)
+	return s.Client().Finish(all, from, to)
 }
 
 // Decode reads an FMP historical-chart body for symbol as it arrives, keeping the bars that

@@ -89,7 +89,7 @@ func requests(srv *adaptertest.Server) []request {
 
 func newSource(t *testing.T, base string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "fmp", Type: "fmp", BaseURL: base, Key: testKey, Retries: -1,
+	src, err := factory.New(sources.Settings{Name: "fmp", Type: "fmp", BaseURL: base, Key: testKey, Retries: -1,
 		Rate: sources.Rate{N: 1000, Per: time.Second}}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 }
 
 func TestNewAndCoverage(t *testing.T) {
-	if _, err := New(sources.Settings{Name: "fmp"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
+	if _, err := factory.New(sources.Settings{Name: "fmp"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: %v", err)
 	}
 	adaptertest.Coverages(t, "fmp", sources.Settings{Name: "fmp", Key: "k"}, []adaptertest.OptionCase{
@@ -178,7 +178,7 @@ func TestNewAndCoverage(t *testing.T) {
 // plans get 402 Restricted Endpoint; that is reported, not failed.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "FMP", "FMP_API_KEY")[0]
-	src, err := New(sources.Settings{Name: "fmp", Type: "fmp", Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Name: "fmp", Type: "fmp", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

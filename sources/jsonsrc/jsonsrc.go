@@ -45,10 +45,8 @@ var options = map[string]string{
 
 var required = []string{"url", "time_path", "price_path"}
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "json", Options: options, Required: required}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: "json", Options: options, Required: required}, build)
 
 // Spec says where a body keeps its bars and how to read them; Parse needs nothing else.
 type Spec struct {
@@ -65,14 +63,11 @@ type Spec struct {
 
 // Source is a json source.
 type Source struct {
-	client     *sources.Client
+	sources.Base
 	spec       Spec
 	tmpl       string
 	fromFormat string
 	toFormat   string
-	key        string
-	cov        sources.Coverage
-	now        func() time.Time
 }
 
 var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
@@ -80,18 +75,9 @@ var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
 var boundFormats = map[string]bool{"unix": true, "unixms": true, "rfc3339": true, "date": true}
 var timeFormats = map[string]bool{"unix": true, "unixms": true, "rfc3339": true, "et": true}
 
-// New builds a json source and checks its template and paths.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "", "")
-	if err != nil {
-		return nil, err
-	}
-	opt := func(k, def string) string {
-		if v := strings.TrimSpace(s.Options[k]); v != "" {
-			return v
-		}
-		return def
-	}
+// build makes a json source and checks its template and paths.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	opt := func(k, def string) string { return udf.Option(s, k, def) }
 	bad := func(k, format string, args ...any) error {
 		return sources.OptionErrorf(s.Name, k, format, args...)
 	}
@@ -115,7 +101,7 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	if hasKey && s.Key == "" {
 		return nil, bad("url", "uses {key} but key_env gives no key")
 	}
-	src := &Source{tmpl: tmpl, key: s.Key}
+	src := &Source{tmpl: tmpl}
 	src.fromFormat, src.toFormat = opt("from_format", "unix"), opt("to_format", "unix")
 	for k, v := range map[string]string{"from_format": src.fromFormat, "to_format": src.toFormat} {
 		if !boundFormats[v] {
@@ -154,10 +140,10 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 	}
 	src.spec = spec
-	if src.cov, err = udf.CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour); err != nil {
+	cov, err := udf.CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour)
+	if err != nil {
 		return nil, err
 	}
-	src.cov.Rate = s.Rate
 	var header map[string]string
 	if !hasKey {
 		if header, err = udf.AuthHeader(s, opt("auth_header", ""), opt("auth_scheme", "")); err != nil {
@@ -166,45 +152,38 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	} else if opt("auth_header", "") != "" || opt("auth_scheme", "") != "" {
 		return nil, bad("auth_header", "the key already goes in url as {key}; set one or the other")
 	}
-	d = d.WithDefaults()
-	src.now = d.Now
-	src.client = sources.NewClient(s, d, sources.ClientOptions{Header: header, ReadError: func(_ int, body []byte) (string, error) {
+	readError := func(_ int, body []byte) (string, error) {
 		return errorAt(body, spec.ErrorPath), nil // the message at error_path, when the body has one
-	}})
+	}
+	src.Base = sources.NewBase(s, d, sources.ClientOptions{Header: header, ReadError: readError}, cov)
 	return src, nil
 }
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.client.Name() }
-
-// Coverage says what the source can answer, as sources.yaml declared it.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars asks the URL for [from, to) one window of at most max_window at a time. It cannot know
 // whether the provider reads {to} as inclusive, so it sends the window's bounds as they are and
 // keeps only the bars inside; a bar fetched twice at a shared bound is dropped by Tidy.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, s.cov.Lookback, s.now()); err != nil {
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	symbol = strings.TrimSpace(symbol)
 	var all []sources.Bar
-	for _, w := range sources.Windows(from, to, s.cov.MaxWindow) {
+	for _, w := range sources.Windows(from, to, s.Coverage().MaxWindow) {
 		target := Expand(s.tmpl, map[string]string{
 			"symbol": symbol,
 			"from":   FormatBound(w.From, w.To, s.fromFormat, false),
 			"to":     FormatBound(w.From, w.To, s.toFormat, true),
-			"key":    s.key,
+			"key":    s.Key(),
 		})
 		// a provider that takes dates answers whole days: a day either side is room for them
 		req := sources.Request{Path: target, Limit: sources.BodyCap(w.From.AddDate(0, 0, -1), w.To.AddDate(0, 0, 1), 1), Keep: w}
-		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, s.spec, symbol, w) })
+		bars, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, s.spec, symbol, w) })
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, bars...)
 	}
-	return s.client.Finish(all, from, to)
+	return s.Client().Finish(all, from, to)
 }
 
 // Expand fills a URL template: values before the first ? are escaped as path segments, values

@@ -225,7 +225,7 @@ func opts(extra map[string]string) map[string]string {
 
 func newSource(t *testing.T, base, key string, o map[string]string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "j", Type: "json", BaseURL: base, Key: key, Retries: -1, Options: o},
+	src, err := factory.New(sources.Settings{Name: "j", Type: "json", BaseURL: base, Key: key, Retries: -1, Options: o},
 		sources.Deps{Now: func() time.Time { return utc("2026-11-27T16:00:00Z") }})
 	if err != nil {
 		t.Fatal(err)
@@ -347,12 +347,12 @@ func TestNewOptions(t *testing.T) {
 		{map[string]string{"url": "/x/{symbol}", "time_path": "t", "price_path": "c", "price": "c"}, "", "price"},
 	}
 	for _, tt := range bad {
-		_, err := New(sources.Settings{Name: "j", Type: "json", BaseURL: "http://127.0.0.1:1", Key: tt.key, Options: tt.opts}, sources.Deps{})
+		_, err := factory.New(sources.Settings{Name: "j", Type: "json", BaseURL: "http://127.0.0.1:1", Key: tt.key, Options: tt.opts}, sources.Deps{})
 		if err == nil || !strings.Contains(err.Error(), tt.wantKey) {
 			t.Errorf("%v: err = %v, want one naming %s", tt.opts, err, tt.wantKey)
 		}
 	}
-	src, err := New(sources.Settings{Name: "j", Type: "json", BaseURL: "http://127.0.0.1:1", Rate: sources.Rate{N: 2, Per: time.Second},
+	src, err := factory.New(sources.Settings{Name: "j", Type: "json", BaseURL: "http://127.0.0.1:1", Rate: sources.Rate{N: 2, Per: time.Second},
 		Options: map[string]string{"url": "/x/{symbol}", "time_path": "t", "price_path": "c", "sessions": "pre,regular,post",
 			"lookback": "7d", "max_window": "6h", "adjustment": "splits"}}, sources.Deps{})
 	if err != nil {

@@ -41,105 +41,56 @@ var options = map[string]string{
 	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
 }
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://api.massive.com"}, build)
 
-func init() { sources.Register(factory.Type, factory.With(New)) }
-
-// Source is a Massive aggregates source.
+// Source is a Massive aggregates source: a one-ticker Pager over pages.
 type Source struct {
-	name   string
-	key    string
-	base   *url.URL
-	client *sources.Client
-	now    func() time.Time
-	cov    sources.Coverage
+	sources.OneTicker
+	base *url.URL
 }
 
-// New builds a Massive source from its API key (Key) and options.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "massive needs an API key", "https://api.massive.com")
-	if err != nil {
-		return nil, err
-	}
+// build makes a Massive source from its API key (Key) and options.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	delay, err := sources.DelayOption(s, DefaultDelay)
 	if err != nil {
 		return nil, err
 	}
-	base, _ := url.Parse(s.BaseURL) // Keyed checked it
-	d = d.WithDefaults()
-	return &Source{
-		name:   s.Name,
-		key:    s.Key,
-		base:   base,
-		client: sources.NewClient(s, d, sources.ClientOptions{Origins: knownOrigins}),
-		now:    d.Now,
-		cov: sources.Coverage{
-			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
-			MaxWindow:  MaxWindow,
-			Page:       pageLimit,
-			Paged:      true,
-			Adjustment: sources.Raw,
-			Delay:      delay,
-			Rate:       s.Rate,
-		},
-	}, nil
-}
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.name }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
-
-// Bars returns the raw 1-minute bars of symbol that start in [from, to).
-func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
-		return nil, err
-	}
-	var all []sources.Bar
-	for _, w := range sources.Windows(from.UTC(), to.UTC(), MaxWindow) {
-		err := s.pages(ctx, symbol, w.From, w.To, func(p sources.Page) error {
-			all = append(all, p.Bars[symbol]...)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return sources.Tidy(all, from.UTC(), sources.ClosedBy(to.UTC(), s.now())), nil
-}
-
-// Pages asks for [from, to) in one request, whatever its width (the aggregates take any range),
-// and hands each page as it arrives: the backfill keeps every page before it follows next_url.
-// Massive answers one ticker a request, so what a page proves is where it resumes: it hands no
-// Next.
-func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, _ string, each func(sources.Page) error) error {
-	return sources.PagesEach(s.name, symbols, from, to, func(sym string, from, to time.Time) error {
-		return s.pages(ctx, sym, from, to, each)
-	})
+	src := &Source{}
+	src.base, _ = url.Parse(s.BaseURL) // Keyed checked it
+	src.OneTicker = sources.NewOneTicker(sources.NewBase(s, d, sources.ClientOptions{Origins: knownOrigins}, sources.Coverage{
+		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
+		MaxWindow:  MaxWindow,
+		Page:       pageLimit,
+		Paged:      true,
+		Adjustment: sources.Raw,
+		Delay:      delay,
+	}), src.pages)
+	return src, nil
 }
 
 // pages asks for one window of symbol and follows its next_url, handing each page tidied to the
-// window (and to the minutes closed by now) with the part of the window it proves.
+// window (and to the minutes closed by now) with the part of the window it proves. The
+// aggregates take any range, so the backfill asks for a whole span at once and keeps every page
+// before the next_url is followed.
 func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, each func(sources.Page) error) error {
 	// Both ends of the path are inclusive milliseconds: [from, to) is from … to−1ms.
 	path := fmt.Sprintf("/v2/aggs/ticker/%s/range/1/minute/%d/%d", url.PathEscape(symbol), ceilMilli(from), ceilMilli(to)-1)
-	q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.key}}
+	q := url.Values{"adjusted": {"false"}, "sort": {"asc"}, "limit": {strconv.Itoa(pageLimit)}, "apiKey": {s.Key()}}
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
 		if n == maxPages {
-			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+			return s.Client().Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
 		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(from, to, 1), Keep: sources.Window{From: from, To: to}}
-		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbol, req.Keep) })
+		pg, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) (page, error) { return decode(st, symbol, req.Keep) })
 		if err != nil {
 			return err
 		}
 		bars, next := pg.bars, pg.next
 		last := next == ""
 		p := sources.Page{
-			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
+			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.Now()))},
 			Proven: map[string]sources.Window{},
 		}
 		if w, ok := sources.ProvenThrough(bars, from, to, last); ok {
@@ -152,14 +103,14 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 			return nil
 		}
 		if seen[next] {
-			return s.client.Fail(sources.ErrBadResponse, 200, "next_url repeats: the pages loop")
+			return s.Client().Fail(sources.ErrBadResponse, 200, "next_url repeats: the pages loop")
 		}
 		seen[next] = true
 		if path, err = s.nextPage(next); err != nil {
-			return s.client.Adopt(200, err)
+			return s.Client().Adopt(200, err)
 		}
 		// next_url carries the cursor (with limit, sort and adjusted) but not the key.
-		q = url.Values{"apiKey": {s.key}}
+		q = url.Values{"apiKey": {s.Key()}}
 	}
 }
 
@@ -170,7 +121,7 @@ func (s *Source) nextPage(next string) (string, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 		return "", sources.Errorf("", sources.ErrBadResponse, "next_url %q is not an http(s) URL", sources.Redact(next))
 	}
-	if !s.client.Trusted(u) {
+	if !s.Client().Trusted(u) {
 		return "", sources.Errorf("", sources.ErrBadResponse, "next_url points at %s, not at %s: the key is not sent there", sources.Origin(u), sources.Origin(s.base))
 	}
 	q := u.Query()

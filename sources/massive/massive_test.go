@@ -28,12 +28,12 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 	if s.Key == "" {
 		s.Key = fakeKey
 	}
-	src, err := New(s, sources.Deps{Now: func() time.Time { return now }})
+	src, err := factory.New(s, sources.Deps{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := src.(*Source)
-	m.client.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	m.Client().Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return m
 }
 
@@ -310,7 +310,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 // TestLive asks the real Massive. It runs only with PRICERIG_LIVE=1 and MASSIVE_API_KEY set.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Massive", "MASSIVE_API_KEY")[0]
-	src, err := New(sources.Settings{Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

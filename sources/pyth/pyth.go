@@ -26,17 +26,11 @@ var options = map[string]string{
 	"history_path": "path of the history endpoint under base_url (default " + DefaultHistoryPath + "; another channel such as /v1/real_time/history also works)",
 }
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "pyth", KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: "pyth", KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "pyth needs a Pyth Pro API key", BaseURL: DefaultBaseURL}, build)
 
-func init() { sources.Register(factory.Type, factory.With(New)) }
-
-// New builds a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "pyth needs a Pyth Pro API key", DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
+// build makes a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
 	path := DefaultHistoryPath
 	if v := strings.TrimSpace(s.Options["history_path"]); v != "" {
 		if !strings.HasPrefix(v, "/") {
@@ -44,18 +38,12 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 		path = v
 	}
-	d = d.WithDefaults()
-	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"Authorization": "Bearer " + s.Key}})
-	return udf.NewSource(c, udf.Config{
-		HistoryPath: path,
-		SymbolParam: "symbol",
-		Resolution:  "1",
-		Coverage: sources.Coverage{
-			// Equity.US.X/USD carries every session, Blue Ocean's overnight included.
-			Sessions:   append([]market.Session(nil), market.AllSessions...),
-			MaxWindow:  7 * 24 * time.Hour,
-			Adjustment: sources.Raw, // splits apply from the next pre-market on, never back
-			Rate:       s.Rate,
-		},
-	}, d.Now), nil
+	auth := map[string]string{"Authorization": "Bearer " + s.Key}
+	cov := sources.Coverage{
+		// Equity.US.X/USD carries every session, Blue Ocean's overnight included.
+		Sessions:   append([]market.Session(nil), market.AllSessions...),
+		MaxWindow:  7 * 24 * time.Hour,
+		Adjustment: sources.Raw, // splits apply from the next pre-market on, never back
+	}
+	return udf.NewSource(sources.NewBase(s, d, sources.ClientOptions{Header: auth}, cov), udf.Config{HistoryPath: path, SymbolParam: "symbol", Resolution: "1"}), nil
 }

@@ -35,7 +35,7 @@ func requests(srv *adaptertest.Server) []request {
 
 func newSource(t *testing.T, base string, opts map[string]string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "pyth", Type: "pyth", BaseURL: base, Key: testKey, Retries: -1,
+	src, err := factory.New(sources.Settings{Name: "pyth", Type: "pyth", BaseURL: base, Key: testKey, Retries: -1,
 		Rate: sources.Rate{N: 1000, Per: time.Second}, Options: opts}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestKeyNeverInErrors(t *testing.T) {
 }
 
 func TestNewAndCoverage(t *testing.T) {
-	if _, err := New(sources.Settings{Name: "pyth", Type: "pyth"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
+	if _, err := factory.New(sources.Settings{Name: "pyth", Type: "pyth"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: err %v", err)
 	}
 	adaptertest.Coverages(t, "pyth", sources.Settings{Name: "pyth", Key: "k"}, []adaptertest.OptionCase{
@@ -173,7 +173,7 @@ func FuzzBody(f *testing.F) {
 // PYTH_API_KEY are set. A trial key not entitled to the feed is reported, not failed.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Pyth Pro", "PYTH_API_KEY")[0]
-	src, err := New(sources.Settings{Name: "pyth", Type: "pyth", Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Name: "pyth", Type: "pyth", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,44 +22,28 @@ const maxDays = 7
 // DefaultRate is the free plan's 50 requests per hour.
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: "tiingo", KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: "tiingo", KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL}, build)
 
 // Source is a tiingo source.
-type Source struct {
-	client *sources.Client
-	cov    sources.Coverage
-}
+type Source struct{ sources.Base }
 
-// New builds a tiingo source. The key goes in "Authorization: Token <key>" rather than token=,
+// build makes a tiingo source. The key goes in "Authorization: Token <key>" rather than token=,
 // so it never lands in a URL.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "tiingo needs an API token", DefaultBaseURL)
-	if err != nil {
-		return nil, err
-	}
-	c := sources.NewClient(s, d, sources.ClientOptions{Header: map[string]string{"Authorization": "Token " + s.Key}})
-	return &Source{client: c, cov: sources.Coverage{
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	auth := map[string]string{"Authorization": "Token " + s.Key}
+	return &Source{sources.NewBase(s, d, sources.ClientOptions{Header: auth}, sources.Coverage{
 		Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
 		MaxWindow:  maxDays * 24 * time.Hour,
 		Cut:        sources.CutDates,
 		Dates:      maxDays,
 		Adjustment: sources.Raw, // /iex has no adjustment: these are IEX's prints
-		Rate:       s.Rate,
-	}}, nil
+	})}, nil
 }
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.client.Name() }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars asks for the dates covering [from, to), seven at a time, and keeps the bars in the window.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, 0, time.Time{}); err != nil {
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	path := "/iex/" + url.PathEscape(strings.TrimSpace(symbol)) + "/prices"
@@ -74,13 +58,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("columns", "open,high,low,close,volume")
 		q.Set("format", "json")
 		req := sources.Request{Path: path, Query: q, Limit: sources.BodyCap(r.First, r.Last.AddDate(0, 0, 1), 1), Keep: sources.Window{From: from, To: to}}
-		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, req.Keep) })
+		bars, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, req.Keep) })
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, bars...)
 	}
-	return s.client.Finish(all, from, to)
+	return s.Client().Finish(all, from, to)
 }
 
 // Decode reads a Tiingo IEX prices body as it arrives, keeping the bars that start in keep: an

@@ -102,7 +102,7 @@ func requests(srv *adaptertest.Server) []request {
 
 func newSource(t *testing.T, base string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "tiingo", Type: "tiingo", BaseURL: base, Key: testKey, Retries: -1,
+	src, err := factory.New(sources.Settings{Name: "tiingo", Type: "tiingo", BaseURL: base, Key: testKey, Retries: -1,
 		Rate: sources.Rate{N: 1000, Per: time.Second}}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestKeyNeverInErrorsOrURLs(t *testing.T) {
 }
 
 func TestNewAndCoverage(t *testing.T) {
-	if _, err := New(sources.Settings{Name: "tiingo"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
+	if _, err := factory.New(sources.Settings{Name: "tiingo"}, sources.Deps{}); !errors.Is(err, sources.ErrNoKey) {
 		t.Fatalf("no key: %v", err)
 	}
 	adaptertest.Coverages(t, "tiingo", sources.Settings{Name: "tiingo", Key: "k"}, []adaptertest.OptionCase{
@@ -203,7 +203,7 @@ func TestNewAndCoverage(t *testing.T) {
 // set.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Tiingo", "TIINGO_API_KEY")[0]
-	src, err := New(sources.Settings{Name: "tiingo", Type: "tiingo", Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Name: "tiingo", Type: "tiingo", Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,37 +38,24 @@ var options = map[string]string{
 	"prepost":  "true to ask for pre- and post-market bars (Pro plan and above); default false",
 }
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate}
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://api.twelvedata.com"}, build)
 
-func init() { sources.Register(factory.Type, factory.With(New)) }
-
-// Source is a Twelve Data time_series source.
+// Source is a Twelve Data time_series source: a one-ticker Pager over pages.
 type Source struct {
-	name     string
-	key      string
+	sources.OneTicker
 	exchange bool // datetimes in the exchange's zone instead of UTC
 	prepost  bool
 	pageSize int // outputsize asked for: the provider's maximum, smaller in tests
-	client   *sources.Client
-	now      func() time.Time
-	cov      sources.Coverage
 }
 
-// New builds a Twelve Data source from its API key (Key) and options.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "twelvedata needs an API key", "https://api.twelvedata.com")
+// build makes a Twelve Data source from its API key (Key) and options.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	zone, err := sources.ChoiceOption(s, "timezone", "utc", "exchange")
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{name: s.Name, key: s.Key, pageSize: outputSize}
-	switch v := strings.ToLower(strings.TrimSpace(s.Options["timezone"])); v {
-	case "utc", "":
-	case "exchange":
-		src.exchange = true
-	default:
-		return nil, sources.OptionErrorf(s.Name, "timezone", "%q is not utc or exchange", v)
-	}
+	src := &Source{exchange: zone == "exchange", pageSize: outputSize}
 	if v, ok := s.Options["prepost"]; ok {
 		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(v)))
 		if err != nil {
@@ -76,60 +63,19 @@ func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
 		}
 		src.prepost = b
 	}
-	d = d.WithDefaults()
-	src.client = sources.NewClient(s, d, sources.ClientOptions{ReadError: readError})
-	src.now = d.Now
 	sessions := []market.Session{market.Regular}
 	if src.prepost {
 		sessions = []market.Session{market.Pre, market.Regular, market.Post}
 	}
-	src.cov = sources.Coverage{
-		Sessions:   sessions,
-		MaxWindow:  MaxWindow,
-		Page:       outputSize,
-		Paged:      true,
-		Adjustment: sources.Raw,
-		Rate:       s.Rate,
-	}
+	cov := sources.Coverage{Sessions: sessions, MaxWindow: MaxWindow, Page: outputSize, Paged: true, Adjustment: sources.Raw}
+	src.OneTicker = sources.NewOneTicker(sources.NewBase(s, d, sources.ClientOptions{ReadError: readError}, cov), src.pages)
 	return src, nil
 }
 
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.name }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
-
-// Bars returns the raw 1-minute bars of symbol that start in [from, to).
-func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.name, symbol, from, to, 0, time.Time{}); err != nil {
-		return nil, err
-	}
-	from, to = from.UTC(), to.UTC()
-	var all []sources.Bar
-	for _, w := range sources.Windows(from, to, MaxWindow) {
-		err := s.pages(ctx, symbol, w.From, w.To, func(p sources.Page) error {
-			all = append(all, p.Bars[symbol]...)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return sources.Tidy(all, from, sources.ClosedBy(to, s.now())), nil
-}
-
-// Pages asks for [from, to) of each symbol whatever its width, outputsize bars at a time: Twelve
-// Data answers the latest outputsize bars of a window, so each page moves end_date back before
-// its oldest bar and proves the window from that bar to its end, which is where it resumes: it
-// hands no Next.
-func (s *Source) Pages(ctx context.Context, symbols []string, from, to time.Time, _ string, each func(sources.Page) error) error {
-	return sources.PagesEach(s.name, symbols, from, to, func(sym string, from, to time.Time) error {
-		return s.pages(ctx, sym, from, to, each)
-	})
-}
-
-// pages reads one window of symbol from its end back, a page of outputsize bars at a time.
+// pages reads one window of symbol, whatever its width, from its end back, a page of outputsize
+// bars at a time: Twelve Data answers the latest outputsize bars of a window, so each page moves
+// end_date back before its oldest bar and proves the window from that bar to its end, which is
+// where it resumes.
 func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, each func(sources.Page) error) error {
 	// The request's wall clock: UTC, or New York for a US exchange when reading exchange time.
 	reqLoc, parseLoc := time.UTC, time.UTC
@@ -139,7 +85,7 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 	end := to.Add(-time.Nanosecond).Truncate(time.Second) // end_date is inclusive
 	for n := 0; ; n++ {
 		if n == maxPages {
-			return s.client.Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
+			return s.Client().Fail(sources.ErrBadResponse, 0, fmt.Sprintf("more than %d pages for one window", maxPages))
 		}
 		q := url.Values{
 			"symbol":     {symbol},
@@ -149,7 +95,7 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 			"order":      {"asc"},
 			"adjust":     {"none"},
 			"outputsize": {strconv.Itoa(s.pageSize)},
-			"apikey":     {s.key},
+			"apikey":     {s.Key()},
 		}
 		if !s.exchange {
 			q.Set("timezone", "UTC")
@@ -157,8 +103,8 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 		if s.prepost {
 			q.Set("prepost", "true")
 		}
-		req := sources.Request{Path: "/time_series", Query: q, Limit: sources.BodyCap(from, minTime(to, from.Add(MaxWindow)), 1), Keep: sources.Window{From: from, To: to}}
-		pg, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) (page, error) { return decode(st, symbol, parseLoc, req.Keep) })
+		req := sources.Request{Path: "/time_series", Query: q, Limit: sources.BodyCap(from, from.Add(min(to.Sub(from), MaxWindow)), 1), Keep: sources.Window{From: from, To: to}}
+		pg, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) (page, error) { return decode(st, symbol, parseLoc, req.Keep) })
 		if errors.Is(err, sources.ErrNoData) {
 			pg, err = page{bars: []sources.Bar{}}, nil // the body only says the window has no data
 		}
@@ -171,7 +117,7 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 		oldest := pg.oldest
 		last := pg.n < s.pageSize || oldest.IsZero() || !oldest.After(from)
 		p := sources.Page{
-			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.now()))},
+			Bars:   map[string][]sources.Bar{symbol: sources.Tidy(bars, from, sources.ClosedBy(to, s.Now()))},
 			Proven: map[string]sources.Window{symbol: {From: from, To: to}},
 		}
 		if !last {
@@ -185,13 +131,6 @@ func (s *Source) pages(ctx context.Context, symbol string, from, to time.Time, e
 		}
 		end = oldest.Add(-time.Second)
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // readError reads Twelve Data's error body, {"code": …, "message": …, "status": "error"}, which

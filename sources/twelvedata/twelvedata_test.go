@@ -27,12 +27,12 @@ func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *So
 	if s.Key == "" {
 		s.Key = fakeKey
 	}
-	src, err := New(s, sources.Deps{Now: func() time.Time { return now }})
+	src, err := factory.New(s, sources.Deps{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	td := src.(*Source)
-	td.client.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	td.Client().Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return td
 }
 
@@ -362,7 +362,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 // TestLive asks the real Twelve Data. It runs only with PRICERIG_LIVE=1 and TWELVEDATA_API_KEY.
 func TestLive(t *testing.T) {
 	key := adaptertest.Live(t, "Twelve Data", "TWELVEDATA_API_KEY")[0]
-	src, err := New(sources.Settings{Key: key}, sources.Deps{})
+	src, err := factory.New(sources.Settings{Key: key}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

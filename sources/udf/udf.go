@@ -28,64 +28,52 @@ var options = map[string]string{
 	"adjustment":   "raw or splits: the adjustment of the prices returned (default raw)",
 }
 
-// factory is the type's one Factory: registered, and checked against by New. A generic endpoint
+// factory is the type's one Factory: registered, and what its sources are built with. A generic endpoint
 // has no known rate limit and maybe no key: sources.yaml sets both.
-var factory = sources.Factory{Type: "udf", Options: options}
+var factory = sources.Adapter(sources.Factory{Type: "udf", Options: options}, build)
 
-func init() { sources.Register(factory.Type, factory.With(New)) }
-
-// Config is what a UDF source needs beyond its client: where to ask and what it can answer.
+// Config is where a UDF source asks, beyond its Base (client and coverage).
 type Config struct {
 	HistoryPath string // path under the base URL
 	SymbolParam string // query parameter of the symbol
 	Resolution  string // resolution value of 1-minute bars
-	Coverage    sources.Coverage
 }
 
 // Source asks a UDF history endpoint for 1-minute bars.
 type Source struct {
-	client *sources.Client
-	cfg    Config
-	now    func() time.Time
+	sources.Base
+	cfg Config
 }
 
-// NewSource builds a UDF source over a client; pyth and finnhub build theirs with it.
-func NewSource(c *sources.Client, cfg Config, now func() time.Time) *Source {
-	if now == nil {
-		now = time.Now
-	}
-	return &Source{client: c, cfg: cfg, now: now}
+// NewSource builds a UDF source over a Base; pyth and finnhub build theirs with it.
+func NewSource(b sources.Base, cfg Config) *Source {
+	return &Source{Base: b, cfg: cfg}
 }
 
-// New builds a "udf" source from its sources.yaml settings.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "", "")
-	if err != nil {
-		return nil, err
-	}
-	opt := func(k, def string) string {
-		if v := strings.TrimSpace(s.Options[k]); v != "" {
-			return v
-		}
-		return def
-	}
+// build makes a "udf" source from its sources.yaml settings.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	opt := func(k, def string) string { return Option(s, k, def) }
 	cov, err := CoverageOptions(s.Name, s.Options, "regular", 24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	cov.Rate = s.Rate
 	header, err := AuthHeader(s, opt("auth_header", ""), opt("auth_scheme", ""))
 	if err != nil {
 		return nil, err
 	}
-	d = d.WithDefaults()
-	c := sources.NewClient(s, d, sources.ClientOptions{Header: header})
-	return NewSource(c, Config{
+	return NewSource(sources.NewBase(s, d, sources.ClientOptions{Header: header}, cov), Config{
 		HistoryPath: opt("history_path", "/history"),
 		SymbolParam: opt("symbol_param", "symbol"),
 		Resolution:  opt("resolution", "1"),
-		Coverage:    cov,
-	}, d.Now), nil
+	}), nil
+}
+
+// Option is a generic type's option k, trimmed, or def when it is not set.
+func Option(s sources.Settings, k, def string) string {
+	if v := strings.TrimSpace(s.Options[k]); v != "" {
+		return v
+	}
+	return def
 }
 
 // AuthHeader is the header that carries the key of a generic source: none without a key,
@@ -149,21 +137,15 @@ func CoverageOptions(name string, opts map[string]string, sessions string, maxWi
 	return cov, nil
 }
 
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.client.Name() }
-
-// Coverage says what the source can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cfg.Coverage }
-
 // Bars asks the history endpoint for [from, to) one window of at most MaxWindow at a time. UDF
 // from and to are both inclusive seconds, so each window [a, b) is asked as from=a, to=b-1s: the
 // bar starting at b belongs to the next window and is never fetched twice.
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	if err := sources.CheckWindow(s.client.Name(), symbol, from, to, s.cfg.Coverage.Lookback, s.now()); err != nil {
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	var all []sources.Bar
-	for _, w := range sources.Windows(from, to, s.cfg.Coverage.MaxWindow) {
+	for _, w := range sources.Windows(from, to, s.Coverage().MaxWindow) {
 		lo, hi := sources.CeilUnix(w.From), sources.CeilUnix(w.To)-1
 		if hi < lo {
 			continue
@@ -174,13 +156,13 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		q.Set("from", strconv.FormatInt(lo, 10))
 		q.Set("to", strconv.FormatInt(hi, 10))
 		req := sources.Request{Path: s.cfg.HistoryPath, Query: q, Limit: sources.BodyCap(w.From, w.To, 1), Keep: w}
-		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, w) })
+		bars, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) ([]sources.Bar, error) { return Decode(st, w) })
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, bars...)
 	}
-	return s.client.Finish(all, from, to)
+	return s.Client().Finish(all, from, to)
 }
 
 // Parse reads a whole UDF history body held in memory (a recorded one), keeping every bar.

@@ -172,7 +172,7 @@ func (tp *tape) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func newSource(t *testing.T, base string, opts map[string]string, key string) sources.Source {
 	t.Helper()
-	src, err := New(sources.Settings{Name: "u", Type: "udf", BaseURL: base, Key: key, Retries: -1, Options: opts},
+	src, err := factory.New(sources.Settings{Name: "u", Type: "udf", BaseURL: base, Key: key, Retries: -1, Options: opts},
 		sources.Deps{Now: func() time.Time { return utc("2026-11-27T16:00:00Z") }})
 	if err != nil {
 		t.Fatal(err)
@@ -337,9 +337,9 @@ func TestBarsRetryHonoursRetryAfter(t *testing.T) {
 	}))
 	defer srv.Close()
 	var slept []time.Duration
-	c := sources.NewClient(sources.Settings{Name: "u", BaseURL: srv.URL, Retries: 1}, sources.Deps{}, sources.ClientOptions{})
-	c.Sleep = func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }
-	src := NewSource(c, Config{HistoryPath: "/history", SymbolParam: "symbol", Resolution: "1"}, nil)
+	b := sources.NewBase(sources.Settings{Name: "u", BaseURL: srv.URL, Retries: 1}, sources.Deps{}, sources.ClientOptions{}, sources.Coverage{})
+	src := NewSource(b, Config{HistoryPath: "/history", SymbolParam: "symbol", Resolution: "1"})
+	src.Client().Sleep = func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }
 	at := utc("2026-11-25T14:00:00Z")
 	bars, err := src.Bars(context.Background(), "NVDA", at, at.Add(time.Minute))
 	if err != nil {
@@ -436,12 +436,12 @@ func TestNewOptions(t *testing.T) {
 		} else if tt.base != "" {
 			base = tt.base
 		}
-		_, err := New(sources.Settings{Name: "u", Type: "udf", BaseURL: base, Key: tt.key, Options: tt.opts}, sources.Deps{})
+		_, err := factory.New(sources.Settings{Name: "u", Type: "udf", BaseURL: base, Key: tt.key, Options: tt.opts}, sources.Deps{})
 		if err == nil || !strings.Contains(err.Error(), tt.wantKey) {
 			t.Errorf("%v: err = %v, want one naming %s", tt.opts, err, tt.wantKey)
 		}
 	}
-	src, err := New(sources.Settings{Name: "u", Type: "udf", BaseURL: "http://127.0.0.1:1", Rate: sources.Rate{N: 3, Per: time.Minute},
+	src, err := factory.New(sources.Settings{Name: "u", Type: "udf", BaseURL: "http://127.0.0.1:1", Rate: sources.Rate{N: 3, Per: time.Minute},
 		Options: map[string]string{"sessions": "post, pre,regular", "lookback": "29d", "max_window": "7d", "adjustment": "splits"}}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +451,7 @@ func TestNewOptions(t *testing.T) {
 		cov.MaxWindow != 7*24*time.Hour || cov.Adjustment != sources.SplitAdjusted || cov.Rate != (sources.Rate{N: 3, Per: time.Minute}) {
 		t.Fatalf("coverage = %+v", cov)
 	}
-	src, err = New(sources.Settings{Name: "u", Type: "udf", BaseURL: "http://127.0.0.1:1"}, sources.Deps{})
+	src, err = factory.New(sources.Settings{Name: "u", Type: "udf", BaseURL: "http://127.0.0.1:1"}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,51 +34,27 @@ const (
 // from one IP, and 60/min is what the coverage table sets.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
-// factory is the type's one Factory: registered, and checked against by New.
-var factory = sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate}
-
-func init() { sources.Register(factory.Type, factory.With(New)) }
+// factory is the type's one Factory: registered, and what its sources are built with.
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: "https://query2.finance.yahoo.com"}, build)
 
 // Source is a Yahoo chart source.
-type Source struct {
-	name   string
-	client *sources.Client
-	now    func() time.Time
-	cov    sources.Coverage
+type Source struct{ sources.Base }
+
+// build makes a Yahoo source. Yahoo takes no key and no options of its own.
+func build(s sources.Settings, d sources.Deps) (sources.Source, error) {
+	sessions := []market.Session{market.Pre, market.Regular, market.Post}
+	cov := sources.Coverage{Sessions: sessions, Lookback: Lookback, MaxWindow: MaxWindow, Adjustment: sources.SplitAdjusted}
+	return &Source{sources.NewBase(s, d, sources.ClientOptions{BrowserUA: true, ReadError: readError}, cov)}, nil
 }
-
-// New builds a Yahoo source. Yahoo takes no key and no options of its own.
-func New(s sources.Settings, d sources.Deps) (sources.Source, error) {
-	s, err := sources.Keyed(s, factory, "", "https://query2.finance.yahoo.com")
-	if err != nil {
-		return nil, err
-	}
-	d = d.WithDefaults()
-	return &Source{
-		name:   s.Name,
-		client: sources.NewClient(s, d, sources.ClientOptions{BrowserUA: true, ReadError: readError}),
-		now:    d.Now,
-		cov: sources.Coverage{
-			Sessions:   []market.Session{market.Pre, market.Regular, market.Post},
-			Lookback:   Lookback,
-			MaxWindow:  MaxWindow,
-			Adjustment: sources.SplitAdjusted,
-			Rate:       s.Rate,
-		},
-	}, nil
-}
-
-// Name is the source's name in sources.yaml.
-func (s *Source) Name() string { return s.name }
-
-// Coverage says what Yahoo can answer.
-func (s *Source) Coverage() sources.Coverage { return s.cov }
 
 // Bars returns the split-adjusted 1-minute bars of symbol that start in [from, to).
 func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([]sources.Bar, error) {
-	// Asking Yahoo for older minutes only earns a 422 and counts against the rate limit.
-	now := s.now()
-	if err := sources.CheckWindow(s.name, symbol, from, to, Lookback, now); err != nil {
+	// the clock before asking: the minute in progress when Yahoo answers is not a bar, even
+	// if it has closed by the time the answer is read
+	now := s.Now()
+	// Asking Yahoo for older minutes (than its Lookback) only earns a 422 and counts against
+	// the rate limit.
+	if err := s.Check(symbol, from, to); err != nil {
 		return nil, err
 	}
 	from, to = from.UTC(), to.UTC()
@@ -92,7 +68,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 			"events":         {"div|split"},
 		}
 		req := sources.Request{Path: "/v8/finance/chart/" + url.PathEscape(symbol), Query: q, Limit: sources.BodyCap(w.From, w.To, 1), Keep: w}
-		bars, err := sources.Fetch(ctx, s.client, req, func(st *sources.Stream) ([]sources.Bar, error) { return decode(st, symbol, w) })
+		bars, err := sources.Fetch(ctx, s.Client(), req, func(st *sources.Stream) ([]sources.Bar, error) { return decode(st, symbol, w) })
 		if err != nil {
 			return nil, err
 		}

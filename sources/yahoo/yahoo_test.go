@@ -25,12 +25,12 @@ var sampleNow = time.Unix(1683057604, 0).UTC()
 func newSource(t testing.TB, base string, now time.Time, s sources.Settings) *Source {
 	t.Helper()
 	s.BaseURL = base
-	src, err := New(s, sources.Deps{Now: func() time.Time { return now }})
+	src, err := factory.New(s, sources.Deps{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	y := src.(*Source)
-	y.client.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	y.Client().Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return y
 }
 
@@ -309,7 +309,7 @@ func TestFactoryAndCoverage(t *testing.T) {
 // TestLive asks the real Yahoo for the last few days of SPY. It runs only with PRICERIG_LIVE=1.
 func TestLive(t *testing.T) {
 	adaptertest.Live(t, "Yahoo")
-	src, err := New(sources.Settings{}, sources.Deps{})
+	src, err := factory.New(sources.Settings{}, sources.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
