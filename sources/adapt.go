@@ -448,6 +448,10 @@ func (c *Client) Finish(all []Bar, from, to time.Time) ([]Bar, error) {
 	return Tidy(all, from, to), nil
 }
 
+// DelayHelp is the help of the delay option (DelayOption) of a provider whose free plan serves
+// its bars at the end of the day, and whose paid plans are delayed less or not at all.
+const DelayHelp = "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0"
+
 // DelayOption reads a source's delay option (how long after a minute its bar is served on the
 // user's plan), def when it is not set.
 func DelayOption(s Settings, def time.Duration) (time.Duration, error) {

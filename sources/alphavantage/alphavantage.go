@@ -52,7 +52,7 @@ var DefaultRate = sources.Rate{N: 5, Per: time.Minute}
 
 var options = map[string]string{
 	"label": "start (default: a key is the minute the bar starts, as today's endpoint labels) or end (the old convention)",
-	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
+	"delay": sources.DelayHelp,
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.

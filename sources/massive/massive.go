@@ -38,7 +38,7 @@ var DefaultRate = sources.Rate{N: 5, Per: time.Minute}
 var knownOrigins = []string{"https://api.polygon.io", "https://api.massive.com"}
 
 var options = map[string]string{
-	"delay": "how long after a minute its bar is served on your plan: 24h (default, free plan), 15m, 0",
+	"delay": sources.DelayHelp,
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.
