@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/pricerig/pricerig/internal/dburl"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -112,51 +112,65 @@ feeds:
 	return config
 }
 
-// dumpStore is the content of a store's data tables (a SQLite file or a PostgreSQL URL), one line per row in key order: what two
-// stores must share to hold the same history. The runs table (one row per run) is left out.
+// dumpStore is the content of a store's data (a SQLite file or a PostgreSQL URL), one line per
+// bar, coverage row and answer with its quotes, in key order: what two stores must share to
+// hold the same history. The runs table (one row per run) is left out.
 func dumpStore(t *testing.T, path string) string {
 	t.Helper()
-	driver := "sqlite"
-	if dburl.IsPostgres(path) {
-		driver = "pgx" // registered by the journal's and the store's PostgreSQL backends
-	}
-	db, err := sql.Open(driver, path)
+	ctx := context.Background()
+	store, err := history.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	defer store.Close()
 	var sb strings.Builder
-	for _, q := range []string{
-		`SELECT symbol, minute, source, close, volume FROM bars ORDER BY symbol, minute, source`,
-		`SELECT source, symbol, win_from, win_to, bars FROM coverage ORDER BY source, symbol, win_from`,
-		`SELECT a.symbol, a.minute, a.session, a.agreed, a.price, a.median, a.survivors, a.complete, a.reason, r.rules FROM answers a JOIN rulesets r ON r.id = a.ruleset ORDER BY a.symbol, a.minute`,
-		`SELECT symbol, minute, ord, source, status, price, bar, centibps, err FROM quotes ORDER BY symbol, minute, ord`,
-	} {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		n := 0
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&sb, vals...)
-			n++
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
+	count := func(what string, n int) {
 		if n == 0 {
-			t.Fatalf("%s: no rows", q)
+			t.Fatalf("%s: none stored", what)
 		}
 	}
+	n := 0
+	err = store.Bars(ctx, "", "", time.Unix(0, 0), time.Unix(1<<40, 0), func(b history.StoredBar) error {
+		n++
+		fmt.Fprintln(&sb, b.Symbol, b.Start.Unix(), b.Source, int64(b.Close), b.Volume)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count("bars", n)
+	rows, err := store.DB().Query(`SELECT source, symbol, win_from, win_to, bars FROM coverage ORDER BY source, symbol, win_from`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for rows.Next() {
+		var src, sym string
+		var a, b, bars int64
+		if err := rows.Scan(&src, &sym, &a, &b, &bars); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&sb, src, sym, a, b, bars)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	count("coverage", n)
+	n = 0
+	err = store.Answers(ctx, history.Query{}, func(a history.Answer) error {
+		n++
+		fmt.Fprintf(&sb, "%s %d %s %v %d %d %d %v %q %q\n", a.Symbol, a.Minute.Unix(), a.Session, a.Agreed, a.Price, a.Median,
+			a.Survivors, a.Complete, a.Reason, a.Rules)
+		for _, q := range a.Quotes {
+			fmt.Fprintf(&sb, "  %s %s %d %d %d %q\n", q.Source, q.Status, q.Price, q.BarTime.Unix(), q.DistanceCentiBps, q.Err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count("answers", n)
 	return sb.String()
 }

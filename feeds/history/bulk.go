@@ -104,6 +104,32 @@ func (tx *rawTx) queryRow(ctx context.Context, stmt string, args ...any) scanner
 	return rawRow{vals: vals}
 }
 
+func (tx *rawTx) queryRows(ctx context.Context, stmt string, args []any, fn func(scanner) error) error {
+	nv, err := namedValues(args)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.conn.QueryContext(ctx, stmt, nv)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, len(rows.Columns()))
+	for {
+		switch err := rows.Next(vals); {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+		if err := fn(rawRow{vals: vals}); err != nil {
+			return err
+		}
+	}
+}
+
+func (tx *rawTx) serialize(context.Context) error { return nil } // BEGIN IMMEDIATE
+
 // The transaction is committed or rolled back by inTx, which owns it.
 func (tx *rawTx) commit(context.Context) error {
 	return errors.New("history: a raw transaction is committed by inTx")
@@ -225,6 +251,12 @@ func (r rawRow) Scan(dest ...any) error {
 				return fmt.Errorf("scan: column %d is %T, not text", i, r.vals[i])
 			}
 			*p = s
+		case *[]byte:
+			b, ok := r.vals[i].([]byte)
+			if !ok {
+				return fmt.Errorf("scan: column %d is %T, not a blob", i, r.vals[i])
+			}
+			*p = b // valid until the next row; storedDays copies it
 		default:
 			return fmt.Errorf("scan: unsupported destination %T", d)
 		}

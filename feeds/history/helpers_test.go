@@ -134,16 +134,15 @@ func ny(y int, m time.Month, d, hh, mm int) time.Time {
 	return time.Date(y, m, d, hh, mm, 0, 0, market.NewYork).UTC()
 }
 
-// dump reads every row of the tables a backfill must leave identical, as text.
+// dump reads every row of the tables a backfill must leave identical, as text: bars, answers
+// and quotes as the rows of the former row tables (from the day blocks), coverage and windows
+// as stored.
 func dump(t *testing.T, s *Store) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for table, q := range map[string]string{
-		"bars":     `SELECT symbol, minute, source, close, volume FROM bars ORDER BY 1, 2, 3`,
 		"coverage": `SELECT source, symbol, win_from, win_to, bars FROM coverage ORDER BY 1, 2, 3`,
 		"windows":  `SELECT source, symbols, win_from, win_to, lead_in, requests, bars FROM windows ORDER BY 1, 2, 3`,
-		"answers":  `SELECT a.symbol, a.minute, a.session, a.agreed, a.price, a.median, a.survivors, a.complete, a.reason, r.rules FROM answers a JOIN rulesets r ON r.id = a.ruleset ORDER BY 1, 2`,
-		"quotes":   `SELECT symbol, minute, ord, source, status, price, bar, centibps, err FROM quotes ORDER BY 1, 2, 3`,
 	} {
 		rows, err := s.DB().Query(q)
 		if err != nil {
@@ -167,7 +166,111 @@ func dump(t *testing.T, s *Store) map[string][]string {
 		}
 		rows.Close()
 	}
+	for table, rows := range rowDump(t, s, false) {
+		out[table] = rows
+	}
 	return out
+}
+
+// rowDump is the content of bar_days and answer_days as the rows of the tables they replaced
+// (bars, answers with their ruleset's text, quotes with their place in the spec), each value
+// as text; typed puts each value's SQLite type beside it as typedDump's SQL does.
+func rowDump(t *testing.T, s *Store, typed bool) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	val := func(v any) string {
+		switch x := v.(type) {
+		case string:
+			if typed {
+				return x + ":text"
+			}
+			return x
+		default:
+			if typed {
+				return fmt.Sprint(x) + ":integer"
+			}
+			return fmt.Sprint(x)
+		}
+	}
+	line := func(vals ...any) string {
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = val(v)
+		}
+		return strings.ReplaceAll(strings.Join(parts, "|"), "'", "")
+	}
+	out := map[string][]string{}
+	c, err := s.openBars(ctx, "", "", -1<<40, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		b, ok := c.next()
+		if !ok {
+			break
+		}
+		out["bars"] = append(out["bars"], line(b.Symbol, b.Start.Unix(), b.Source, int64(b.Close), b.Volume))
+	}
+	c.close()
+	if err := c.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := s.rulesets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.answerDays(ctx, Query{}, func(sym string, a *dayAnswer) error {
+		rs := rules[a.ruleset]
+		if typed {
+			rs = fmt.Sprint(a.ruleset)
+		}
+		out["answers"] = append(out["answers"], line(sym, a.minute, string(a.session), int64(boolInt(a.agreed)), int64(a.price),
+			int64(a.median), int64(a.survivors), int64(boolInt(a.complete)), a.reason, rawText(rs, typed)))
+		for _, q := range a.quotes {
+			out["quotes"] = append(out["quotes"], line(sym, a.minute, int64(q.ord), q.source, string(q.status), int64(q.price), q.bar, q.centibps, q.err))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// editAnswer changes one stored answer in its day block, as a hand edit of the store would.
+func editAnswer(t *testing.T, s *Store, symbol string, minute time.Time, edit func(*dayAnswer)) {
+	t.Helper()
+	ctx := context.Background()
+	day := dayOf(minute.Unix())
+	var answers []dayAnswer
+	found := false
+	err := s.answerDays(ctx, Query{Symbols: []string{symbol}, From: unix(day), To: unix(day + daySeconds)}, func(_ string, a *dayAnswer) error {
+		if a.minute == minute.Unix() {
+			edit(a)
+			found = true
+		}
+		answers = append(answers, *a)
+		return nil
+	})
+	if err != nil || !found {
+		t.Fatalf("editAnswer %s %s: found %v, %v", symbol, minute, found, err)
+	}
+	err = s.write(ctx, func(tx wtx) error {
+		return tx.upsert(ctx, answerDaysTable, [][]any{{symbol, day, len(answers), packAnswerDay(day, answers)}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawText is a ruleset column: its id (an integer) when typed, its text otherwise.
+func rawText(rs string, typed bool) any {
+	if typed {
+		var id int64
+		fmt.Sscan(rs, &id)
+		return id
+	}
+	return rs
 }
 
 // sameTables fails the test where two dumps differ, naming the first differing row.

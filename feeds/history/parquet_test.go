@@ -33,12 +33,16 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 		t.Fatalf("backfill: %d failed, %d minutes", sum.Failed, sum.Minutes)
 	}
 	// one minute without an answer and one source without a price: the nulls must survive
-	if _, err := store.DB().Exec(store.Q(`UPDATE answers SET agreed = 0, price = 0, reason = 'made up by the test' WHERE symbol = 'TSLA' AND minute = ?`), ny(2025, time.November, 4, 10, 0).Unix()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.DB().Exec(store.Q(`UPDATE quotes SET status = 'error', price = 0, bar = 0, centibps = -1, err = 'test' WHERE symbol = 'SPY' AND minute = ? AND source = 'massive'`), ny(2025, time.November, 5, 11, 0).Unix()); err != nil {
-		t.Fatal(err)
-	}
+	editAnswer(t, store, "TSLA", ny(2025, time.November, 4, 10, 0), func(a *dayAnswer) {
+		a.agreed, a.price, a.reason = false, 0, "made up by the test"
+	})
+	editAnswer(t, store, "SPY", ny(2025, time.November, 5, 11, 0), func(a *dayAnswer) {
+		for i := range a.quotes {
+			if q := &a.quotes[i]; q.source == "massive" {
+				q.status, q.price, q.bar, q.centibps, q.err = "error", 0, 0, -1, "test"
+			}
+		}
+	})
 
 	var csvOut, pq bytes.Buffer
 	nc, err := store.Export(context.Background(), &csvOut, FormatCSV, Query{})

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -205,30 +204,12 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		bySource[m.name] = s
 	}
 	sweepFrom := b.opts.From.Add(-b.rules.MaxCarry)
-	rows, err := b.store.db.QueryContext(ctx, b.store.Q(`SELECT minute, source, close, volume FROM bars WHERE symbol = ? AND minute >= ? AND minute < ? ORDER BY minute, source`),
-		sym, sweepFrom.Unix(), end.Unix())
+	bars, err := b.store.openBars(ctx, sym, "", sweepFrom.Unix(), end.Unix())
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	defer rows.Close()
-	var (
-		peek     StoredBar
-		havePeek bool
-		readErr  error
-	)
-	next := func() bool {
-		if !rows.Next() {
-			readErr = rows.Err()
-			return false
-		}
-		var m, c, v int64
-		if readErr = rows.Scan(&m, &peek.Source, &c, &v); readErr != nil {
-			return false
-		}
-		peek.Start, peek.Close, peek.Volume = unix(m), numeric.Scaled(c), v
-		return true
-	}
-	havePeek = next()
+	defer bars.close()
+	peek, havePeek := bars.next()
 
 	var batch []answerRow
 	flush := func() error {
@@ -244,23 +225,23 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		for t := sp.From; t.Before(sp.To); t = t.Add(time.Minute) {
 			// bars before t that were not taken at their own minute lie outside the sessions
 			for havePeek && peek.Start.Before(t) {
-				havePeek = next()
+				peek, havePeek = bars.next()
 			}
 			for havePeek && peek.Start.Equal(t) {
 				if s := bySource[peek.Source]; s != nil {
 					s.last, s.has = peek.Bar, true
 				}
-				havePeek = next()
+				peek, havePeek = bars.next()
 			}
-			if readErr != nil {
-				stop = fmt.Errorf("store: %w", readErr)
+			if err := bars.Err(); err != nil {
+				stop = fmt.Errorf("store: %w", err)
 				return false
 			}
 			if t.Before(b.opts.From) {
 				continue
 			}
-			batch = append(batch, b.reconcileMinute(sym, t, sp.Session, slots, sum))
-			if len(batch) >= answersPerTx {
+			// a transaction ends with a whole day, so no later one merges into its last block
+			if len(batch) >= answersPerTx && dayOf(t.Unix()) != dayOf(batch[len(batch)-1].minute.Unix()) {
 				if ctx.Err() != nil {
 					return false // stop at a transaction boundary; a re-run redoes the answers
 				}
@@ -268,6 +249,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 					return false
 				}
 			}
+			batch = append(batch, b.reconcileMinute(sym, t, sp.Session, slots, sum))
 		}
 		return true
 	})

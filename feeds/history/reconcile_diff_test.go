@@ -2,9 +2,12 @@ package history
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,11 +16,11 @@ import (
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// The reconcile writes its answers through the bulk path, from a pipeline (one goroutine sweeps,
-// another writes). This test holds it to the straightforward way it was written before: the
-// same sweep, one symbol after another, each batch written through database/sql with plain
-// multi-row INSERTs (referencePutAnswers, the former putAnswers). Both must leave the very same
-// rows, value for value and type for type, on a tape that gives every status: drift makes
+// The reconcile writes its answers as day blocks, from a pipeline (one goroutine sweeps, another
+// writes). This test holds it to the straightforward way it was written before: the same sweep,
+// one symbol after another, each batch written as rows of a version-2 store through
+// database/sql with plain multi-row INSERTs (referencePutAnswers, the former putAnswers). The
+// blocks must unpack to the very same rows, value for value and type for type, on a tape that gives every status: drift makes
 // outliers, a failed window makes errors and incomplete answers, weekends and a holiday carry.
 func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 	ctx := context.Background()
@@ -50,13 +53,17 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 		t.Fatalf("the tape should hold a failed window and incomplete minutes: failed %d, incomplete %d", sum.Failed, sum.Incomplete)
 	}
 
-	// The reference: the same fetched tape in a second store, reconciled by the same Backfill
-	// (its failures and coverage) sequentially and written the old way.
-	ref := openStore(t, "ref.db")
+	// The reference: answers and quotes as rows, as pricerig wrote them before the day blocks,
+	// in a store of schema version 2, from the same Backfill (its failures and coverage),
+	// sequentially.
+	refPath := filepath.Join(t.TempDir(), "ref.db")
+	ref := openLegacy(t, refPath)
 	copyTape(t, store, ref)
-	b.store = ref
-	rid, err := ref.rulesetID(ctx, RulesText(spec, nil))
+	rid, err := store.rulesetID(ctx, RulesText(spec, nil))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ref.Exec(`INSERT INTO rulesets (id, rules) VALUES (?, ?)`, rid, RulesText(spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	refSum := &Summary{}
@@ -82,11 +89,10 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 			t.Errorf("the tape gave no %s quote (%v): the comparison would not cover it", st, statuses)
 		}
 	}
-	sameTables(t, want, typedDump(t, store), "answers", "quotes")
+	sameTables(t, want, sortedDump(rowDump(t, store, true)), "answers", "quotes")
 
 	// A second run replaces the incomplete minutes' answers and quotes in place (the window still
 	// fails): the same rows again.
-	b.store = store
 	again, err := New(store, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -94,12 +100,62 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 	if _, err := again.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sameTables(t, want, typedDump(t, store), "answers", "quotes")
+	sameTables(t, want, sortedDump(rowDump(t, store, true)), "answers", "quotes")
+
+	// Migration 3 packs the legacy rows into day blocks: the same rows come out of them, and the
+	// same bars.
+	ref.Close()
+	migrated, err := Open(refPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migrated.Close()
+	if v, err := migrated.Version(ctx); err != nil || v != SchemaVersion {
+		t.Fatalf("migrated version %d, %v", v, err)
+	}
+	sameTables(t, want, sortedDump(rowDump(t, migrated, true)), "answers", "quotes")
+	sameTables(t, dump(t, store), dump(t, migrated), "bars", "coverage", "windows")
+	var left int
+	if err := migrated.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('bars', 'answers', 'quotes')`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("the row tables are left after the migration: %d, %v", left, err)
+	}
+}
+
+// sortedDump sorts each table's lines, as typedDump's ORDER BY 1 does.
+func sortedDump(d map[string][]string) map[string][]string {
+	for _, rows := range d {
+		slices.Sort(rows)
+	}
+	return d
+}
+
+// openLegacy makes a SQLite store of schema version 2, before the day blocks: bars, answers and
+// quotes one row each. It is the reference the day blocks are held to, and migration 3's input.
+func openLegacy(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	stmts := []string{`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`}
+	for _, m := range migrations[:2] {
+		stmts = append(stmts, m.sqlite, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 'test')`, m.version, m.name))
+	}
+	stmts = append(stmts, `PRAGMA user_version = 2`)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // typedDump is dump for answers and quotes with each value's SQLite type beside it, so an
 // integer written as text (or the reverse) shows as a difference.
-func typedDump(t *testing.T, s *Store) map[string][]string {
+func typedDump(t *testing.T, db *sql.DB) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for table, cols := range map[string][]string{
@@ -110,7 +166,7 @@ func typedDump(t *testing.T, s *Store) map[string][]string {
 		for _, c := range cols {
 			sel = append(sel, fmt.Sprintf("quote(%s) || ':' || typeof(%s)", c, c))
 		}
-		rows, err := s.DB().Query(`SELECT ` + strings.Join(sel, ` || '|' || `) + ` FROM ` + table + ` ORDER BY 1`)
+		rows, err := db.Query(`SELECT ` + strings.Join(sel, ` || '|' || `) + ` FROM ` + table + ` ORDER BY 1`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,22 +185,38 @@ func typedDump(t *testing.T, s *Store) map[string][]string {
 	return out
 }
 
-// copyTape copies what a backfill fetched (bars, coverage, windows) from one store to another.
-func copyTape(t *testing.T, from, to *Store) {
+// copyTape copies what a backfill fetched (bars, coverage, windows) from a store to a legacy
+// one (bars as rows).
+func copyTape(t *testing.T, from *Store, to *sql.DB) {
 	t.Helper()
-	conn, err := to.DB().Conn(context.Background())
+	ctx := context.Background()
+	tx, err := to.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	err = from.Bars(ctx, "", "", unix(0), unix(1<<40), func(b StoredBar) error {
+		_, err := tx.Exec(`INSERT INTO bars VALUES (?, ?, ?, ?, ?)`, b.Symbol, b.Start.Unix(), b.Source, int64(b.Close), b.Volume)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := to.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	for _, q := range []string{
 		`ATTACH DATABASE '` + from.Path() + `' AS src`,
-		`INSERT INTO bars SELECT * FROM src.bars`,
 		`INSERT INTO coverage SELECT * FROM src.coverage`,
 		`INSERT INTO windows SELECT * FROM src.windows`,
 		`DETACH DATABASE src`,
 	} {
-		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -152,7 +224,7 @@ func copyTape(t *testing.T, from, to *Store) {
 
 // referencePutAnswers is putAnswers as it was before the bulk path: rows as [][]any through
 // database/sql, 200 to a statement.
-func referencePutAnswers(ctx context.Context, s *Store, ruleset int64, rows []answerRow) error {
+func referencePutAnswers(ctx context.Context, db *sql.DB, ruleset int64, rows []answerRow) error {
 	ans := make([][]any, 0, len(rows))
 	var quotes [][]any
 	for _, r := range rows {
@@ -166,7 +238,7 @@ func referencePutAnswers(ctx context.Context, s *Store, ruleset int64, rows []an
 			quotes = append(quotes, []any{r.symbol, r.minute.Unix(), r.ords[i], q.Source, string(q.Status), int64(q.Price), bar, q.DistanceCentiBps, q.Err})
 		}
 	}
-	tx, err := s.DB().BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

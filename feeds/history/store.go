@@ -5,8 +5,9 @@
 // The store is a SQLite file (one machine, the default) or a PostgreSQL database (several
 // machines filling and reading one history); both hold the same tables, made by the same
 // migrations. The store is what `pricerig backfill` writes, what `pricerig price --db` answers from, and what
-// the audit reads to find gaps. Its tables (see migrations) are plain SQL so other tools can read
-// them too; times are unix seconds of the minute's start (UTC) and prices are integers × 10^8.
+// the audit reads to find gaps. Coverage, windows and runs are plain rows; bars and answers are
+// packed in day blocks (pack.go), which `backfill export` writes out for other tools. Times are
+// unix seconds of the minute's start (UTC) and prices are integers × 10^8.
 package history
 
 import (
@@ -26,7 +27,7 @@ import (
 
 // SchemaVersion is the version of the store's schema this pricerig writes. A store of a newer
 // version is refused rather than misread.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migration takes a store from version-1 to version, on each database in its own SQL: the same
 // tables, columns and keys, in each one's types. Migrations run in order in one transaction and
@@ -37,6 +38,10 @@ type migration struct {
 	name     string
 	sqlite   string
 	postgres string
+	// data, when set, moves rows after the SQL ran, in the same transaction, in Go (the same
+	// code on both databases); post is SQL run after it.
+	data                     func(ctx context.Context, tx wtx) error
+	postSQLite, postPostgres string
 }
 
 var migrations = []migration{{1, "bars, coverage, windows, rulesets, answers, quotes, runs", `
@@ -181,7 +186,7 @@ CREATE TABLE runs (
 	args     TEXT NOT NULL,
 	summary  TEXT NOT NULL DEFAULT ''
 );
-`}, {2, "page_cursors", `
+`, nil, "", ""}, {2, "page_cursors", `
 -- Where a paged window stopped: the provider's token for the page after the last one committed
 -- (written with that page), so a re-run goes on with the same request from there. Deleted with
 -- the window's last page.
@@ -202,16 +207,51 @@ CREATE TABLE page_cursors (
 	next     TEXT NOT NULL,
 	PRIMARY KEY (source, symbols, win_from)
 );
-`}}
+`, nil, "", ""}, {3, "bar_days, answer_days", `
+-- Bars and answers in day blocks (see pack.go): one row per source, symbol and UTC day holds
+-- its bars, one row per symbol and day its answers with every quote, packed. The row tables
+-- they replace cost SQLite more per row than the whole ingest may take; export (csv, jsonl,
+-- parquet) is how other tools read them now.
+CREATE TABLE bar_days (
+	symbol TEXT NOT NULL,
+	day    INTEGER NOT NULL, -- the UTC day's midnight, unix seconds
+	source TEXT NOT NULL,
+	bars   INTEGER NOT NULL, -- how many bars the block holds
+	data   BLOB NOT NULL,
+	PRIMARY KEY (symbol, day, source)
+);
+CREATE TABLE answer_days (
+	symbol  TEXT NOT NULL,
+	day     INTEGER NOT NULL,
+	answers INTEGER NOT NULL,
+	data    BLOB NOT NULL,
+	PRIMARY KEY (symbol, day)
+);
+`, `
+CREATE TABLE bar_days (
+	symbol TEXT NOT NULL,
+	day    BIGINT NOT NULL,
+	source TEXT NOT NULL,
+	bars   INTEGER NOT NULL,
+	data   BYTEA NOT NULL,
+	PRIMARY KEY (symbol, day, source)
+);
+CREATE TABLE answer_days (
+	symbol  TEXT NOT NULL,
+	day     BIGINT NOT NULL,
+	answers INTEGER NOT NULL,
+	data    BYTEA NOT NULL,
+	PRIMARY KEY (symbol, day)
+);
+`, packRowTables, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`}}
 
 // The tables the write path loads in bulk, each with its columns, key columns first.
 var (
-	barsTable     = table{"bars", []string{"symbol", "minute", "source", "close", "volume"}, 3}
-	coverageTable = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars"}, 3}
-	windowsTable  = table{"windows", []string{"source", "symbols", "win_from", "win_to", "lead_in", "requests", "bars"}, 3}
-	answersTable  = table{"answers", []string{"symbol", "minute", "session", "agreed", "price", "median", "survivors", "complete", "reason", "ruleset"}, 2}
-	quotesTable   = table{"quotes", []string{"symbol", "minute", "ord", "source", "status", "price", "bar", "centibps", "err"}, 3}
-	bulkTables    = []table{barsTable, coverageTable, windowsTable, answersTable, quotesTable}
+	barDaysTable    = table{"bar_days", []string{"symbol", "day", "source", "bars", "data"}, 3}
+	coverageTable   = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars"}, 3}
+	windowsTable    = table{"windows", []string{"source", "symbols", "win_from", "win_to", "lead_in", "requests", "bars"}, 3}
+	answerDaysTable = table{"answer_days", []string{"symbol", "day", "answers", "data"}, 2}
+	bulkTables      = []table{barDaysTable, coverageTable, windowsTable, answerDaysTable}
 )
 
 // table is a table the write path loads rows into: its name and columns, of which the first key
@@ -247,6 +287,12 @@ type backend interface {
 type wtx interface {
 	exec(ctx context.Context, stmt string, args ...any) error
 	queryRow(ctx context.Context, stmt string, args ...any) scanner
+	// queryRows calls fn for each row of a query, inside the transaction.
+	queryRows(ctx context.Context, stmt string, args []any, fn func(scanner) error) error
+	// serialize makes the transaction the only writer of day blocks until it ends (SQLite's
+	// transactions already are: they begin IMMEDIATE), so its read, merge and write of a block
+	// loses no other writer's bars.
+	serialize(ctx context.Context) error
 	// upsert writes rows (values in t's column order) into t, replacing the rows with the same
 	// key: multi-row INSERTs on SQLite, COPY into a staging table then one INSERT … ON CONFLICT
 	// on PostgreSQL. Of rows sharing a key the last one wins.
@@ -379,13 +425,8 @@ type fetchedWindow struct {
 // makes a re-run after a kill exact.
 func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 	total := 0
-	var rows [][]any
 	for _, sym := range w.symbols {
-		bars := w.bars[sym]
-		total += len(bars)
-		for _, b := range bars {
-			rows = append(rows, []any{sym, b.Start.Unix(), w.source, int64(b.Close), b.Volume})
-		}
+		total += len(w.bars[sym])
 	}
 	cov := make([][]any, 0, len(w.symbols))
 	record := []any{w.source, strings.Join(w.symbols, ","), w.span.From.Unix(), w.span.To.Unix(), boolInt(w.leadIn), w.requests, total}
@@ -404,7 +445,20 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 		}
 	}
 	err := s.write(ctx, func(tx wtx) error {
-		if err := tx.upsert(ctx, barsTable, rows); err != nil {
+		if total > 0 {
+			if err := tx.serialize(ctx); err != nil {
+				return err
+			}
+		}
+		var rows [][]any
+		for _, sym := range w.symbols {
+			r, err := barDayRows(ctx, tx, w.source, sym, w.bars[sym])
+			if err != nil {
+				return fmt.Errorf("writing bars: %w", err)
+			}
+			rows = append(rows, r...)
+		}
+		if err := tx.upsert(ctx, barDaysTable, rows); err != nil {
 			return fmt.Errorf("writing bars: %w", err)
 		}
 		if err := tx.upsert(ctx, coverageTable, cov); err != nil {
@@ -494,43 +548,40 @@ func (s *Store) Gaps(ctx context.Context, source, symbol string, span Span, sess
 
 // hasBar reports whether a source has a bar of symbol at minute.
 func (s *Store) hasBar(ctx context.Context, symbol, source string, minute time.Time) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, s.Q(`SELECT count(*) FROM bars WHERE symbol = ? AND minute = ? AND source = ?`), symbol, minute.Unix(), source).Scan(&n)
-	return n > 0, err
+	c, err := s.openBars(ctx, symbol, source, minute.Unix(), minute.Unix()+1)
+	if err != nil {
+		return false, err
+	}
+	defer c.close()
+	_, ok := c.next()
+	return ok, c.Err()
 }
 
-// StoredBar is one row of bars.
+// StoredBar is one stored bar.
 type StoredBar struct {
+	Symbol string
 	Source string
 	sources.Bar
 }
 
 // Bars calls fn for every stored bar of symbol starting in [from, to), in time order (sources
-// of one minute by name); source "" means every source.
+// of one minute by name); source "" means every source, symbol "" every symbol (by symbol,
+// then time).
 func (s *Store) Bars(ctx context.Context, symbol, source string, from, to time.Time, fn func(StoredBar) error) error {
-	q := `SELECT minute, source, close, volume FROM bars WHERE symbol = ? AND minute >= ? AND minute < ?`
-	args := []any{symbol, from.Unix(), ceilUnix(to)}
-	if source != "" {
-		q += ` AND source = ?`
-		args = append(args, source)
-	}
-	rows, err := s.db.QueryContext(ctx, s.Q(q+` ORDER BY minute, source`), args...)
+	c, err := s.openBars(ctx, symbol, source, ceilUnix(from), ceilUnix(to))
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var m, c, v int64
-		var b StoredBar
-		if err := rows.Scan(&m, &b.Source, &c, &v); err != nil {
-			return err
+	defer c.close()
+	for {
+		b, ok := c.next()
+		if !ok {
+			return c.Err()
 		}
-		b.Start, b.Close, b.Volume = unix(m), numeric.Scaled(c), v
 		if err := fn(b); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
 }
 
 // Quote is one source's part in a stored answer.
@@ -581,76 +632,17 @@ type Query struct {
 // Answers calls fn for every stored answer the query selects, ordered by symbol then minute,
 // streaming: a year of answers never sits in memory.
 func (s *Store) Answers(ctx context.Context, q Query, fn func(Answer) error) error {
-	if !s.Postgres() {
-		return s.answersSQLite(ctx, q, fn)
-	}
-	where, args := []string{"1=1"}, []any{}
-	if len(q.Symbols) > 0 {
-		where = append(where, "a.symbol IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.Symbols)), ",")+")")
-		for _, sym := range q.Symbols {
-			args = append(args, sym)
-		}
-	}
-	if !q.From.IsZero() {
-		where = append(where, "a.minute >= ?")
-		args = append(args, ceilUnix(q.From))
-	}
-	if !q.To.IsZero() {
-		where = append(where, "a.minute < ?")
-		args = append(args, ceilUnix(q.To))
-	}
-	rows, err := s.db.QueryContext(ctx, s.Q(`
-SELECT a.symbol, a.minute, a.session, a.agreed, a.price, a.median, a.survivors, a.complete, a.reason, r.rules,
-       q.source, q.status, q.price, q.bar, q.centibps, q.err
-FROM answers a JOIN rulesets r ON r.id = a.ruleset
-LEFT JOIN quotes q ON q.symbol = a.symbol AND q.minute = a.minute
-WHERE `+strings.Join(where, " AND ")+`
-ORDER BY a.symbol, a.minute, q.ord`), args...)
+	rules, err := s.rulesets(ctx)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	var cur *Answer
-	for rows.Next() {
-		var (
-			sym, session, reason, rules string
-			minute, price, median       int64
-			agreed, complete, survivors int
-			qSource, qStatus, qErr      sql.NullString
-			qPrice, qBar, qCenti        sql.NullInt64
-		)
-		if err := rows.Scan(&sym, &minute, &session, &agreed, &price, &median, &survivors, &complete, &reason, &rules,
-			&qSource, &qStatus, &qPrice, &qBar, &qCenti, &qErr); err != nil {
-			return err
+	return s.answerDays(ctx, q, func(sym string, a *dayAnswer) error {
+		rs, ok := rules[a.ruleset]
+		if !ok {
+			return fmt.Errorf("answer %s %d names ruleset %d, which the store lacks", sym, a.minute, a.ruleset)
 		}
-		if cur == nil || cur.Symbol != sym || cur.Minute.Unix() != minute {
-			if cur != nil {
-				if err := fn(*cur); err != nil {
-					return err
-				}
-			}
-			cur = &Answer{
-				Symbol: sym, Minute: unix(minute), Session: market.Session(session), Agreed: agreed == 1,
-				Price: numeric.Scaled(price), Median: numeric.Scaled(median), Survivors: survivors,
-				Complete: complete == 1, Reason: reason, Rules: rules,
-			}
-		}
-		if qSource.Valid {
-			q := Quote{Source: qSource.String, Status: feeds.Status(qStatus.String), Price: numeric.Scaled(qPrice.Int64),
-				DistanceCentiBps: qCenti.Int64, Err: qErr.String}
-			if qBar.Int64 != 0 {
-				q.BarTime = unix(qBar.Int64)
-			}
-			cur.Quotes = append(cur.Quotes, q)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if cur != nil {
-		return fn(*cur)
-	}
-	return nil
+		return fn(a.answer(sym, rs))
+	})
 }
 
 // rulesetID returns the id of a ruleset, adding it when new.
@@ -668,9 +660,13 @@ func (s *Store) rulesetID(ctx context.Context, rules string) (int64, error) {
 // completeAnswers counts the stored answers of symbol in [from, to) that are complete and were
 // reconciled under a ruleset.
 func (s *Store) completeAnswers(ctx context.Context, symbol string, from, to time.Time, ruleset int64) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, s.Q(`SELECT count(*) FROM answers WHERE symbol = ? AND minute >= ? AND minute < ? AND ruleset = ? AND complete = 1`),
-		symbol, from.Unix(), to.Unix(), ruleset).Scan(&n)
+	n := 0
+	err := s.answerDays(ctx, Query{Symbols: []string{symbol}, From: from, To: to}, func(_ string, a *dayAnswer) error {
+		if a.complete && a.ruleset == ruleset {
+			n++
+		}
+		return nil
+	})
 	return n, err
 }
 
@@ -686,50 +682,19 @@ type answerRow struct {
 }
 
 // putAnswers writes the answers of one symbol (and their quotes) in one transaction, replacing
-// what the store held for those minutes: quotes are deleted first, so a source dropped from the
-// spec leaves no stale provenance.
+// what the store held for those minutes, quotes and all: a source dropped from the spec leaves
+// no stale provenance.
 func (s *Store) putAnswers(ctx context.Context, ruleset int64, rows []answerRow) error {
-	ans := make([][]any, 0, len(rows))
-	var quotes [][]any
-	for _, r := range rows {
-		ans = append(ans, []any{r.symbol, r.minute.Unix(), string(r.session), boolInt(r.res.Agreed), int64(r.res.Price),
-			int64(r.res.Median), r.res.Survivors, boolInt(r.complete), r.reason, ruleset})
-		for i, q := range r.res.Quotes {
-			var bar int64
-			if q.Status.Priced() {
-				bar = q.BarTime.Unix()
-			}
-			quotes = append(quotes, []any{r.symbol, r.minute.Unix(), r.ords[i], q.Source, string(q.Status), int64(q.Price), bar, q.DistanceCentiBps, q.Err})
-		}
-	}
 	return s.write(ctx, func(tx wtx) error {
-		// A first backfill of these minutes has no quotes to clear: one probe spares the deletes.
-		var held int
-		if len(rows) > 0 {
-			if err := tx.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM answers WHERE symbol = ? AND minute >= ? AND minute <= ? LIMIT 1) AS held`,
-				rows[0].symbol, rows[0].minute.Unix(), rows[len(rows)-1].minute.Unix()).Scan(&held); err != nil {
-				return err
-			}
+		if err := tx.serialize(ctx); err != nil {
+			return err
 		}
-		const perDelete = 500
-		for i := 0; held > 0 && i < len(rows); i += perDelete {
-			part := rows[i:min(i+perDelete, len(rows))]
-			args := make([]any, 0, len(part)+1)
-			args = append(args, part[0].symbol)
-			for _, r := range part {
-				args = append(args, r.minute.Unix())
-			}
-			// rows of one call share a symbol (see reconcileSymbol)
-			if err := tx.exec(ctx, `DELETE FROM quotes WHERE symbol = ? AND minute IN (`+
-				strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...); err != nil {
-				return fmt.Errorf("clearing quotes: %w", err)
-			}
-		}
-		if err := tx.upsert(ctx, answersTable, ans); err != nil {
+		days, err := answerDayRows(ctx, tx, ruleset, rows)
+		if err != nil {
 			return fmt.Errorf("writing answers: %w", err)
 		}
-		if err := tx.upsert(ctx, quotesTable, quotes); err != nil {
-			return fmt.Errorf("writing quotes: %w", err)
+		if err := tx.upsert(ctx, answerDaysTable, days); err != nil {
+			return fmt.Errorf("writing answers: %w", err)
 		}
 		return nil
 	})

@@ -113,6 +113,16 @@ func migratePostgres(ctx context.Context, conn *pgx.Conn) error {
 		if _, err := tx.Exec(ctx, m.postgres); err != nil {
 			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
+		if m.data != nil {
+			if err := m.data(ctx, &pgTx{tx: tx}); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+		}
+		if m.postPostgres != "" {
+			if _, err := tx.Exec(ctx, m.postPostgres); err != nil {
+				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			}
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES ($1, $2, $3)`,
 			m.version, m.name, time.Now().UTC().Format(time.RFC3339)); err != nil {
 			return err
@@ -166,6 +176,7 @@ func (b *pgBackend) retryable(err error) bool {
 type pgTx struct {
 	tx     pgx.Tx
 	staged map[string]bool // staging tables this transaction has filled
+	locked bool            // it holds daysLock
 }
 
 func (t *pgTx) exec(ctx context.Context, stmt string, args ...any) error {
@@ -175,6 +186,33 @@ func (t *pgTx) exec(ctx context.Context, stmt string, args ...any) error {
 
 func (t *pgTx) queryRow(ctx context.Context, stmt string, args ...any) scanner {
 	return t.tx.QueryRow(ctx, dollarPlaceholders(stmt), args...)
+}
+
+func (t *pgTx) queryRows(ctx context.Context, stmt string, args []any, fn func(scanner) error) error {
+	rows, err := t.tx.Query(ctx, dollarPlaceholders(stmt), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// daysLock is the advisory lock a transaction writing day blocks holds to its end: of two
+// processes merging bars into the same day's block, the second reads the first's.
+const daysLock = `SELECT pg_advisory_xact_lock(hashtext('pricerig history days'))`
+
+func (t *pgTx) serialize(ctx context.Context) error {
+	if t.locked {
+		return nil
+	}
+	_, err := t.tx.Exec(ctx, daysLock)
+	t.locked = err == nil
+	return err
 }
 
 // upsert copies rows into the table's staging table and merges them in one statement, in key

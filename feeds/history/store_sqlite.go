@@ -85,6 +85,16 @@ func (s *Store) migrateSQLite(ctx context.Context) error {
 			if err := tx.exec(ctx, m.sqlite); err != nil {
 				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 			}
+			if m.data != nil {
+				if err := m.data(ctx, tx); err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+				}
+			}
+			if m.postSQLite != "" {
+				if err := tx.exec(ctx, m.postSQLite); err != nil {
+					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+				}
+			}
 			if err := tx.exec(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
 				m.version, m.name, time.Now().UTC().Format(time.RFC3339)); err != nil {
 				return err
@@ -125,6 +135,22 @@ func (t sqliteTx) exec(ctx context.Context, stmt string, args ...any) error {
 func (t sqliteTx) queryRow(ctx context.Context, stmt string, args ...any) scanner {
 	return t.tx.QueryRowContext(ctx, stmt, args...)
 }
+
+func (t sqliteTx) queryRows(ctx context.Context, stmt string, args []any, fn func(scanner) error) error {
+	rows, err := t.tx.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (t sqliteTx) serialize(context.Context) error { return nil } // BEGIN IMMEDIATE
 
 func (t sqliteTx) upsert(ctx context.Context, tb table, rows [][]any) error {
 	return insertRows(ctx, t.tx, `INSERT OR REPLACE INTO `+tb.name+` (`+strings.Join(tb.cols, ", ")+`) VALUES`, len(tb.cols), rows)

@@ -1,0 +1,327 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/sources"
+)
+
+// Reading and writing the day blocks of bar_days and answer_days (see pack.go).
+
+// dayRange is the first and last UTC day holding a minute of [from, to) (unix seconds).
+func dayRange(from, to int64) (int64, int64) { return dayOf(from), dayOf(to - 1) }
+
+// storedDays reads, inside a write transaction, the blocks of one key held in [first, last]:
+// stmt selects day and data.
+func storedDays(ctx context.Context, tx wtx, stmt string, args ...any) (map[int64][]byte, error) {
+	out := map[int64][]byte{}
+	err := tx.queryRows(ctx, stmt, args, func(r scanner) error {
+		var day int64
+		var data []byte
+		if err := r.Scan(&day, &data); err != nil {
+			return err
+		}
+		out[day] = slices.Clone(data)
+		return nil
+	})
+	return out, err
+}
+
+// barDayRows packs one source's bars of one symbol into bar_days rows, merged over the blocks
+// the store already holds for their days (a page's first and last days are usually shared
+// with the page before and after).
+func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []sources.Bar) ([][]any, error) {
+	if len(bars) == 0 {
+		return nil, nil
+	}
+	bars = sortedBars(bars)
+	first, last := dayOf(bars[0].Start.Unix()), dayOf(bars[len(bars)-1].Start.Unix())
+	held, err := storedDays(ctx, tx, `SELECT day, data FROM bar_days WHERE symbol = ? AND source = ? AND day >= ? AND day <= ?`,
+		symbol, source, first, last)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	for len(bars) > 0 {
+		day := dayOf(bars[0].Start.Unix())
+		n := 1
+		for n < len(bars) && dayOf(bars[n].Start.Unix()) == day {
+			n++
+		}
+		part := bars[:n]
+		bars = bars[n:]
+		if old, ok := held[day]; ok {
+			prev, err := unpackBarDay(nil, day, old)
+			if err != nil {
+				return nil, fmt.Errorf("bars of %s %s on %s: %w", source, symbol, unix(day).Format(time.DateOnly), err)
+			}
+			part = mergeBars(prev, part)
+		}
+		rows = append(rows, []any{symbol, day, source, len(part), packBarDay(day, part)})
+	}
+	return rows, nil
+}
+
+// answerDayRows packs one symbol's reconciled minutes (sorted) into answer_days rows, over
+// the blocks the store holds for their days: a stored answer of a minute given is replaced
+// with its quotes whole, the day's other minutes are kept.
+func answerDayRows(ctx context.Context, tx wtx, ruleset int64, rows []answerRow) ([][]any, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	sym := rows[0].symbol
+	first, last := dayOf(rows[0].minute.Unix()), dayOf(rows[len(rows)-1].minute.Unix())
+	held, err := storedDays(ctx, tx, `SELECT day, data FROM answer_days WHERE symbol = ? AND day >= ? AND day <= ?`, sym, first, last)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]any
+	var answers []dayAnswer
+	for len(rows) > 0 {
+		day := dayOf(rows[0].minute.Unix())
+		answers = answers[:0]
+		n := 0
+		for n < len(rows) && dayOf(rows[n].minute.Unix()) == day {
+			if rows[n].symbol != sym {
+				return nil, fmt.Errorf("answers of %s and %s in one write", sym, rows[n].symbol)
+			}
+			answers = append(answers, dayAnswerOf(&rows[n], ruleset))
+			n++
+		}
+		rows = rows[n:]
+		if old, ok := held[day]; ok {
+			var prev []dayAnswer
+			if err := unpackAnswerDay(day, old, func(a dayAnswer) error { prev = append(prev, a); return nil }); err != nil {
+				return nil, fmt.Errorf("answers of %s on %s: %w", sym, unix(day).Format(time.DateOnly), err)
+			}
+			answers = mergeAnswerDays(prev, answers)
+		}
+		out = append(out, []any{sym, day, len(answers), packAnswerDay(day, answers)})
+	}
+	return out, nil
+}
+
+// mergeAnswerDays is old with the minutes of add put over it, sorted by minute; of answers
+// sharing a minute the last wins.
+func mergeAnswerDays(old, add []dayAnswer) []dayAnswer {
+	all := make([]dayAnswer, 0, len(old)+len(add))
+	all = append(all, old...)
+	all = append(all, add...)
+	slices.SortStableFunc(all, func(a, b dayAnswer) int { return cmpInt(a.minute, b.minute) })
+	out := all[:0]
+	for i, a := range all {
+		if i+1 < len(all) && all[i+1].minute == a.minute {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// barCursor streams stored bars in (symbol, minute, source) order out of their day blocks: the
+// blocks of one symbol and day (one per source, read in source order) are unpacked together and
+// merged by minute.
+type barCursor struct {
+	rows     *sql.Rows
+	from, to int64 // [from, to) unix seconds
+	// the next block, read ahead
+	nSym, nSrc string
+	nDay       int64
+	nData      []byte
+	more       bool
+	// the merged bars of the current symbol and day
+	buf []StoredBar
+	pos int
+	err error
+	tmp []sources.Bar
+}
+
+// openBars starts a cursor over the bars of symbol ("" every symbol) and source ("" every
+// source) starting in [from, to) (unix seconds).
+func (s *Store) openBars(ctx context.Context, symbol, source string, from, to int64) (*barCursor, error) {
+	c := &barCursor{from: from, to: to}
+	if from >= to {
+		return c, nil
+	}
+	first, last := dayRange(from, to)
+	where, args := []string{"day >= ?", "day <= ?"}, []any{first, last}
+	if symbol != "" {
+		where, args = append(where, "symbol = ?"), append(args, symbol)
+	}
+	if source != "" {
+		where, args = append(where, "source = ?"), append(args, source)
+	}
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbol, day, source, data FROM bar_days WHERE `+strings.Join(where, " AND ")+` ORDER BY symbol, day, source`), args...)
+	if err != nil {
+		return nil, err
+	}
+	c.rows = rows
+	c.advance()
+	return c, nil
+}
+
+// advance reads the next block into the read-ahead.
+func (c *barCursor) advance() {
+	c.more = c.rows.Next()
+	if !c.more {
+		c.err = c.rows.Err()
+		return
+	}
+	var data sql.RawBytes
+	if c.err = c.rows.Scan(&c.nSym, &c.nDay, &c.nSrc, &data); c.err != nil {
+		c.more = false
+		return
+	}
+	c.nData = append(c.nData[:0], data...)
+}
+
+// next returns the next bar; ok is false at the end or on an error (see Err).
+func (c *barCursor) next() (StoredBar, bool) {
+	for c.pos >= len(c.buf) {
+		if !c.fill() {
+			return StoredBar{}, false
+		}
+	}
+	b := c.buf[c.pos]
+	c.pos++
+	return b, true
+}
+
+// fill unpacks the blocks of the next symbol and day into buf.
+func (c *barCursor) fill() bool {
+	c.buf, c.pos = c.buf[:0], 0
+	if !c.more || c.err != nil {
+		return false
+	}
+	sym, day := c.nSym, c.nDay
+	// one sorted run per source, concatenated; each run's start in runs
+	var runs []int
+	for c.more && c.nSym == sym && c.nDay == day {
+		var err error
+		c.tmp, err = unpackBarDay(c.tmp[:0], day, c.nData)
+		if err != nil {
+			c.err = fmt.Errorf("bars of %s %s on %s: %w", c.nSrc, sym, unix(day).Format(time.DateOnly), err)
+			return false
+		}
+		runs = append(runs, len(c.buf))
+		for _, b := range c.tmp {
+			if t := b.Start.Unix(); t >= c.from && t < c.to {
+				c.buf = append(c.buf, StoredBar{Symbol: sym, Source: c.nSrc, Bar: b})
+			}
+		}
+		c.advance()
+		if c.err != nil {
+			return false
+		}
+	}
+	if len(runs) > 1 {
+		// runs are in source order and each sorted by minute: a stable sort by minute keeps
+		// sources of one minute by name
+		slices.SortStableFunc(c.buf, func(a, b StoredBar) int { return a.Start.Compare(b.Start) })
+	}
+	return true
+}
+
+// Err is the error that ended the cursor, if any.
+func (c *barCursor) Err() error { return c.err }
+
+func (c *barCursor) close() {
+	if c.rows != nil {
+		c.rows.Close()
+	}
+}
+
+// answerDays calls fn for each stored day answer of the query, by symbol then minute, with the
+// ruleset texts by id.
+func (s *Store) answerDays(ctx context.Context, q Query, fn func(symbol string, a *dayAnswer) error) error {
+	var where []string
+	var args []any
+	if len(q.Symbols) > 0 {
+		syms := slices.Clone(q.Symbols)
+		slices.Sort(syms)
+		syms = slices.Compact(syms)
+		where = append(where, "symbol IN ("+strings.TrimSuffix(strings.Repeat("?,", len(syms)), ",")+")")
+		for _, sym := range syms {
+			args = append(args, sym)
+		}
+	}
+	var from, to int64 = -1 << 62, 1 << 62
+	if !q.From.IsZero() {
+		from = ceilUnix(q.From)
+	}
+	if !q.To.IsZero() {
+		to = ceilUnix(q.To)
+	}
+	if from >= to {
+		return nil
+	}
+	if !q.From.IsZero() {
+		where, args = append(where, "day >= ?"), append(args, dayOf(from))
+	}
+	if !q.To.IsZero() {
+		where, args = append(where, "day <= ?"), append(args, dayOf(to-1))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbol, day, data FROM answer_days`+cond+` ORDER BY symbol, day`), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		sym  string
+		day  int64
+		data sql.RawBytes
+	)
+	for rows.Next() {
+		if err := rows.Scan(&sym, &day, &data); err != nil {
+			return err
+		}
+		err := unpackAnswerDay(day, data, func(a dayAnswer) error {
+			if a.minute < from || a.minute >= to {
+				return nil
+			}
+			return fn(sym, &a)
+		})
+		if err != nil {
+			return fmt.Errorf("answers of %s on %s: %w", sym, unix(day).Format(time.DateOnly), err)
+		}
+	}
+	return rows.Err()
+}
+
+// rulesets reads every ruleset's text by id.
+func (s *Store) rulesets(ctx context.Context) (map[int64]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, rules FROM rulesets`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var rules string
+		if err := rows.Scan(&id, &rules); err != nil {
+			return nil, err
+		}
+		out[id] = rules
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,366 @@
+package history
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
+)
+
+// The store keeps bars and answers in day blocks: one row per source, symbol and UTC day holds
+// that day's bars, and one row per symbol and day its answers with their quotes, each packed
+// into a compact blob. A year of three symbols from three sources is about 1.9M bars, 0.7M
+// answers and 2.2M quotes; as rows, SQLite spent 1.5–2.4 µs inside the engine on each of them
+// (BENCHMARKS.md), more than the whole ingest budget. As day blocks the same year is a few
+// thousand rows, and packing and unpacking them is a small cost in Go.
+//
+// A block is a format byte, then varints: times as deltas from the day's start or the record
+// before, prices as zigzag deltas, and texts (sources, statuses, reasons, errors) as indexes into
+// the block's own table of strings. Both databases store the same bytes (BLOB, BYTEA).
+
+const (
+	packBars    = 1 // format byte of a bars block
+	packAnswers = 1 // format byte of an answers block
+	daySeconds  = 86400
+)
+
+// dayOf is the UTC day (unix seconds of its midnight) holding the unix time t.
+func dayOf(t int64) int64 {
+	d := t - t%daySeconds
+	if t < 0 && t%daySeconds != 0 {
+		d -= daySeconds
+	}
+	return d
+}
+
+var errCorrupt = errors.New("history: a day block is corrupt")
+
+// packer appends varints to a buffer.
+type packer struct{ b []byte }
+
+func (p *packer) u(v uint64) { p.b = binary.AppendUvarint(p.b, v) }
+func (p *packer) i(v int64)  { p.b = binary.AppendVarint(p.b, v) }
+
+// unpacker reads them back; the first read past the end or of a malformed varint makes err
+// errCorrupt and every later read zero.
+type unpacker struct {
+	b   []byte
+	err error
+}
+
+func (u *unpacker) u() uint64 {
+	if u.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(u.b)
+	if n <= 0 {
+		u.err = errCorrupt
+		return 0
+	}
+	u.b = u.b[n:]
+	return v
+}
+
+func (u *unpacker) i() int64 {
+	if u.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(u.b)
+	if n <= 0 {
+		u.err = errCorrupt
+		return 0
+	}
+	u.b = u.b[n:]
+	return v
+}
+
+// count reads a length that must fit in what is left of the block (each element takes at
+// least a byte), so a corrupt block cannot ask for a huge allocation.
+func (u *unpacker) count() int {
+	n := u.u()
+	if n > uint64(len(u.b)) {
+		u.err = errCorrupt
+		return 0
+	}
+	return int(n)
+}
+
+func (u *unpacker) text() string {
+	n := u.count()
+	if u.err != nil {
+		return ""
+	}
+	s := string(u.b[:n])
+	u.b = u.b[n:]
+	return s
+}
+
+// packBarDay packs one source's bars of one symbol and day, sorted by start; of bars sharing a
+// start the last one given wins (as a re-written row replaced the stored one).
+func packBarDay(day int64, bars []sources.Bar) []byte {
+	bars = sortedBars(bars)
+	p := packer{b: make([]byte, 0, 2+len(bars)*8)}
+	p.b = append(p.b, packBars)
+	p.u(uint64(len(bars)))
+	prevT, prevC := day, int64(0)
+	for _, b := range bars {
+		t := b.Start.Unix()
+		p.u(uint64(t - prevT))
+		p.i(int64(b.Close) - prevC)
+		p.u(uint64(b.Volume))
+		prevT, prevC = t, int64(b.Close)
+	}
+	return p.b
+}
+
+// sortedBars orders bars by start, keeping the last of each start; it sorts a copy only when
+// they are not already strictly ascending (the adapters' usual order).
+func sortedBars(bars []sources.Bar) []sources.Bar {
+	ordered := true
+	for i := 1; i < len(bars); i++ {
+		if !bars[i-1].Start.Before(bars[i].Start) {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return bars
+	}
+	s := slices.Clone(bars)
+	slices.SortStableFunc(s, func(a, b sources.Bar) int { return a.Start.Compare(b.Start) })
+	out := s[:0]
+	for i, b := range s {
+		if i+1 < len(s) && s[i+1].Start.Equal(b.Start) {
+			continue // a later bar of the same start wins
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// unpackBarDay appends a block's bars to dst.
+func unpackBarDay(dst []sources.Bar, day int64, blob []byte) ([]sources.Bar, error) {
+	if len(blob) == 0 || blob[0] != packBars {
+		return dst, fmt.Errorf("%w (bars format %v)", errCorrupt, blob[:min(len(blob), 1)])
+	}
+	u := unpacker{b: blob[1:]}
+	n := u.count()
+	dst = slices.Grow(dst, n)
+	t, c := day, int64(0)
+	for range n {
+		t += int64(u.u())
+		c += u.i()
+		v := u.u()
+		if u.err != nil {
+			return dst, u.err
+		}
+		dst = append(dst, sources.Bar{Start: unix(t), Close: numeric.Scaled(c), Volume: int64(v)})
+	}
+	return dst, u.err
+}
+
+// mergeBars is the bars of old with those of add put over them (add wins at a shared start),
+// sorted.
+func mergeBars(old, add []sources.Bar) []sources.Bar {
+	if len(old) == 0 {
+		return add
+	}
+	all := make([]sources.Bar, 0, len(old)+len(add))
+	all = append(all, old...)
+	all = append(all, add...)
+	return sortedBars(all)
+}
+
+// dayAnswer is one stored answer in a block: an Answer without its symbol, with its ruleset's
+// id instead of its text and each quote's place in the spec.
+type dayAnswer struct {
+	minute    int64
+	session   market.Session
+	agreed    bool
+	price     numeric.Scaled
+	median    numeric.Scaled
+	survivors int
+	complete  bool
+	reason    string
+	ruleset   int64
+	quotes    []dayQuote
+}
+
+type dayQuote struct {
+	ord      int
+	source   string
+	status   feeds.Status
+	price    numeric.Scaled
+	bar      int64 // 0 without a price
+	centibps int64
+	err      string
+}
+
+// strtab numbers a block's strings in the order they first appear.
+type strtab struct {
+	idx  map[string]uint64
+	list []string
+}
+
+func (s *strtab) of(v string) uint64 {
+	if i, ok := s.idx[v]; ok {
+		return i
+	}
+	if s.idx == nil {
+		s.idx = map[string]uint64{}
+	}
+	i := uint64(len(s.list))
+	s.idx[v] = i
+	s.list = append(s.list, v)
+	return i
+}
+
+// packAnswerDay packs one symbol's answers of one day, sorted by minute (one answer a minute).
+func packAnswerDay(day int64, answers []dayAnswer) []byte {
+	var st strtab
+	var body packer
+	body.b = make([]byte, 0, len(answers)*40)
+	prev, prevP := day, int64(0)
+	for _, a := range answers {
+		body.u(uint64(a.minute - prev))
+		prev = a.minute
+		var flags uint64
+		if a.agreed {
+			flags |= 1
+		}
+		if a.complete {
+			flags |= 2
+		}
+		body.u(flags)
+		body.u(st.of(string(a.session)))
+		body.i(int64(a.price) - prevP)
+		body.i(int64(a.median) - int64(a.price))
+		prevP = int64(a.price)
+		body.u(uint64(a.survivors))
+		body.u(st.of(a.reason))
+		body.u(uint64(a.ruleset))
+		body.u(uint64(len(a.quotes)))
+		for _, q := range a.quotes {
+			body.u(uint64(q.ord))
+			body.u(st.of(q.source))
+			body.u(st.of(string(q.status)))
+			body.i(int64(q.price))
+			if q.bar == 0 {
+				body.u(0)
+			} else {
+				d := a.minute - q.bar
+				body.u(uint64(d<<1^d>>63) + 1) // zigzag, past the 0 of no bar
+			}
+			body.i(q.centibps)
+			body.u(st.of(q.err))
+		}
+	}
+	p := packer{b: make([]byte, 0, len(body.b)+64)}
+	p.b = append(p.b, packAnswers)
+	p.u(uint64(len(st.list)))
+	for _, s := range st.list {
+		p.u(uint64(len(s)))
+		p.b = append(p.b, s...)
+	}
+	p.u(uint64(len(answers)))
+	p.b = append(p.b, body.b...)
+	return p.b
+}
+
+// unpackAnswerDay calls fn for each answer of a block, in minute order. The quotes slice is the
+// answer's own.
+func unpackAnswerDay(day int64, blob []byte, fn func(dayAnswer) error) error {
+	if len(blob) == 0 || blob[0] != packAnswers {
+		return fmt.Errorf("%w (answers format %v)", errCorrupt, blob[:min(len(blob), 1)])
+	}
+	u := unpacker{b: blob[1:]}
+	strs := make([]string, u.count())
+	for i := range strs {
+		strs[i] = u.text()
+	}
+	str := func() string {
+		i := u.u()
+		if i >= uint64(len(strs)) {
+			if u.err == nil {
+				u.err = errCorrupt
+			}
+			return ""
+		}
+		return strs[i]
+	}
+	n := u.count()
+	m, prevP := day, int64(0)
+	for range n {
+		var a dayAnswer
+		m += int64(u.u())
+		a.minute = m
+		flags := u.u()
+		a.agreed, a.complete = flags&1 != 0, flags&2 != 0
+		a.session = market.Session(str())
+		p := prevP + u.i()
+		prevP = p
+		a.price, a.median = numeric.Scaled(p), numeric.Scaled(p+u.i())
+		a.survivors = int(u.u())
+		a.reason = str()
+		a.ruleset = int64(u.u())
+		nq := u.count()
+		a.quotes = make([]dayQuote, nq)
+		for j := range a.quotes {
+			q := &a.quotes[j]
+			q.ord = int(u.u())
+			q.source = str()
+			q.status = feeds.Status(str())
+			q.price = numeric.Scaled(u.i())
+			if d := u.u(); d > 0 {
+				z := d - 1
+				q.bar = m - (int64(z>>1) ^ -int64(z&1))
+			}
+			q.centibps = u.i()
+			q.err = str()
+		}
+		if u.err != nil {
+			return u.err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+	}
+	return u.err
+}
+
+// answer is the Answer a stored day answer is, with its ruleset's text.
+func (a *dayAnswer) answer(symbol, rules string) Answer {
+	out := Answer{
+		Symbol: symbol, Minute: unix(a.minute), Session: a.session, Agreed: a.agreed, Price: a.price, Median: a.median,
+		Survivors: a.survivors, Complete: a.complete, Reason: a.reason, Rules: rules, Quotes: make([]Quote, len(a.quotes)),
+	}
+	for i, q := range a.quotes {
+		out.Quotes[i] = Quote{Source: q.source, Status: q.status, Price: q.price, DistanceCentiBps: q.centibps, Err: q.err}
+		if q.bar != 0 {
+			out.Quotes[i].BarTime = unix(q.bar)
+		}
+	}
+	return out
+}
+
+// dayAnswerOf is the stored form of a reconciled minute.
+func dayAnswerOf(r *answerRow, ruleset int64) dayAnswer {
+	a := dayAnswer{
+		minute: r.minute.Unix(), session: r.session, agreed: r.res.Agreed, price: r.res.Price, median: r.res.Median,
+		survivors: r.res.Survivors, complete: r.complete, reason: r.reason, ruleset: ruleset,
+		quotes: make([]dayQuote, len(r.res.Quotes)),
+	}
+	for i, q := range r.res.Quotes {
+		dq := dayQuote{ord: r.ords[i], source: q.Source, status: q.Status, price: q.Price, centibps: q.DistanceCentiBps, err: q.Err}
+		if q.Status.Priced() {
+			dq.bar = q.BarTime.Unix()
+		}
+		a.quotes[i] = dq
+	}
+	return a
+}
