@@ -133,6 +133,9 @@ type job struct {
 	leadIn  bool
 	pages   int    // a paged provider's window: the pages it can take at most (progress)
 	resume  string // a paged window stopped by an earlier run: the provider's token to go on from
+	// the resumed window's bars and requests over the pages committed before (by whichever
+	// process), so its record ends with the totals a run without the stop would write
+	doneBars, doneRequests int
 }
 
 // Backfill fills a store from the sources of a spec.
@@ -491,7 +494,8 @@ func (b *Backfill) resumeCursors(ctx context.Context, m *member) (map[string][]S
 		for _, sym := range c.symbols {
 			claimed[sym] = append(claimed[sym], c.span)
 		}
-		j := job{span: c.span, symbols: c.symbols, resume: c.next, pages: m.pol.pagesAtMost(c.span, len(c.symbols))}
+		j := job{span: c.span, symbols: c.symbols, resume: c.next, pages: m.pol.pagesAtMost(c.span, len(c.symbols)),
+			doneBars: c.bars, doneRequests: c.requests}
 		b.jobs[m] = append(b.jobs[m], j)
 		m.planned.Add(int64(j.pages))
 	}
@@ -873,7 +877,7 @@ func (b *Backfill) fetch(ctx context.Context, m *member, j job) (fetchedWindow, 
 // returned is what the window still missed.
 func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- fetchedWindow) (left job, err error) {
 	full := j
-	windowBars, windowRequests, pages := 0, 0, 0
+	windowBars, windowRequests, pages := j.doneBars, j.doneRequests, 0
 	defer func() {
 		// progress counted the most pages the window could take: it took pages (and one
 		// more item, failed, when it failed)

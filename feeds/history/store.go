@@ -486,16 +486,20 @@ func (s *Store) putWindow(ctx context.Context, w fetchedWindow) (int, error) {
 	return total, err
 }
 
-// cursor is a paged window stopped between two pages, and the provider's token for the next.
+// cursor is a paged window stopped between two pages, and the provider's token for the next;
+// bars and requests are the window's totals over the pages committed.
 type cursor struct {
-	symbols []string
-	span    Span
-	next    string
+	symbols        []string
+	span           Span
+	next           string
+	bars, requests int
 }
 
 // cursors lists a source's stopped windows.
 func (s *Store) cursors(ctx context.Context, source string) ([]cursor, error) {
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbols, win_from, win_to, next FROM page_cursors WHERE source = ? ORDER BY win_from, symbols`), source)
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT c.symbols, c.win_from, c.win_to, c.next, COALESCE(w.bars, 0), COALESCE(w.requests, 0)
+FROM page_cursors c LEFT JOIN windows w ON w.source = c.source AND w.symbols = c.symbols AND w.win_from = c.win_from
+WHERE c.source = ? ORDER BY c.win_from, c.symbols`), source)
 	if err != nil {
 		return nil, err
 	}
@@ -503,11 +507,11 @@ func (s *Store) cursors(ctx context.Context, source string) ([]cursor, error) {
 	var out []cursor
 	for rows.Next() {
 		var syms, next string
-		var a, b int64
-		if err := rows.Scan(&syms, &a, &b, &next); err != nil {
+		var a, b, bars, requests int64
+		if err := rows.Scan(&syms, &a, &b, &next, &bars, &requests); err != nil {
 			return nil, err
 		}
-		out = append(out, cursor{strings.Split(syms, ","), Span{unix(a), unix(b)}, next})
+		out = append(out, cursor{strings.Split(syms, ","), Span{unix(a), unix(b)}, next, int(bars), int(requests)})
 	}
 	return out, rows.Err()
 }
