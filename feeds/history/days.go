@@ -145,10 +145,11 @@ type barCursor struct {
 	nData      []byte
 	more       bool
 	// the merged bars of the current symbol and day
-	buf []StoredBar
-	pos int
-	err error
-	tmp []sources.Bar
+	buf   []StoredBar
+	pos   int
+	err   error
+	tmp   []sources.Bar
+	spare []StoredBar // the other buffer of mergeRuns
 }
 
 // openBars starts a cursor over the bars of symbol ("" every symbol) and source ("" every
@@ -230,11 +231,32 @@ func (c *barCursor) fill() bool {
 		}
 	}
 	if len(runs) > 1 {
-		// runs are in source order and each sorted by minute: a stable sort by minute keeps
-		// sources of one minute by name
-		slices.SortStableFunc(c.buf, func(a, b StoredBar) int { return a.Start.Compare(b.Start) })
+		c.mergeRuns(runs)
 	}
 	return true
+}
+
+// mergeRuns merges buf's runs (one per source, in source order, each sorted by minute) by
+// minute, sources of one minute in name order: at each step the earliest head, the first run's
+// on a tie.
+func (c *barCursor) mergeRuns(runs []int) {
+	heads := slices.Clone(runs)
+	ends := append(slices.Clone(runs[1:]), len(c.buf))
+	out := c.spare[:0]
+	for {
+		best := -1
+		for r := range heads {
+			if heads[r] < ends[r] && (best < 0 || c.buf[heads[r]].Start.Before(c.buf[heads[best]].Start)) {
+				best = r
+			}
+		}
+		if best < 0 {
+			break
+		}
+		out = append(out, c.buf[heads[best]])
+		heads[best]++
+	}
+	c.buf, c.spare = out, c.buf
 }
 
 // Err is the error that ended the cursor, if any.

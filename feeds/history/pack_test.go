@@ -1,6 +1,8 @@
 package history
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -136,5 +138,57 @@ func TestDayOf(t *testing.T) {
 		if got := dayOf(c[0]); got != c[1] {
 			t.Errorf("dayOf(%d) = %d, want %d", c[0], got, c[1])
 		}
+	}
+}
+
+// Bars written window by window (overlapping, out of order, across day boundaries) read back as
+// a table keyed by symbol, minute and source would: every bar once, the last written winning,
+// ordered by symbol, minute, then source, and cut to the range asked.
+func TestStoredBarsReadLikeRows(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t, "bars.db")
+	r := rand.New(rand.NewPCG(5, 6))
+	type key struct {
+		sym    string
+		minute int64
+		src    string
+	}
+	model := map[key]sources.Bar{}
+	base := dayOf(1_764_000_000)
+	for range 40 {
+		src := []string{"alpaca", "massive", "yahoo"}[r.IntN(3)]
+		syms := []string{"NVDA", "SPY"}
+		from := base + int64(r.IntN(4*1440))*60
+		w := fetchedWindow{source: src, symbols: syms, span: Span{unix(from), unix(from + 3000*60)}, bars: map[string][]sources.Bar{}}
+		for _, sym := range syms {
+			for range r.IntN(300) {
+				m := from + int64(r.IntN(3000))*60
+				b := sources.Bar{Start: unix(m), Close: numeric.Scaled(1 + r.Int64N(1e12)), Volume: r.Int64N(1e6)}
+				w.bars[sym] = append(w.bars[sym], b)
+				model[key{sym, m, src}] = b
+			}
+		}
+		if _, err := store.putWindow(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from, to := base+1440*60+7*60, base+4*1440*60-13*60
+	var want []string
+	for k, b := range model {
+		if k.minute >= from && k.minute < to {
+			want = append(want, fmt.Sprintf("%s %012d %s %d %d", k.sym, k.minute, k.src, b.Close, b.Volume))
+		}
+	}
+	slices.Sort(want)
+	var got []string
+	err := store.Bars(ctx, "", "", unix(from), unix(to), func(b StoredBar) error {
+		got = append(got, fmt.Sprintf("%s %012d %s %d %d", b.Symbol, b.Start.Unix(), b.Source, b.Close, b.Volume))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !slices.Equal(want, got) {
+		t.Fatalf("read %d bars, the model holds %d", len(got), len(want))
 	}
 }

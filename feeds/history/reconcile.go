@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
@@ -57,6 +59,15 @@ func (s *minuteStats) add(st feeds.Status) {
 	}
 }
 
+func (s *minuteStats) merge(o minuteStats) {
+	s.OK += o.OK
+	s.Carried += o.Carried
+	s.NoData += o.NoData
+	s.Outlier += o.Outlier
+	s.NotCovered += o.NotCovered
+	s.Unknown += o.Unknown
+}
+
 // slot is one source of a feed during the sweep of a symbol.
 type slot struct {
 	m     *member
@@ -65,6 +76,7 @@ type slot struct {
 	fails []failedSpan
 	last  sources.Bar
 	has   bool
+	stats minuteStats // of this sweep, added to the member's at its end
 }
 
 // answersPerTx is how many minutes one answers transaction holds: big enough that commits are a
@@ -83,28 +95,70 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 	minutes := sessionMinutes(b.opts.From, end, b.rules.Sessions)
 	b.total.Add(int64(minutes * len(b.symbols)))
 	w := b.answerWriter(ctx, rid)
+	// The symbols are swept side by side, one goroutine each up to the machine's cores: each
+	// symbol's sweep is independent of the others', and they share the one writer.
+	var (
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan string)
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return firstErr != nil }
+	for range min(runtime.GOMAXPROCS(0), len(b.symbols)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sym := range next {
+				part := &Summary{}
+				if err := b.reconcileOne(ctx, sym, end, minutes, rid, part, w.put); err != nil {
+					fail(err)
+				}
+				mu.Lock()
+				sum.Minutes += part.Minutes
+				sum.NoAgreement += part.NoAgreement
+				sum.Incomplete += part.Incomplete
+				sum.Kept += part.Kept
+				mu.Unlock()
+			}
+		}()
+	}
 	for _, sym := range b.symbols {
-		// A symbol this run fetched nothing for, whose every minute is stored complete under the
-		// same rules, would be reconciled to the very same answers: leave them.
-		if !b.touched(sym) {
-			held, err := b.store.completeAnswers(ctx, sym, b.opts.From, end, rid)
-			if err != nil {
-				return w.abort(fmt.Errorf("store: %w", err))
-			}
-			if held == minutes {
-				sum.Kept += minutes
-				b.minutes.Add(int64(minutes))
-				continue
-			}
-		}
-		if err := b.reconcileSymbol(ctx, sym, end, sum, w.put); err != nil {
-			return w.abort(err)
-		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || failed() {
 			break
 		}
+		next <- sym
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return w.abort(firstErr)
 	}
 	return w.close()
+}
+
+// reconcileOne reconciles one symbol's minutes, or keeps them: a symbol this run fetched nothing
+// for, whose every minute is stored complete under the same rules, would be reconciled to the
+// very same answers.
+func (b *Backfill) reconcileOne(ctx context.Context, sym string, end time.Time, minutes int, rid int64, sum *Summary, put func([]answerRow) error) error {
+	if !b.touched(sym) {
+		held, err := b.store.completeAnswers(ctx, sym, b.opts.From, end, rid)
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if held == minutes {
+			sum.Kept += minutes
+			b.minutes.Add(int64(minutes))
+			return nil
+		}
+	}
+	return b.reconcileSymbol(ctx, sym, end, sum, put)
 }
 
 // batchWriter writes batches of answers in its own goroutine, in the order they are put.
@@ -210,6 +264,13 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 	}
 	defer bars.close()
 	peek, havePeek := bars.next()
+	defer func() {
+		for _, s := range slots {
+			s.m.mu.Lock()
+			s.m.stats.merge(s.stats)
+			s.m.mu.Unlock()
+		}
+	}()
 
 	var batch []answerRow
 	flush := func() error {
@@ -281,9 +342,7 @@ func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Sessi
 		row.reason = strings.TrimPrefix(row.reason+"; incomplete: "+incomplete, "; ")
 	}
 	for i, s := range slots {
-		s.m.mu.Lock()
-		s.m.stats.add(res.Quotes[i].Status)
-		s.m.mu.Unlock()
+		s.stats.add(res.Quotes[i].Status)
 	}
 	sum.Minutes++
 	if !res.Agreed {
