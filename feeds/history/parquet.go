@@ -73,7 +73,8 @@ func parquetRowOf(a Answer) ParquetRow {
 // exportParquet streams the answers a query selects into a Parquet file, a batch of rows at a
 // time: a year of answers never sits in memory as rows, only as the current row group's pages.
 // Reading the store and encoding the file are a pipeline: one goroutine reads the next batch of
-// answers while another encodes and compresses the last (each is about half of the work).
+// answers and makes their rows while another encodes and compresses the last (the two halves
+// cost about the same, BENCHMARKS.md).
 func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, error) {
 	pw := parquet.NewGenericWriter[ParquetRow](w,
 		parquet.MaxRowsPerRowGroup(parquetRowGroup),
@@ -81,20 +82,15 @@ func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, e
 		parquet.CreatedBy("pricerig", "", ""),
 	)
 	const batch = 4096
-	batches := make(chan []Answer, 2)
+	batches := make(chan []ParquetRow, 2)
 	failed := make(chan struct{})
 	var writeErr error
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		rows := make([]ParquetRow, 0, batch)
-		for answers := range batches {
+		for rows := range batches {
 			if writeErr != nil {
 				continue
-			}
-			rows = rows[:0]
-			for _, a := range answers {
-				rows = append(rows, parquetRowOf(a))
 			}
 			if _, err := pw.Write(rows); err != nil {
 				writeErr = err
@@ -103,25 +99,25 @@ func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, e
 		}
 	}()
 	n := 0
-	answers := make([]Answer, 0, batch)
+	rows := make([]ParquetRow, 0, batch)
 	send := func() error {
 		select {
-		case batches <- answers:
+		case batches <- rows:
 		case <-failed:
 			return errors.New("the Parquet writer stopped")
 		}
-		answers = make([]Answer, 0, batch) // the writer owns the one it was handed
+		rows = make([]ParquetRow, 0, batch) // the writer owns the one it was handed
 		return nil
 	}
 	err := s.Answers(ctx, q, func(a Answer) error {
 		n++
-		answers = append(answers, a)
-		if len(answers) == batch {
+		rows = append(rows, parquetRowOf(a))
+		if len(rows) == batch {
 			return send()
 		}
 		return nil
 	})
-	if err == nil && len(answers) > 0 {
+	if err == nil && len(rows) > 0 {
 		err = send()
 	}
 	close(batches)
