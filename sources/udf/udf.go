@@ -211,7 +211,7 @@ func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
 				if err != nil {
 					return err
 				}
-				sec, err := UnixText(string(raw))
+				sec, err := unixBytes(raw)
 				if err != nil {
 					return sources.Errorf("", sources.ErrBadResponse, "t[%d]: %v", i, err)
 				}
@@ -303,6 +303,26 @@ func UnixText(raw string) (int64, error) {
 	}
 	if n < 0 || n > maxUnix {
 		return 0, fmt.Errorf("time %d is out of range for unix seconds", n)
+	}
+	return n, nil
+}
+
+// unixBytes is UnixText of a raw JSON value, read in place when it is plain digits (quoted or
+// not) in range; anything else goes to UnixText, which says what is wrong.
+func unixBytes(raw []byte) (int64, error) {
+	s := raw
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' || n > maxUnix {
+			return UnixText(string(raw))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(s) == 0 || n > maxUnix {
+		return UnixText(string(raw))
 	}
 	return n, nil
 }

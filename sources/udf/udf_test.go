@@ -464,3 +464,15 @@ func TestNewOptions(t *testing.T) {
 		t.Fatalf("udf factory = %+v, %v", f, ok)
 	}
 }
+
+// unixBytes reads every text as UnixText does: the same seconds or the same error.
+func TestUnixBytesMatchesUnixText(t *testing.T) {
+	for _, in := range []string{"1700000040", `"1700000040"`, "0", "007", "", `""`, `"`, "-60", "+60", " 60", "1e9",
+		"7258118400", "7258118401", "72581184000", "99999999999999999999", "60.0", "null", "0x10"} {
+		want, wantErr := UnixText(in)
+		got, err := unixBytes([]byte(in))
+		if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("unixBytes(%q) = %d, %v; UnixText gives %d, %v", in, got, err, want, wantErr)
+		}
+	}
+}
