@@ -9,6 +9,7 @@ require (
 
 require (
 	cloud.google.com/go v0.118.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-resty/resty/v2 v2.17.2 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
