@@ -28,6 +28,13 @@ type Pager interface {
 	Pages(ctx context.Context, symbols []string, from, to time.Time, resume string, each func(Page) error) error
 }
 
+// Batcher is a source whose provider answers several symbols in one request (a multi-symbol
+// endpoint): the backfill asks it for the symbols of a window in one call. Every symbol asked
+// for has an entry in the answer, empty when it did not trade.
+type Batcher interface {
+	BarsMulti(ctx context.Context, symbols []string, from, to time.Time) (map[string][]Bar, error)
+}
+
 // ProvenThrough is what a page of one symbol read oldest first proves: [from, the end of its last
 // bar), or the whole [from, to) on the last page.
 func ProvenThrough(bars []Bar, from, to time.Time, last bool) (Window, bool) {

@@ -72,13 +72,7 @@ type WindowDone struct {
 	More     bool
 }
 
-// multiFetcher is a source that fetches several symbols in one request, like Alpaca's
-// multi-symbol bars: the backfill batches the symbols of a window into one call.
-type multiFetcher interface {
-	BarsMulti(ctx context.Context, symbols []string, from, to time.Time) (map[string][]sources.Bar, error)
-}
-
-// Lookback margin: a source whose history reaches back a fixed span from now (Yahoo's 29 days)
+// Lookback margin: a source whose history reaches back a fixed span from now (29 days, say)
 // is not asked for the hour at the very edge, which the clock will have passed by the time a long
 // run gets to it.
 const lookbackMargin = time.Hour
@@ -90,7 +84,7 @@ type member struct {
 	selected  bool   // named by Options.Sources (or all)
 	missing   string // why it is unusable: its key is unset
 	src       sources.Source
-	multi     multiFetcher
+	multi     sources.Batcher
 	pager     sources.Pager // when its provider pages (Coverage.Paged): asked a span whole
 	cov       sources.Coverage
 	rate      sources.Rate
@@ -297,7 +291,7 @@ func (b *Backfill) build() error {
 				return err
 			}
 			m.src = built[0].Source
-			m.multi, _ = m.src.(multiFetcher)
+			m.multi, _ = m.src.(sources.Batcher)
 			m.cov = m.src.Coverage()
 			if m.cov.Paged {
 				m.pager, _ = m.src.(sources.Pager)

@@ -44,7 +44,7 @@ type Summary struct {
 type SourceSummary struct {
 	Source string `json:"source"`
 	Type   string `json:"type,omitempty"`
-	// Skipped says why the source was not asked at all ("ALPACA_API_KEY_ID is not set").
+	// Skipped says why the source was not asked at all ("ITS_API_KEY is not set").
 	Skipped string `json:"skipped,omitempty"`
 	Rate    string `json:"rate,omitempty"`
 	Windows int    `json:"windows"`

@@ -60,7 +60,8 @@ var factory = sources.Adapter(sources.Factory{
 	DefaultRate: DefaultRate,
 }, build)
 
-// Source is an Alpaca bars source.
+// Source is an Alpaca bars source: a sources.Pager, and a sources.Batcher through its
+// multi-symbol endpoint.
 type Source struct {
 	sources.Base
 	feed string
@@ -87,8 +88,14 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 	return m[symbol], nil
 }
 
+// the backfill finds these by type: a drifted signature would silently stop its batching
+var (
+	_ sources.Pager   = (*Source)(nil)
+	_ sources.Batcher = (*Source)(nil)
+)
+
 // BarsMulti returns the bars of several symbols at once through the multi-symbol endpoint, for
-// backfill: one request pages through all of them. Every symbol asked for has an entry, empty
+// backfill (a sources.Batcher): one request pages through all of them. Every symbol asked for has an entry, empty
 // when it did not trade.
 func (s *Source) BarsMulti(ctx context.Context, symbols []string, from, to time.Time) (map[string][]sources.Bar, error) {
 	if len(symbols) == 0 {
