@@ -77,6 +77,7 @@ type slot struct {
 	last  sources.Bar
 	has   bool
 	stats minuteStats // of this sweep, added to the member's at its end
+	run   Span        // the covered span that held the last minute asked
 }
 
 // answersPerTx is how many minutes one answers transaction holds: big enough that commits are a
@@ -381,7 +382,13 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("covers %s, not the %s session", sessionNames(m.cov.Sessions), session)
 		return q
 	}
-	run, ok := s.cov.find(t)
+	// the sweep asks minute after minute: the span of the last minute usually holds this one
+	run, ok := s.run, !s.run.From.After(t) && s.run.To.After(t)
+	if !ok {
+		if run, ok = s.cov.find(t); ok {
+			s.run = run
+		}
+	}
 	if !ok {
 		switch {
 		case !m.liveLB.IsZero() && t.Before(m.liveLB):
