@@ -96,8 +96,9 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 	minutes := sessionMinutes(b.opts.From, end, b.rules.Sessions)
 	b.total.Add(int64(minutes * len(b.symbols)))
 	w := b.answerWriter(ctx, rid)
-	// The symbols are swept side by side, one goroutine each up to the machine's cores: each
-	// symbol's sweep is independent of the others', and they share the one writer.
+	// The symbols are swept side by side, one goroutine each up to twice the machine's cores:
+	// each symbol's sweep is independent of the others', and they share the one writer. Three
+	// symbols on two cores then take about half their CPU time, not two rounds of sweeps.
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -112,7 +113,7 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 		mu.Unlock()
 	}
 	failed := func() bool { mu.Lock(); defer mu.Unlock(); return firstErr != nil }
-	for range min(runtime.GOMAXPROCS(0), len(b.symbols)) {
+	for range min(2*runtime.GOMAXPROCS(0), len(b.symbols)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
