@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig"
@@ -89,6 +91,7 @@ func newDevnetCmd(a *app) *cobra.Command {
 		funded    int
 		chainID   uint64
 		commitWin time.Duration
+		baseFee   string
 		revealWin time.Duration
 		httpAddr  string
 		public    bool
@@ -113,11 +116,17 @@ is exactly a mainnet one but for the contract address. Each task's life is print
 happens. Exits 0 when every task agreed, 1 otherwise. With fewer rigs than job 2's quorum (3)
 nothing is ordered. With --keep the chain and the simulator stay up after the tasks settle,
 and working 'pricerig operator', 'pricerig rig' and 'pricerig order' commands are printed for
-funded keys that are in no rig.`,
+funded keys that are in no rig.
+
+Gas on the devnet costs what go-ethereum's simulated chain charges: a 1 gwei base fee at
+genesis that falls by up to 12.5 % a block while blocks are less than half full. --base-fee
+holds one gas price for the whole run instead (0.01 gwei is Arbitrum's floor), so 'operator
+status --journal' and 'audit --journal' show what a rig would earn and pay at that price.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
-  pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators`,
+  pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
+  pricerig devnet --keep --base-fee 0.01             # gas at Arbitrum's base-fee floor`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, specName, err := specSource(config)
@@ -167,12 +176,18 @@ funded keys that are in no rig.`,
 			if commitWin < 0 || commitWin%time.Second != 0 || revealWin < 0 || revealWin%time.Second != 0 {
 				return badInput("--commit-window and --reveal-window are whole seconds")
 			}
+			var gasPrice *big.Int
+			if baseFee != "" {
+				if gasPrice, err = parseGwei(baseFee); err != nil {
+					return badInput("--base-fee: %v", err)
+				}
+			}
 			layout := make([]int, rigs)
 			for i := range layout {
 				layout[i] = 1
 			}
 			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin}
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice}
 			var recorder *web.Recorder
 			if httpAddr != "" {
 				recorder = web.NewRecorder(0, nil)
@@ -272,6 +287,7 @@ funded keys that are in no rig.`,
 	cmd.Flags().Uint64Var(&chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
 	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
+	cmd.Flags().StringVar(&baseFee, "base-fee", "", "hold every transaction's gas price at this many gwei for the whole run (0.01: Arbitrum's base-fee floor)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
 	return cmd
@@ -388,4 +404,24 @@ func printDevnetReports(w interface{ Write([]byte) (int, error) }, reports []dev
 			fmt.Fprintf(w, "    rig %d  %-12s %7s bps from the median  %s\n", rr.RigID, rr.Price, rr.DistanceBps, verdict)
 		}
 	}
+}
+
+// parseGwei reads a gas price in gwei as decimal text ("0.01") into wei, exactly: at least 1
+// wei (a sealer takes no transaction tipping nothing), at most 9 decimals, at most 10,000 gwei.
+func parseGwei(text string) (*big.Int, error) {
+	d, err := decimal.NewFromString(strings.TrimSpace(text))
+	if err != nil || len(text) > 32 {
+		return nil, fmt.Errorf("%q is not a gas price in gwei", text)
+	}
+	if e := d.Exponent(); e > 10 || e < -30 {
+		return nil, fmt.Errorf("%q: out of range", text)
+	}
+	wei := d.Shift(9)
+	if !wei.Equal(wei.Truncate(0)) {
+		return nil, fmt.Errorf("%q: more decimals than wei (9 for gwei)", text)
+	}
+	if wei.Sign() <= 0 || d.GreaterThan(decimal.NewFromInt(10_000)) {
+		return nil, fmt.Errorf("%q: want from 0.000000001 to 10000 gwei", text)
+	}
+	return wei.BigInt(), nil
 }

@@ -57,6 +57,20 @@ func TestDevnetCommandRejectsABadMinute(t *testing.T) {
 	}
 }
 
+func TestDevnetCommandRejectsABadBaseFee(t *testing.T) {
+	for _, fee := range []string{"abc", "0", "-1", "0.0000000001", "10001", "1e99"} {
+		code, _, stderr := runCLI(t, "devnet", "--base-fee", fee)
+		if code != exitBadInput || !strings.Contains(stderr, "--base-fee") {
+			t.Fatalf("--base-fee %s: exit %d: %s", fee, code, stderr)
+		}
+	}
+	for text, want := range map[string]int64{"0.01": 10_000_000, "1": 1_000_000_000, "0.000000001": 1, "2.5": 2_500_000_000} {
+		if got, err := parseGwei(text); err != nil || got.Int64() != want {
+			t.Fatalf("parseGwei(%q) = %v, %v; want %d wei", text, got, err, want)
+		}
+	}
+}
+
 // --keep leaves the chain up after the tasks settle, prints how to attach, and stops on cancel.
 func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 	if testing.Short() {

@@ -68,6 +68,14 @@ func StartChainWithID(alloc types.GenesisAlloc, heartbeat time.Duration, chainID
 type ChainOptions struct {
 	ID      uint64
 	BaseFee *big.Int
+	// GasPrice, when set, is the gas price every transaction pays for the whole run, in wei, as
+	// on a chain that holds its base fee at a floor (Arbitrum's): the base fee is 0 from genesis
+	// (EIP-1559 keeps a zero base fee at zero while blocks are less than half full) and the
+	// sealer takes only transactions tipping at least GasPrice, which is also what the node
+	// suggests as a tip, so a sender that takes the suggestion pays exactly it (a few wei more
+	// after blocks more than half full, which raise the base fee by 1 wei each). BaseFee is then
+	// ignored.
+	GasPrice *big.Int
 }
 
 // StartChainWithOptions is StartChain with options.
@@ -101,6 +109,11 @@ func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o 
 		if o.BaseFee != nil {
 			ec.Genesis.BaseFee = new(big.Int).Set(o.BaseFee)
 			ec.RPCTxFeeCap = 0 // a dear chain on purpose: deploying the contract costs more than the 1 ETH cap
+		}
+		if o.GasPrice != nil {
+			ec.Genesis.BaseFee = new(big.Int)
+			ec.Miner.GasPrice = new(big.Int).Set(o.GasPrice)
+			ec.RPCTxFeeCap = 0
 		}
 	})
 	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/params"
 )
 
@@ -59,5 +60,67 @@ func testChainServes(t *testing.T, want uint64) {
 	}
 	if bal, _ := client.BalanceAt(ctx, to, nil); bal.Int64() != 7 {
 		t.Fatalf("balance %s", bal)
+	}
+}
+
+// A chain started with a gas price holds it: every transaction, the first and one sent after a
+// run of empty blocks (which would lower a base fee), pays exactly that price per gas, the tip
+// the node suggests.
+func TestChainHoldsTheGasPriceItWasStartedWith(t *testing.T) {
+	priv, _ := crypto.GenerateKey()
+	from := crypto.PubkeyToAddress(priv.PublicKey)
+	price := big.NewInt(10_000_000) // 0.01 gwei, Arbitrum's base-fee floor
+	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour, ChainOptions{GasPrice: price})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := t.Context()
+	client, err := c.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	to := from
+	to[0] ^= 1
+	for nonce := range uint64(2) {
+		if nonce == 1 {
+			_ = c.Do(func(b *simulated.Backend) error {
+				for range 20 {
+					b.Commit()
+				}
+				return nil
+			})
+		}
+		tip, err := client.SuggestGasTipCap(ctx)
+		if err != nil || tip.Cmp(price) != 0 {
+			t.Fatalf("suggested tip %v (%v), want %s", tip, err, price)
+		}
+		head, err := client.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := types.SignNewTx(priv, types.LatestSignerForChainID(new(big.Int).SetUint64(c.ChainID)), &types.DynamicFeeTx{
+			ChainID: new(big.Int).SetUint64(c.ChainID), Nonce: nonce, GasTipCap: tip,
+			GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip), Gas: 21000, To: &to, Value: big.NewInt(7)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := client.SendTransaction(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
+		var r *types.Receipt
+		for i := 0; ; i++ {
+			if r, err = client.TransactionReceipt(ctx, tx.Hash()); err == nil {
+				break
+			}
+			if i > 2000 {
+				t.Fatal("the transaction was never mined")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if r.EffectiveGasPrice.Cmp(price) != 0 {
+			t.Fatalf("transaction %d paid %s wei per gas, want %s", nonce, r.EffectiveGasPrice, price)
+		}
 	}
 }

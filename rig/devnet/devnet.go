@@ -83,6 +83,9 @@ type Options struct {
 	// BaseFee is the genesis block's base fee (nil: go-ethereum's 1 gwei); tests price gas so
 	// that tasks lose money.
 	BaseFee *big.Int
+	// GasPrice, when set, is the gas price in wei every transaction pays for the whole run
+	// (ChainOptions.GasPrice), to see the economics at a real chain's price.
+	GasPrice *big.Int
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
@@ -190,7 +193,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
-	chain, err := StartChainWithOptions(alloc, time.Second, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee})
+	chain, err := StartChainWithOptions(alloc, time.Second, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice})
 	if err != nil {
 		return nil, err
 	}
