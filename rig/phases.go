@@ -37,7 +37,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 		stage = "wait " + stage
 	}
 	if stage != t.stage {
-		t.stage, t.stageSince = stage, r.cfg.Now()
+		t.stage, t.stageSince, t.stageBlock = stage, r.cfg.Now(), head.Number.Uint64()
 	}
 	switch info.Phase {
 	case agentrig.PhaseDraw:
@@ -45,7 +45,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 		// re-anchor, or when a draw that was mined vanished in a reorg (still undrawn a few blocks
 		// later).
 		now := head.Number.Uint64()
-		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, nil) {
+		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, head, nil) {
 			t.drawRetryAt = now + 3
 			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "draw", t.id, r.chain.DrawCall(t.id))
@@ -83,7 +83,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 				r.advance(ctx, t.id, rigID, StateRevealed, nil)
 			}
 		}
-		if r.due(ctx, t, info.RigIDs) {
+		if r.due(ctx, t, head, info.RigIDs) {
 			r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
 				r.sendAny(ctx, "settle", t.id, r.chain.SettleCall(t.id))
 			})
@@ -103,9 +103,10 @@ func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, ba
 }
 
 // due reports whether this process's turn has come to send a task's draw or settle: the task has
-// been in its current phase for our rank in the schedule times the stage delay (see
-// ScheduleOrder; drawn ranks first, for settle).
-func (r *Runner) due(ctx context.Context, t *taskState, drawn []uint64) bool {
+// been in its current phase for our rank in the schedule times the stage delay, stretched to
+// how long our own sends take to be mined, and for at least as many blocks as our rank (see
+// ScheduleOrder, drawn ranks first for settle, and stagePace).
+func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
 		if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
@@ -116,7 +117,11 @@ func (r *Runner) due(ctx context.Context, t *taskState, drawn []uint64) bool {
 	}
 	order := ScheduleOrder(t.id, drawn, r.jobRigs)
 	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
-	return !now.Before(t.stageSince.Add(time.Duration(rank) * r.cfg.StageDelay))
+	if rank == 0 {
+		return true
+	}
+	delay := r.pace.delay(r.cfg.StageDelay, now)
+	return !now.Before(t.stageSince.Add(time.Duration(rank)*delay)) && head.Number.Uint64() >= t.stageBlock+uint64(rank)
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.

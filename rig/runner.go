@@ -118,7 +118,8 @@ type taskState struct {
 	drawRetryAt uint64 // the head from which draw may be called again
 	stage       string // the phase (and anchor) the task was in at the last look
 	stageSince  time.Time
-	seen        bool // counted in the "seen" metric
+	stageBlock  uint64 // the head at the look that saw the stage begin
+	seen        bool   // counted in the "seen" metric
 	done        bool
 	// commitDeadline is set when one of our rigs is drawn: a follower prices the task before it
 	// (warm); warmed says it did, or found the task answered.
@@ -140,6 +141,7 @@ type Runner struct {
 	domain    Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *Sender
+	pace      stagePace // how long our draws and settles take to be mined (schedule.go)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/big"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -17,6 +18,15 @@ import (
 // the stage delay. Rank 0 sends at once; when its process is down, rank 1 takes over one stage
 // delay later, and so on. Whatever still slips through (two ranks racing) is caught by the
 // sender's simulation against the pending state.
+//
+// A fixed stage delay is not enough: when the machine or the chain is slow, rank 0's
+// transaction is still on its way when rank 1's delay runs out, and a node whose pending state
+// does not show it yet (geth caches its pending block for up to 2 s; an Arbitrum node has no
+// pool to show) lets rank 1's through too, to revert. So the delay stretches with how long this
+// process's own draws and settles take from coming due to being mined (stagePace: its peers on
+// the chain see about the same), and a rank also waits for as many blocks as its rank since
+// the stage began, so a stalled chain does not bring the next rank in on a transaction that
+// waits in the pool.
 
 // ScheduleKey is a rig's place-giving key for a task: keccak256(abi.encode(taskId, rigId)).
 func ScheduleKey(taskID, rigID uint64) common.Hash {
@@ -72,4 +82,68 @@ func DefaultStageDelay(chainID *big.Int) time.Duration {
 		return 2 * time.Second
 	}
 	return 4 * time.Second
+}
+
+// paceSamples is how many of the latest sends stagePace keeps; paceFactor is the stretch over
+// the slowest of them (room for a peer a little slower than us); paceCap bounds the stretch, in
+// stage delays, so a send stuck behind a fee bump does not hold the next rank back for long.
+const (
+	paceSamples = 32
+	paceFactor  = 2
+	paceCap     = 10
+)
+
+// stagePace measures how long this process's draws and settles take from the moment they come
+// due to their receipt, and stretches the stage delay to fit: the delay is at least paceFactor
+// times the slowest of the last paceSamples sends and of the sends still on their way (so a
+// burst stretches it before any of them is mined).
+type stagePace struct {
+	mu      sync.Mutex
+	recent  []time.Duration // ring of the last paceSamples
+	next    int
+	pending map[string]time.Time // key -> when it came due
+}
+
+// begin notes that the send named key came due at at.
+func (p *stagePace) begin(key string, at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending == nil {
+		p.pending = map[string]time.Time{}
+	}
+	p.pending[key] = at
+}
+
+// end notes that the send named key is over at at; mined says whether it reached a block
+// (one not sent, because it would revert, is no measure of mining).
+func (p *stagePace) end(key string, at time.Time, mined bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start, ok := p.pending[key]
+	delete(p.pending, key)
+	if !ok || !mined {
+		return
+	}
+	d := at.Sub(start)
+	if len(p.recent) < paceSamples {
+		p.recent = append(p.recent, d)
+		return
+	}
+	p.recent[p.next] = d
+	p.next = (p.next + 1) % paceSamples
+}
+
+// delay is the stage delay to use at now: base, stretched to paceFactor times the slowest
+// recent or pending send, at most paceCap times base.
+func (p *stagePace) delay(base time.Duration, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var slowest time.Duration
+	for _, d := range p.recent {
+		slowest = max(slowest, d)
+	}
+	for _, start := range p.pending {
+		slowest = max(slowest, now.Sub(start))
+	}
+	return min(max(base, paceFactor*slowest), paceCap*base)
 }

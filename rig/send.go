@@ -139,7 +139,10 @@ func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call C
 	if s == nil {
 		s = r.rigs[r.RigIDs()[0]].sender
 	}
+	key := fmt.Sprintf("%s/%d", what, taskID)
+	r.pace.begin(key, r.cfg.Now())
 	rec, err := r.send(ctx, s, call)
+	r.pace.end(key, r.cfg.Now(), rec != nil) // mined, ok or reverted
 	if err != nil {
 		r.logSendError(what, taskID, 0, err)
 		return
