@@ -68,6 +68,10 @@ const (
 	PayoutReward PayoutKind = "reward" // the rig's share of the price, credited to its operator
 	PayoutStaker PayoutKind = "staker" // its share of others' slashes, credited to its owner
 	PayoutSlash  PayoutKind = "slash"  // the slash it lost from its stake
+	// PayoutOperatorFee is the cut of a rig's reward credited to our relayer, the payee of the
+	// operator's fee consent (setOperatorFee): earned by the relayer for relaying that rig's
+	// answers. RigID is the rig when it is ours, 0 ("relayer") for another's.
+	PayoutOperatorFee PayoutKind = "operator_fee"
 )
 
 // Payout is one credit to, or slash of, one of our rigs in a task's settlement, from the
@@ -75,7 +79,7 @@ const (
 type Payout struct {
 	TaskID, RigID uint64
 	Kind          PayoutKind
-	Account       common.Address // credited (the rig's operator or owner); zero for a slash
+	Account       common.Address // credited (the rig's operator or owner, our relayer); zero for a slash
 	Wei           *big.Int
 	Tx            common.Hash
 	LogIndex      uint
@@ -85,7 +89,7 @@ type Payout struct {
 // Money is what tasks cost and earned, in wei.
 type Money struct {
 	GasPaid *big.Int // the fees of the transactions (shares of them, per task)
-	Earned  *big.Int // credits: rewards and staker shares
+	Earned  *big.Int // credits: rewards, staker shares and our relayer's operator fees
 	Slashed *big.Int // stake lost to slashes
 	// Txs counts the transactions (per task and rig: those with a share in it), Reverted those
 	// mined reverted, and WastedGas is what the reverted ones cost.

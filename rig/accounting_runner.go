@@ -198,7 +198,12 @@ func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint
 	if b, ok, err := r.firstBlockOf(ctx, taskID); err == nil && ok {
 		from = b
 	}
-	ps, err := reader.SettlementPayouts(ctx, taskID, from, operators)
+	var payee *common.Address
+	if r.relayer != nil {
+		a := r.relayer.Address()
+		payee = &a
+	}
+	ps, err := reader.SettlementPayouts(ctx, taskID, from, operators, payee)
 	if err != nil {
 		return err
 	}
@@ -246,9 +251,10 @@ func (j *DBJournal) FirstBlock(ctx context.Context, taskID uint64) (uint64, bool
 // deployment without it is accounted for its gas alone.
 type PayoutReader interface {
 	// SettlementPayouts returns the payouts of a settled task to the rigs given (by rig id, with
-	// their operator addresses), looking for the settlement from block from on; ErrNotSettled
-	// (wrapped) when the chain shows none yet.
-	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address) ([]Payout, error)
+	// their operator addresses), and the operator fees it credited to payee (our relayer; nil
+	// for none), looking for the settlement from block from on; ErrNotSettled (wrapped) when the
+	// chain shows none yet.
+	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]Payout, error)
 }
 
 var _ PayoutReader = (*ReferenceDeployment)(nil)
@@ -267,8 +273,9 @@ type rigAccount struct{ operator, owner common.Address }
 // SettlementPayouts reads a settled task's payouts from the settle transaction's events: each
 // Credited to a rig's operator (reward) or owner (staker share), and each Slashed of a rig. A
 // staker credit goes to the rig whose reward it follows, as the reference contract pays them rig
-// by rig.
-func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address) ([]Payout, error) {
+// by rig; an operator fee credited to payee goes to the rig whose reward comes next (the
+// contract credits the cut just before the rest of the same reward).
+func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]Payout, error) {
 	rigs := map[uint64]rigAccount{}
 	for id, op := range operators {
 		a := rigAccount{operator: op}
@@ -283,10 +290,10 @@ func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, fro
 		a.owner = info.Owner
 		rigs[id] = a
 	}
-	return d.c.settlementPayouts(ctx, taskID, from, rigs)
+	return d.c.settlementPayouts(ctx, taskID, from, rigs, payee)
 }
 
-func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount) ([]Payout, error) {
+func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount, payee *common.Address) ([]Payout, error) {
 	ev := c.abi.GetABI().Events
 	id := common.BigToHash(new(big.Int).SetUint64(taskID))
 	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
@@ -311,6 +318,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 	}
 	var out []Payout
 	last := uint64(0) // the rig the latest reward went to
+	var fee *Payout   // an operator fee to payee, waiting for the reward it was cut from
 	for _, l := range rec.Logs {
 		if l.Address != c.Address || len(l.Topics) == 0 {
 			continue
@@ -322,6 +330,10 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 				continue
 			}
 			switch agentrig.CreditReason(cr.Reason) {
+			case agentrig.CreditOperatorFee:
+				if payee != nil && cr.Account == *payee {
+					fee = &Payout{TaskID: taskID, Kind: PayoutOperatorFee, Account: cr.Account, Wei: cr.Amount, Tx: settle, LogIndex: l.Index}
+				}
 			case agentrig.CreditRigReward:
 				last = 0
 				for rigID, a := range rigs {
@@ -330,6 +342,11 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 						out = append(out, Payout{TaskID: taskID, RigID: rigID, Kind: PayoutReward, Account: cr.Account,
 							Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
 					}
+				}
+				if fee != nil {
+					fee.RigID = last // 0: another's rig paid our relayer
+					out = append(out, *fee)
+					fee = nil
 				}
 			case agentrig.CreditStaker:
 				if a, ok := rigs[last]; ok && last != 0 && a.owner == cr.Account {

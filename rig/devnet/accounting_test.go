@@ -162,7 +162,9 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	d, senders, start := runAccounted(ctx, t, Options{})
+	// The relayed process's operator pays its relayer a 10 % operator fee: the relayer's cut
+	// is the rig's earning too.
+	d, senders, start := runAccounted(ctx, t, Options{RelayerFeeBps: 1000})
 
 	onChain := spendOnChain(ctx, t, d, senders, start)
 	journaled, ledgers := journalSpend(ctx, t, d)
@@ -224,10 +226,23 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	}
 
 	// Credits: each rig's earnings in its journal are what the contract credited its operator
-	// (nobody withdrew, and the operator owns the rig, so its staker shares land there too).
+	// (nobody withdrew, and the operator owns the rig, so its staker shares land there too),
+	// and for the relayed rig what it credited the relayer besides (the relayer is paid by no
+	// other rig).
 	contract := rig.NewContract(d.client, d.Contract)
 	earned := new(big.Int)
 	for i, r := range d.Runners {
+		var relayerCredits *big.Int
+		if rel := d.RelayerOf(i); rel != nil {
+			c, err := contract.Credits(ctx, *rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Sign() == 0 {
+				t.Errorf("process %d: the relayer earned no operator fee", i+1)
+			}
+			relayerCredits = c
+		}
 		for _, id := range r.RigIDs() {
 			m, _ := ledgers[i].Rig(id)
 			var op common.Address
@@ -239,6 +254,9 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 			credits, err := contract.Credits(ctx, op)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if relayerCredits != nil {
+				credits = new(big.Int).Add(credits, relayerCredits)
 			}
 			if m.Earned == nil || m.Earned.Cmp(credits) != 0 || credits.Sign() == 0 {
 				t.Errorf("rig %d (operator %s): journal earned %v wei, contract credits %s wei", id, op.Hex(), m.Earned, credits)

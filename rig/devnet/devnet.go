@@ -62,6 +62,9 @@ type Options struct {
 	// The last process is relayed unless NoRelayer.
 	Layout    []int
 	NoRelayer bool
+	// RelayerFeeBps, when set, is the operator fee the relayed process's operators consent to
+	// pay its relayer (setOperatorFee), in basis points of their rig earnings.
+	RelayerFeeBps uint16
 	// WrapPricer lets tests put a broken or counting pricer in front of process i's reconciler.
 	WrapPricer func(process int, p rig.Pricer) rig.Pricer
 	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.
@@ -252,6 +255,11 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	// reconciler.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d.cancel, d.runCtx = cancel, runCtx
+	if last := len(o.Layout) - 1; last >= 0 && !o.NoRelayer && o.RelayerFeeBps > 0 {
+		if err := d.consentToRelayerFee(ctx, rigCount-o.Layout[last], rigCount, DevKey(relayerIdx), o.RelayerFeeBps); err != nil {
+			return nil, err
+		}
+	}
 	head, err := d.client.BlockNumber(ctx)
 	if err != nil {
 		return nil, err
