@@ -312,9 +312,33 @@ func (j *DBJournal) PayoutsRecorded(ctx context.Context, taskID uint64) (bool, e
 // Txs lists the journaled transactions recorded at or after since, oldest first, with their
 // entries.
 func (j *DBJournal) Txs(ctx context.Context, since time.Time) ([]TxRecord, error) {
+	return j.txsWhere(ctx, "t.recorded_at >= ?", fmtTime(since))
+}
+
+// TxsFromBlock lists the journaled transactions mined in block from or later, as Txs does.
+func (j *DBJournal) TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error) {
+	return j.txsWhere(ctx, "t.block >= ?", int64(from))
+}
+
+// ForgetTx takes a transaction and its entries out of the accounts: a reorg dropped it.
+func (j *DBJournal) ForgetTx(ctx context.Context, hash common.Hash) error {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, table := range []string{"tx_tasks", "txs"} {
+		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE hash = ?`), hash.Hex()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func (j *DBJournal) txsWhere(ctx context.Context, where string, arg any) ([]TxRecord, error) {
 	rows, err := j.db.QueryContext(ctx, j.q(`SELECT t.hash, t.purpose, t.sender, t.rig_id, t.block, t.status, t.gas_used,
 		t.effective_gas_price, t.fee_wei, t.l1_gas_used, t.l1_fee_wei, t.recorded_at, e.task_id, e.rig_id, e.share_wei
-		FROM txs t JOIN tx_tasks e ON e.hash = t.hash WHERE t.recorded_at >= ? ORDER BY t.recorded_at, t.hash, e.task_id, e.rig_id`), fmtTime(since))
+		FROM txs t JOIN tx_tasks e ON e.hash = t.hash WHERE `+where+` ORDER BY t.recorded_at, t.hash, e.task_id, e.rig_id`), arg)
 	if err != nil {
 		return nil, err
 	}

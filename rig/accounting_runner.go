@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -27,22 +28,7 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 	}
 	ctx = context.WithoutCancel(ctx)
 	purpose, entries := r.describeTx(from, data)
-	l1, err := r.receiptL1(ctx, rec.TxHash)
-	if err != nil {
-		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
-	}
-	fee := ReceiptFee(rec, l1)
-	for i, share := range splitFee(fee, len(entries)) {
-		entries[i].Share = share
-	}
-	t := TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: TxOK,
-		GasUsed: rec.GasUsed, EffectiveGasPrice: rec.EffectiveGasPrice, Fee: fee, L1GasUsed: l1.GasUsed, L1Fee: l1.Fee, Entries: entries}
-	if rec.BlockNumber != nil {
-		t.Block = rec.BlockNumber.Uint64()
-	}
-	if rec.Status != types.ReceiptStatusSuccessful {
-		t.Status = TxReverted
-	}
+	t := r.txRecord(ctx, purpose, from, entries, rec)
 	inserted, err := book.RecordTx(ctx, t)
 	if err != nil {
 		r.log.Error("journaling a mined transaction failed", "tx", rec.TxHash.Hex(), "purpose", purpose, "error", err)
@@ -56,6 +42,29 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 			m.RevertedTxs.WithLabelValues(RigLabel(t.RigID)).Inc()
 		}
 	}
+}
+
+// txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
+// included, split over the entries it served.
+func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []TaskRig, rec *types.Receipt) TxRecord {
+	l1, err := r.receiptL1(ctx, rec.TxHash)
+	if err != nil {
+		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
+	}
+	fee := ReceiptFee(rec, l1)
+	entries = slices.Clone(entries)
+	for i, share := range splitFee(fee, len(entries)) {
+		entries[i].Share = share
+	}
+	t := TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: TxOK,
+		GasUsed: rec.GasUsed, EffectiveGasPrice: rec.EffectiveGasPrice, Fee: fee, L1GasUsed: l1.GasUsed, L1Fee: l1.Fee, Entries: entries}
+	if rec.BlockNumber != nil {
+		t.Block = rec.BlockNumber.Uint64()
+	}
+	if rec.Status != types.ReceiptStatusSuccessful {
+		t.Status = TxReverted
+	}
+	return t
 }
 
 // weiFloat is wei for a Prometheus counter, which holds a float64 (exact to 2^53 wei, about

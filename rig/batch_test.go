@@ -524,3 +524,93 @@ func TestDirectBatchPayerWithoutFundsDoesNotBlockTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// A reorg takes a journaled commitMany out of the chain: the next step takes it out of the
+// accounts. Sent again, it is mined in a later block at another base fee, and the accounts take
+// it back from that receipt, to the wei.
+func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
+	b := newBatchRig(t, false, 2)
+	b.step()
+	b.mineUntil("commits", b.all(StateCommitted))
+	b.r.wg.Wait()
+	hash := common.HexToHash(b.entry(1, 1).CommitTx)
+	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _, err := b.sim.Client.TransactionByHash(b.ctx, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journaled := func() []TxRecord {
+		txs, err := b.journal.TxsFromBlock(b.ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txs
+	}
+	if txs := journaled(); len(txs) != 1 || txs[0].Hash != hash || txs[0].Block != rec.BlockNumber.Uint64() {
+		t.Fatalf("journaled before the reorg: %+v, want the commitMany of block %d", txs, rec.BlockNumber)
+	}
+	head := func() *types.Header {
+		h, err := b.sim.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	b.r.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
+
+	// The reorg: back to the batch's parent, the pool emptied, two blocks without it.
+	parent, err := b.sim.Client.HeaderByNumber(b.ctx, new(big.Int).Sub(rec.BlockNumber, big.NewInt(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sim.Backend.Fork(parent.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	b.sim.Backend.Rollback()
+	b.sim.Mine(2)
+	if _, err := b.sim.Client.TransactionReceipt(b.ctx, hash); err == nil {
+		t.Fatal("the batch is still on the forked chain")
+	}
+	b.r.checkReorg(b.ctx, head())
+	if txs := journaled(); len(txs) != 0 {
+		t.Fatalf("after the reorg the accounts still hold %+v", txs)
+	}
+	l, err := b.journal.Ledger(b.ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Total.Txs != 0 || l.Total.GasPaid.Sign() != 0 {
+		t.Fatalf("ledger after the reorg: %d transactions, %s wei of gas", l.Total.Txs, l.Total.GasPaid)
+	}
+
+	// The same signed transaction, mined again later.
+	if err := b.sim.Client.SendTransaction(b.ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	b.sim.Mine(1)
+	wait, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	again, err := bind.WaitMined(wait, b.sim.Client, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.r.checkReorg(b.ctx, head())
+	txs := journaled()
+	if len(txs) != 1 || txs[0].Block != again.BlockNumber.Uint64() || txs[0].Block == rec.BlockNumber.Uint64() {
+		t.Fatalf("after it was mined again in block %d: journaled %+v", again.BlockNumber, txs)
+	}
+	fee := new(big.Int).Mul(new(big.Int).SetUint64(again.GasUsed), again.EffectiveGasPrice)
+	shares := new(big.Int)
+	for _, e := range txs[0].Entries {
+		shares.Add(shares, e.Share)
+	}
+	if txs[0].Fee.Cmp(fee) != 0 || shares.Cmp(fee) != 0 || len(txs[0].Entries) != 6 {
+		t.Fatalf("journaled fee %s (shares %s over %d entries), the new receipt's %s", txs[0].Fee, shares, len(txs[0].Entries), fee)
+	}
+	if old := new(big.Int).Mul(new(big.Int).SetUint64(rec.GasUsed), rec.EffectiveGasPrice); old.Cmp(fee) == 0 {
+		t.Logf("the fee did not change with the base fee (%s wei): the block moved all the same", fee)
+	}
+}

@@ -141,7 +141,8 @@ type Runner struct {
 	domain    Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *Sender
-	pace      stagePace // how long our draws and settles take to be mined (schedule.go)
+	pace      stagePace     // how long our draws and settles take to be mined (schedule.go)
+	reorg     reorgAccounts // the accounts kept to a reorganised chain (accounting_reorg.go)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger
@@ -345,6 +346,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.warm(ctx)
 		return nil
 	}
+	r.checkReorg(ctx, head)
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
 	for _, t := range r.tasks {

@@ -1,0 +1,132 @@
+package rig
+
+// Reorgs and the accounts: a transaction the journal recorded as mined may be taken out of the
+// chain by a reorg, and then either mined again (in another block, at another price) or never.
+// The accounts follow the chain: each step compares the new head with the last one, and when the
+// chain did not simply grow, every journaled transaction of the last ReorgDepth blocks is looked
+// up again: one without a receipt leaves the accounts (and is watched, in case it is mined
+// again), one mined elsewhere is journaled again from its new receipt.
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// reorgAccounts is what the runner remembers for it.
+type reorgAccounts struct {
+	last    *types.Header             // the head of the previous step
+	dropped map[common.Hash]droppedTx // taken out of the accounts; watched until mined again
+}
+
+// droppedTx is a transaction a reorg took out, and until which block it is watched.
+type droppedTx struct {
+	rec   TxRecord
+	until uint64
+}
+
+// accountsJournal is the part of the journal the check needs (*DBJournal has it).
+type accountsJournal interface {
+	Accounts
+	TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error)
+	ForgetTx(ctx context.Context, hash common.Hash) error
+}
+
+// checkReorg keeps the accounts to the chain at a new head. It costs nothing while each head
+// is the child of the last, and one header read when heads were skipped.
+func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
+	book, ok := r.journal.(accountsJournal)
+	if !ok {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	prev := r.reorg.last
+	r.reorg.last = head
+	if len(r.reorg.dropped) > 0 {
+		r.rewatch(ctx, book, head.Number.Uint64())
+	}
+	if prev == nil || head.Hash() == prev.Hash() {
+		return
+	}
+	if head.Number.Uint64() == prev.Number.Uint64()+1 && head.ParentHash == prev.Hash() {
+		return
+	}
+	if head.Number.Cmp(prev.Number) > 0 {
+		if h, err := r.backend.HeaderByNumber(ctx, prev.Number); err == nil && h.Hash() == prev.Hash() {
+			return // the chain grew by several blocks since the last look
+		}
+	}
+	from := prev.Number.Uint64() - min(prev.Number.Uint64(), r.cfg.ReorgDepth)
+	txs, err := book.TxsFromBlock(ctx, from)
+	if err != nil {
+		r.log.Warn("reading the journaled transactions after a reorg failed", "error", err)
+		return
+	}
+	r.log.Info("the chain reorganised: checking the journaled transactions", "from_block", from, "transactions", len(txs))
+	for _, t := range txs {
+		rec, err := r.backend.TransactionReceipt(ctx, t.Hash)
+		switch {
+		case err == nil && rec != nil:
+			r.rejournal(ctx, book, t, rec)
+		case isNotFound(err):
+			if err := book.ForgetTx(ctx, t.Hash); err != nil {
+				r.log.Error("taking a dropped transaction out of the accounts failed", "tx", t.Hash.Hex(), "error", err)
+				continue
+			}
+			if r.reorg.dropped == nil {
+				r.reorg.dropped = map[common.Hash]droppedTx{}
+			}
+			r.reorg.dropped[t.Hash] = droppedTx{rec: t, until: head.Number.Uint64() + 4*r.cfg.ReorgDepth}
+			r.log.Warn("a reorg dropped a journaled transaction: it leaves the accounts", "tx", t.Hash.Hex(), "purpose", t.Purpose, "block", t.Block)
+		default:
+			r.log.Warn("looking up a journaled transaction after a reorg failed", "tx", t.Hash.Hex(), "error", err)
+		}
+	}
+}
+
+// rejournal journals t again from its receipt when the chain now holds it elsewhere (another
+// block, another cost or outcome).
+func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t TxRecord, rec *types.Receipt) {
+	now := r.txRecord(ctx, t.Purpose, t.From, t.Entries, rec)
+	if now.Block == t.Block && now.Fee.Cmp(orZero(t.Fee)) == 0 && now.Status == t.Status {
+		return
+	}
+	if err := book.ForgetTx(ctx, t.Hash); err != nil {
+		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
+		return
+	}
+	now.At = t.At
+	if _, err := book.RecordTx(ctx, now); err != nil {
+		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
+		return
+	}
+	r.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
+		"block", now.Block, "was_block", t.Block, "fee_wei", now.Fee, "was_fee_wei", t.Fee)
+}
+
+// rewatch journals again the dropped transactions mined since, and stops watching those past
+// their watch.
+func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64) {
+	for hash, d := range r.reorg.dropped {
+		rec, err := r.backend.TransactionReceipt(ctx, hash)
+		switch {
+		case err == nil && rec != nil:
+			t := r.txRecord(ctx, d.rec.Purpose, d.rec.From, d.rec.Entries, rec)
+			t.At = d.rec.At
+			if _, err := book.RecordTx(ctx, t); err != nil {
+				r.log.Error("journaling a re-mined transaction failed", "tx", hash.Hex(), "error", err)
+				continue
+			}
+			r.log.Info("a transaction a reorg dropped was mined again: back in the accounts", "tx", hash.Hex(), "block", t.Block)
+			delete(r.reorg.dropped, hash)
+		case head > d.until:
+			delete(r.reorg.dropped, hash)
+		}
+	}
+}
+
+// isNotFound says a node has no receipt for a transaction (any more).
+func isNotFound(err error) bool { return errors.Is(err, ethereum.NotFound) }
