@@ -405,4 +405,24 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 			t.Fatalf("process %d after the reorg: %+v", i, e)
 		}
 	}
+	// The accounts follow the chain: the transactions the reorg dropped left the journals (or
+	// were journaled again from the block that mined them again), so every journaled
+	// transaction is on the chain at the fee its receipt shows, and every one the rigs' keys
+	// got mined is journaled.
+	senders := map[common.Address]bool{}
+	for addr := range d.senders() {
+		senders[addr] = true
+	}
+	var onChain chainSpend
+	var journaled map[common.Hash]rig.TxRecord
+	waitFor(ctx, t, "the journals to hold the chain's transactions", func() bool {
+		onChain = spendOnChain(ctx, t, d, senders, d.configs[0].FromBlock)
+		journaled, _ = journalSpend(ctx, t, d)
+		return len(journaled) == len(onChain.fees)
+	})
+	for hash, tx := range journaled {
+		if fee, ok := onChain.fees[hash]; !ok || fee.Cmp(tx.Fee) != 0 {
+			t.Errorf("journaled %s (%s, block %d, fee %s wei): on chain %v, fee %v", hash.Hex(), tx.Purpose, tx.Block, tx.Fee, ok, fee)
+		}
+	}
 }
