@@ -33,12 +33,13 @@ type answerPlan struct {
 	// operator, or, behind a relayer, a one-entry commitMany/revealMany from the relayer.
 	singles  []Call
 	senders  []*Sender
-	separate uint64 // Σ eth_estimateGas of singles
+	gas      []uint64 // eth_estimateGas of each single at the pending state
+	separate uint64   // Σ gas
 	// many carries every kept answer, signed by its operator, sent by payer: the relayer, or the
 	// operator of the lowest rig id in the batch.
 	many    Call
 	payer   *Sender
-	batched uint64 // eth_estimateGas of many; 0 when it could not be estimated
+	batched uint64 // eth_estimateGas of many at the pending state; 0 when it could not be estimated
 }
 
 // batch reports whether one transaction for all costs less gas than one each.
@@ -77,7 +78,7 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 			continue
 		}
 		p.kept = append(p.kept, a)
-		p.singles, p.senders = append(p.singles, pr.single), append(p.senders, pr.sender)
+		p.singles, p.senders, p.gas = append(p.singles, pr.single), append(p.senders, pr.sender), append(p.gas, pr.gas)
 		p.separate += pr.gas
 		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
 	}
@@ -90,7 +91,7 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		p.payer = r.rigs[lowestRig(p.kept)].sender
 	}
 	p.many = kind.many(r.chain, entries, sigs)
-	gas, err := p.payer.Estimate(ctx, p.many.To, p.many.Data, p.many.Value)
+	gas, err := p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
 	if err != nil {
 		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", err)
 		return p
@@ -101,11 +102,13 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 
 // probe checks that one answer still applies — the rig's own call, simulated from its operator
 // against the pending state, reverts exactly when its batch entry would be skipped — signs it,
-// and estimates sending it alone.
+// and estimates sending it alone. Sent directly, the check is that estimate (Check: one
+// eth_estimateGas at the pending state where the node offers it).
 func (r *Runner) probe(ctx context.Context, a answerTx) probe {
 	h := r.rigs[a.entry.RigID]
 	own := a.kind.call(r.chain, a.entry)
-	if err := h.sender.Simulate(ctx, own.To, own.Data, own.Value); err != nil {
+	gas, err := h.sender.Check(ctx, own.To, own.Data, own.Value)
+	if err != nil {
 		return probe{err: err}
 	}
 	digest, err := a.kind.digest(r.domain, a.entry)
@@ -116,11 +119,11 @@ func (r *Runner) probe(ctx context.Context, a answerTx) probe {
 	if err != nil {
 		return probe{err: err}
 	}
-	pr := probe{sig: sig, single: own, sender: h.sender}
+	pr := probe{sig: sig, single: own, sender: h.sender, gas: gas}
 	if r.relayer != nil {
 		pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{sig}), r.relayer
+		pr.gas, pr.err = pr.sender.Check(ctx, pr.single.To, pr.single.Data, pr.single.Value)
 	}
-	pr.gas, pr.err = pr.sender.Estimate(ctx, pr.single.To, pr.single.Data, pr.single.Value)
 	return pr
 }
 
@@ -170,7 +173,7 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 // the gas must not hold back the other operators' answers: the next operator of the batch, by
 // rig id, pays instead. The error is ErrInsufficientFunds when none can.
 func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, error) {
-	rec, err := r.send(ctx, p.payer, p.many)
+	rec, err := r.sendChecked(ctx, p.payer, p.many, p.batched)
 	if r.relayer != nil || !errors.Is(err, ErrInsufficientFunds) {
 		return rec, err
 	}
@@ -205,7 +208,7 @@ func (r *Runner) sendSingles(ctx context.Context, p answerPlan) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rec, err := r.send(ctx, p.senders[i], p.singles[i])
+			rec, err := r.sendChecked(ctx, p.senders[i], p.singles[i], p.gas[i])
 			if err != nil {
 				r.logSendError(kind.name, a.entry.TaskID, a.entry.RigID, err)
 				return

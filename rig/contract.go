@@ -8,7 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
@@ -53,6 +55,73 @@ func (c *Contract) Task(ctx context.Context, taskID *big.Int) (agentrig.AgentRig
 		return agentrig.AgentRigTaskInfo{}, fmt.Errorf("taskOf(%s): %w", taskID, err)
 	}
 	return c.abi.UnpackTaskOf(out)
+}
+
+// BatchCaller sends several JSON-RPC requests in one round trip; *rpc.Client does.
+type BatchCaller interface {
+	BatchCallContext(ctx context.Context, b []rpc.BatchElem) error
+}
+
+// batcherOf is the backend's batch caller: the backend itself when it batches, else the raw
+// client of an *ethclient.Client (and of the simulated backend's client); nil when it has none.
+func batcherOf(b Backend) BatchCaller {
+	if bc, ok := b.(BatchCaller); ok {
+		return bc
+	}
+	if c, ok := b.(interface{ Client() *rpc.Client }); ok && c.Client() != nil {
+		return c.Client()
+	}
+	return nil
+}
+
+// tasksPerBatch bounds the taskOf calls of one JSON-RPC batch (geth takes at most 1000 requests
+// and 25 MB of answers per batch; a taskOf answer is about 1.5 kB).
+const tasksPerBatch = 200
+
+// Tasks reads taskOf for each of ids at block (nil: the latest), in JSON-RPC batches when the
+// backend offers them, else one call each. errs[i] is the failure of ids[i] alone; err is one
+// that failed them all.
+func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (infos []agentrig.AgentRigTaskInfo, errs []error, err error) {
+	infos, errs = make([]agentrig.AgentRigTaskInfo, len(ids)), make([]error, len(ids))
+	bc := batcherOf(c.backend)
+	if bc == nil {
+		for i, id := range ids {
+			out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: c.abi.PackTaskOf(bigID(id))}, block)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, nil, ctx.Err()
+				}
+				errs[i] = fmt.Errorf("taskOf(%d): %w", id, ClassifyRPCError(err))
+				continue
+			}
+			infos[i], errs[i] = c.abi.UnpackTaskOf(out)
+		}
+		return infos, errs, nil
+	}
+	at := "latest"
+	if block != nil {
+		at = hexutil.EncodeBig(block)
+	}
+	for start := 0; start < len(ids); start += tasksPerBatch {
+		chunk := ids[start:min(start+tasksPerBatch, len(ids))]
+		elems := make([]rpc.BatchElem, len(chunk))
+		outs := make([]hexutil.Bytes, len(chunk))
+		for i, id := range chunk {
+			arg := map[string]any{"to": c.Address, "data": hexutil.Bytes(c.abi.PackTaskOf(bigID(id)))}
+			elems[i] = rpc.BatchElem{Method: "eth_call", Args: []any{arg, at}, Result: &outs[i]}
+		}
+		if err := bc.BatchCallContext(ctx, elems); err != nil {
+			return nil, nil, fmt.Errorf("taskOf of %d tasks: %w", len(chunk), ClassifyRPCError(err))
+		}
+		for i, id := range chunk {
+			if elems[i].Error != nil {
+				errs[start+i] = fmt.Errorf("taskOf(%d): %w", id, ClassifyRPCError(elems[i].Error))
+				continue
+			}
+			infos[start+i], errs[start+i] = c.abi.UnpackTaskOf(outs[i])
+		}
+	}
+	return infos, errs, nil
 }
 
 // Job reads jobOf.

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -32,6 +33,15 @@ type Deployment interface {
 	TaskInput(ctx context.Context, taskID uint64) (uri string, hash common.Hash, err error)
 	// Skipped lists the indexes of the entries a mined commitMany/revealMany skipped.
 	Skipped(rec *types.Receipt) map[int]bool
+}
+
+// TasksReader is implemented by a Deployment that reads where many tasks stand at once. The
+// runner reads every open task at each look at the chain; with it that is one round trip, not
+// one a task (a hundred open tasks cost seconds a look over a loaded node).
+type TasksReader interface {
+	// Tasks reads each of ids at block (nil: the latest). errs[i] is the failure of ids[i]
+	// alone; err one that failed them all.
+	Tasks(ctx context.Context, ids []uint64, block *big.Int) (views []TaskView, errs []error, err error)
 }
 
 // JobInfo is what the rig reads of a job.

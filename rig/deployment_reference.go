@@ -22,7 +22,10 @@ type ReferenceDeployment struct {
 	topics []common.Hash // ordered, drawn, reanchored
 }
 
-var _ Deployment = (*ReferenceDeployment)(nil)
+var (
+	_ Deployment  = (*ReferenceDeployment)(nil)
+	_ TasksReader = (*ReferenceDeployment)(nil)
+)
 
 // NewReferenceDeployment reads the deployment behind c as the reference contract exposes it.
 func NewReferenceDeployment(c *Contract) *ReferenceDeployment {
@@ -92,10 +95,28 @@ func (d *ReferenceDeployment) Task(ctx context.Context, taskID uint64) (TaskView
 	if err != nil {
 		return TaskView{}, err
 	}
-	v := TaskView{ID: taskID, JobID: info.JobId, Phase: agentrig.Phase(info.Phase), OrderBlock: info.OrderBlock,
+	return taskView(taskID, info), nil
+}
+
+// Tasks reads taskOf of many tasks in one JSON-RPC batch (see Contract.Tasks).
+func (d *ReferenceDeployment) Tasks(ctx context.Context, ids []uint64, block *big.Int) ([]TaskView, []error, error) {
+	infos, errs, err := d.c.Tasks(ctx, ids, block)
+	if err != nil {
+		return nil, nil, err
+	}
+	views := make([]TaskView, len(ids))
+	for i, id := range ids {
+		if errs[i] == nil {
+			views[i] = taskView(id, infos[i])
+		}
+	}
+	return views, errs, nil
+}
+
+func taskView(id uint64, info agentrig.AgentRigTaskInfo) TaskView {
+	return TaskView{ID: id, JobID: info.JobId, Phase: agentrig.Phase(info.Phase), OrderBlock: info.OrderBlock,
 		RigIDs: info.RigIds, Committed: uint64(info.CommittedMask), Revealed: uint64(info.RevealedMask),
 		CommitDeadline: time.Unix(int64(info.CommitDeadline), 0), RevealDeadline: time.Unix(int64(info.RevealDeadline), 0)}
-	return v, nil
 }
 
 // TaskInput reads the task's TaskOrdered event.

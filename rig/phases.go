@@ -13,12 +13,8 @@ import (
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
-// drive moves one task on by what its phase on chain asks for.
-func (r *Runner) drive(ctx context.Context, t *taskState, head *types.Header, batch *answerBatch) error {
-	info, err := r.deploy.Task(ctx, t.id)
-	if err != nil {
-		return err
-	}
+// drive moves one task on by what its phase on chain (info, read at head) asks for.
+func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *types.Header, batch *answerBatch) error {
 	if info.JobID != r.cfg.JobID {
 		r.finish(t)
 		return nil
@@ -126,7 +122,7 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 
 // commit makes sure the rig's answer is on disk, then queues its commit.
 func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
-	entry, found, err := r.journal.Get(ctx, t.id, rigID)
+	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil {
 		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)
 		return
@@ -147,7 +143,7 @@ func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *
 
 // reveal queues the reveal of a committed rig with the answer and salt on disk.
 func (r *Runner) reveal(ctx context.Context, t *taskState, rigID uint64, batch *answerBatch) {
-	entry, found, err := r.journal.Get(ctx, t.id, rigID)
+	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil || !found || entry.Salt == ([32]byte{}) {
 		r.log.Error("committed but the journal holds no answer to reveal", "task", t.id, "rig", rigID, "error", err)
 		return

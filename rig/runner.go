@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"slices"
 	"sort"
 	"sync"
@@ -125,6 +126,15 @@ type taskState struct {
 	// (warm); warmed says it did, or found the task answered.
 	commitDeadline time.Time
 	warmed         bool
+	// What this runner knows the journal holds, so a look at the chain re-asserts nothing with a
+	// journal round trip (a hundred open tasks made a step cost seconds): drawn is the commit
+	// deadline of each of our rigs' journaled draw; journaled the furthest state each rig was
+	// advanced to (states only move on, so advancing to it or an earlier one again changes
+	// nothing); answers each rig's answered entry (its answer, salt and commitment never change
+	// once journaled: RecordAnswer keeps the first).
+	drawn     map[uint64]time.Time
+	journaled map[uint64]State
+	answers   map[uint64]Entry
 }
 
 // Runner answers a job's tasks for a set of rigs: it follows the contract, prices each task it
@@ -161,6 +171,7 @@ type Runner struct {
 	wake        chan struct{} // a look at the chain is due now: a new head, or an answer journaled
 	headCh      chan struct{} // closed at the next head while subscribed (see nextHead)
 	scanned     uint64        // the last block scanned by this process (0: read the journal's cursor)
+	cursorAt    uint64        // the last cursor this process wrote
 	lastStepAt  time.Time     // when the last look at the chain ended, for Ready
 	lastStepErr error
 }
@@ -356,14 +367,39 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 	}
 	r.mu.Unlock()
 	sort.Slice(open, func(i, j int) bool { return open[i].id < open[j].id })
+	views, errs, err := r.readTasks(ctx, open, head.Number)
+	if err != nil {
+		return err
+	}
 	var batch answerBatch
-	for _, t := range open {
-		if err := r.drive(ctx, t, head, &batch); err != nil {
+	for i, t := range open {
+		err := errs[i]
+		if err == nil {
+			err = r.drive(ctx, t, views[i], head, &batch)
+		}
+		if err != nil {
 			r.log.Warn("task step failed", "task", t.id, "error", err)
 		}
 	}
 	r.flush(ctx, batch)
 	return nil
+}
+
+// readTasks reads where each open task stands at block: in one round trip when the deployment
+// can (TasksReader), else one read a task.
+func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]TaskView, []error, error) {
+	ids := make([]uint64, len(open))
+	for i, t := range open {
+		ids[i] = t.id
+	}
+	if tr, ok := r.deploy.(TasksReader); ok {
+		return tr.Tasks(ctx, ids, block)
+	}
+	views, errs := make([]TaskView, len(ids)), make([]error, len(ids))
+	for i, id := range ids {
+		views[i], errs[i] = r.deploy.Task(ctx, id)
+	}
+	return views, errs, nil
 }
 
 func (r *Runner) finish(t *taskState) {
@@ -376,7 +412,45 @@ func (r *Runner) finish(t *taskState) {
 // advance records progress. The write is not cancelled with the runner: what the chain already
 // shows must reach the journal even while the process is shutting down.
 func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) {
+	t := r.task(taskID)
+	r.mu.Lock()
+	known, ok := t.journaled[rigID]
+	r.mu.Unlock()
+	if update == nil && ok && (known.Final() || stateOrder[known] >= stateOrder[to]) {
+		return // the journal already holds it: Advance would change nothing
+	}
 	if err := r.journal.Advance(context.WithoutCancel(ctx), taskID, rigID, to, update); err != nil {
 		r.log.Error("journal write failed", "task", taskID, "rig", rigID, "state", to, "error", err)
+		return
 	}
+	r.mu.Lock()
+	if t.journaled == nil {
+		t.journaled = map[uint64]State{}
+	}
+	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && stateOrder[to] > stateOrder[cur]) {
+		t.journaled[rigID] = to
+	}
+	r.mu.Unlock()
+}
+
+// journaledAnswer is the journal's entry of one of our rigs for a task, from memory once it holds an
+// answer (whose answer, salt and commitment no longer change).
+func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (Entry, bool, error) {
+	r.mu.Lock()
+	e, ok := t.answers[rigID]
+	r.mu.Unlock()
+	if ok {
+		return e, true, nil
+	}
+	e, found, err := r.journal.Get(ctx, t.id, rigID)
+	if err != nil || !found || e.Salt == ([32]byte{}) || stateOrder[e.State] < stateOrder[StateAnswered] || e.State.Final() {
+		return e, found, err
+	}
+	r.mu.Lock()
+	if t.answers == nil {
+		t.answers = map[uint64]Entry{}
+	}
+	t.answers[rigID] = e
+	r.mu.Unlock()
+	return e, true, nil
 }

@@ -5,6 +5,7 @@ package rig
 
 import (
 	"context"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -43,10 +44,14 @@ func (r *Runner) scan(ctx context.Context, head uint64, leader bool) error {
 		}
 	}
 	r.scanned = head
-	if !leader {
+	if !leader || head == r.cursorAt {
 		return nil
 	}
-	return r.journal.SetCursor(ctx, r.cursorKey, head)
+	if err := r.journal.SetCursor(ctx, r.cursorKey, head); err != nil {
+		return err
+	}
+	r.cursorAt = head // a look at an unchanged head writes nothing
+	return nil
 }
 
 // onEvent takes in what happened to a task: an order of our job gives its input, a draw of our
@@ -64,12 +69,23 @@ func (r *Runner) onEvent(ctx context.Context, ev TaskEvent) {
 		}
 		for _, id := range ev.RigIDs {
 			if _, ours := r.rigs[id]; ours {
-				if err := r.journal.Drawn(context.WithoutCancel(ctx), ev.TaskID, id, ev.CommitDeadline); err != nil {
-					r.log.Error("journal write failed", "task", ev.TaskID, "rig", id, "error", err)
-				}
 				t := r.task(ev.TaskID)
 				r.mu.Lock()
 				t.commitDeadline = ev.CommitDeadline
+				at, done := t.drawn[id]
+				r.mu.Unlock()
+				if done && at.Equal(ev.CommitDeadline) {
+					continue // journaled at an earlier look over the same blocks
+				}
+				if err := r.journal.Drawn(context.WithoutCancel(ctx), ev.TaskID, id, ev.CommitDeadline); err != nil {
+					r.log.Error("journal write failed", "task", ev.TaskID, "rig", id, "error", err)
+					continue
+				}
+				r.mu.Lock()
+				if t.drawn == nil {
+					t.drawn = map[uint64]time.Time{}
+				}
+				t.drawn[id] = ev.CommitDeadline
 				r.mu.Unlock()
 			}
 		}

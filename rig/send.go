@@ -131,6 +131,15 @@ func (r *Runner) send(ctx context.Context, s *Sender, call Call) (*types.Receipt
 	return s.Send(ctx, call.To, call.Data, call.Value)
 }
 
+// sendChecked is send of a call planned a moment ago from gas estimated at the pending state
+// (Sender.Check), which stands for its simulation.
+func (r *Runner) sendChecked(ctx context.Context, s *Sender, call Call, gas uint64) (*types.Receipt, error) {
+	if err := r.gate(ctx); err != nil {
+		return nil, err
+	}
+	return s.SendChecked(ctx, call.To, call.Data, call.Value, gas)
+}
+
 // sendAny sends a transaction anyone may send (draw, settle) from the relayer or our first rig.
 // A revert means another process got there first, or it is not time yet: the next step looks
 // again.

@@ -9,11 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
@@ -132,6 +134,8 @@ type Sender struct {
 
 	mu    sync.Mutex
 	nonce *uint64 // next nonce to hand out; nil means ask the node
+	// noPendingEstimate is set once the node refused eth_estimateGas at the pending state.
+	noPendingEstimate atomic.Bool
 }
 
 // NewSender builds the sender of one key.
@@ -149,18 +153,24 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 	if value == nil {
 		value = new(big.Int)
 	}
-	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
 	// Simulate against the pending state first: a transaction that would revert — a draw or
 	// settle someone else already sent, a commit or reveal a killed predecessor got mined — is
-	// not sent and pays no gas. The estimate below runs against the latest block, which does not
-	// see what is pending.
-	if err := s.Simulate(ctx, to, data, value); err != nil {
-		return nil, err
-	}
-	gas, err := s.estimate(ctx, to, data, value)
+	// not sent and pays no gas.
+	gas, err := s.Check(ctx, to, data, value)
 	if err != nil {
 		return nil, err
 	}
+	return s.SendChecked(ctx, to, data, value, gas)
+}
+
+// SendChecked is Send of a call that Check passed a moment ago with gas: it is not simulated
+// again. The caller holds gas from Check (a batch planned from its estimates).
+func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte, value *big.Int, gas uint64) (*types.Receipt, error) {
+	if value == nil {
+		value = new(big.Int)
+	}
+	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	gas += gas * uint64(s.cfg.GasHeadroomPct) / 100
 	tip, feeCap, err := s.fees(ctx)
 	if err != nil {
 		return nil, err
@@ -310,12 +320,32 @@ func (s *Sender) Simulate(ctx context.Context, to common.Address, data []byte, v
 	return nil
 }
 
-// Estimate is eth_estimateGas of a call from this key, without the headroom Send adds.
+// Estimate is eth_estimateGas of a call from this key against the latest block, without the
+// headroom Send adds.
 func (s *Sender) Estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
+	return s.estimateAt(ctx, ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}, nil)
+}
+
+// pendingEstimator estimates gas at a block tag; *ethclient.Client does (and so the simulated
+// backend's client).
+type pendingEstimator interface {
+	EstimateGasAtBlock(ctx context.Context, msg ethereum.CallMsg, blockNumber *big.Int) (uint64, error)
+}
+
+// pendingBlock is how ethclient names the pending block in a block-number argument.
+var pendingBlock = big.NewInt(int64(rpc.PendingBlockNumber))
+
+// estimateAt is eth_estimateGas at block (nil: the node's default, the latest; pendingBlock:
+// the pending state). A call that reverts gives ErrWouldRevert.
+func (s *Sender) estimateAt(ctx context.Context, msg ethereum.CallMsg, block *big.Int) (uint64, error) {
 	var gas uint64
 	err := s.retryRPC(ctx, func() error {
 		var err error
-		gas, err = s.chain.EstimateGas(ctx, ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value})
+		if pe, ok := s.chain.(pendingEstimator); ok && block != nil {
+			gas, err = pe.EstimateGasAtBlock(ctx, msg, block)
+		} else {
+			gas, err = s.chain.EstimateGas(ctx, msg)
+		}
 		return err
 	})
 	if err != nil {
@@ -327,12 +357,34 @@ func (s *Sender) Estimate(ctx context.Context, to common.Address, data []byte, v
 	return gas, nil
 }
 
-func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
-	gas, err := s.Estimate(ctx, to, data, value)
-	if err != nil {
+// Check simulates a call from this key against the pending state and estimates its gas (without
+// the headroom Send adds). One that would revert gives an error wrapping ErrWouldRevert. A node
+// that estimates at the pending state does both in one eth_estimateGas, which executes the call
+// at the full gas cap first and reverts exactly when eth_call would; otherwise (or when the node
+// refuses a block tag on eth_estimateGas) it is an eth_call at pending and an estimate at latest.
+func (s *Sender) Check(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
+	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	if _, ok := s.chain.(pendingEstimator); ok && !s.noPendingEstimate.Load() {
+		gas, err := s.estimateAt(ctx, msg, pendingBlock)
+		if err == nil || errors.Is(err, ErrWouldRevert) || errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
+			return gas, err
+		}
+		// Not a revert: perhaps a node that takes no block tag here. Try the two calls; when they
+		// pass, this node is asked that way from now on.
+		if err := s.Simulate(ctx, to, data, value); err != nil {
+			return 0, err
+		}
+		gas, lerr := s.Estimate(ctx, to, data, value)
+		if lerr == nil {
+			s.noPendingEstimate.Store(true)
+			s.cfg.Logger.Warn("the node does not estimate gas at the pending state: simulating and estimating apart", "error", err)
+		}
+		return gas, lerr
+	}
+	if err := s.Simulate(ctx, to, data, value); err != nil {
 		return 0, err
 	}
-	return gas + gas*uint64(s.cfg.GasHeadroomPct)/100, nil
+	return s.Estimate(ctx, to, data, value)
 }
 
 func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {

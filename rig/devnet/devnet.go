@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
@@ -361,10 +362,12 @@ func (d *Devnet) startSim() error {
 const orderBatch = 20
 
 // Order places one job-2 task per symbol at the minute, in orderMany transactions of up to
-// orderBatch tasks, through the order code `pricerig order` uses, and returns the task ids.
+// orderBatch tasks, through the order code `pricerig order` uses, and returns the task ids. The
+// transactions are prepared first and then sent together, so the tasks are ordered in one block
+// (a few hundred fit a block's gas) and come to be drawn at once.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
-	var ids []uint64
 	rules := rig.SpecInputRules(d.Spec)
+	var plans []rig.Plan
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
 		pairs := make([]rig.OrderInput, len(batch))
@@ -379,11 +382,26 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 		if err != nil {
 			return nil, fmt.Errorf("ordering: %w", err)
 		}
-		rec, err := rig.SendPlan(ctx, d.orderer, plan)
-		if err != nil {
-			return nil, fmt.Errorf("ordering: %w", err)
-		}
-		ids = append(ids, d.contract.OrderedTasks(rec)...)
+		plans = append(plans, plan)
+	}
+	ordered := make([][]uint64, len(plans))
+	var g errgroup.Group
+	for i, plan := range plans {
+		g.Go(func() error {
+			rec, err := rig.SendPlan(ctx, d.orderer, plan)
+			if err != nil {
+				return fmt.Errorf("ordering: %w", err)
+			}
+			ordered[i] = d.contract.OrderedTasks(rec)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var ids []uint64
+	for _, o := range ordered {
+		ids = append(ids, o...)
 	}
 	if len(ids) != len(symbols) {
 		return nil, fmt.Errorf("ordered %d tasks, saw %d TaskOrdered events", len(symbols), len(ids))
