@@ -4,7 +4,10 @@ package rig
 // go out as one commitMany/revealMany signed by the operators, or as one transaction each,
 // whichever eth_estimateGas says costs less gas. Before either, each answer is simulated
 // against the pending state, and one that no longer applies (a predecessor of this process got
-// it mined, the window closed) is dropped, so a batch is never sent whole around it.
+// it mined, the window closed) is dropped, so a batch is never sent whole around it. The
+// simulations are the estimates themselves (eth_estimateGas at the pending state reverts exactly
+// when eth_call there would), all made in one JSON-RPC batch, and the cheaper way is sent on
+// them without being simulated again.
 
 import (
 	"context"
@@ -13,8 +16,6 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // maxBatch bounds the entries of one commitMany/revealMany, so a backlog of tasks never builds
@@ -22,7 +23,8 @@ import (
 // contract: 64 stay near a third of a 30M-gas block).
 const maxBatch = 64
 
-// probeWorkers bounds the simulations and estimates of one batch in flight at once.
+// probeWorkers bounds the simulations and estimates of one batch in flight at once when the
+// node takes no JSON-RPC batches.
 const probeWorkers = 8
 
 // answerPlan is how a set of answers of one kind goes out, and the estimates that decided it.
@@ -56,23 +58,62 @@ type probe struct {
 
 // plan simulates each answer against the pending state, drops those that would not apply,
 // signs the rest and estimates both ways of sending them. txs are of one kind.
+//
+// Each answer's check is the rig's own call, simulated from its operator against the pending
+// state: it reverts exactly when the answer's batch entry would be skipped. Sent directly, that
+// check's gas estimate is the single's; behind a relayer the single is a one-entry batch from the
+// relayer, estimated beside it. The batch of all of them is estimated in the same round trip
+// (Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch: checkMany), and
+// again alone only when some answer was dropped.
 func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	kind := txs[0].kind
 	probes := make([]probe, len(txs))
-	var g errgroup.Group
-	g.SetLimit(probeWorkers)
-	for i, a := range txs {
-		g.Go(func() error {
-			probes[i] = r.probe(ctx, a)
-			return nil
-		})
-	}
-	_ = g.Wait() // probe reports its errors in its result
-	p := answerPlan{kind: kind}
+	var reqs []checkReq
+	own := make([]int, len(txs)) // index in reqs of each answer's own call; -1 when not checked
 	var entries []Entry
 	var sigs [][]byte
 	for i, a := range txs {
+		h := r.rigs[a.entry.RigID]
+		pr := &probes[i]
+		own[i] = -1
+		digest, err := a.kind.digest(r.domain, a.entry)
+		if err == nil {
+			pr.sig, err = h.signer.SignDigest(digest)
+		}
+		if err != nil {
+			pr.err = err
+			continue
+		}
+		pr.single, pr.sender = a.kind.call(r.chain, a.entry), h.sender
+		own[i] = len(reqs)
+		reqs = append(reqs, checkReq{s: h.sender, call: pr.single})
+		if r.relayer != nil {
+			pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{pr.sig}), r.relayer
+			reqs = append(reqs, checkReq{s: r.relayer, call: pr.single})
+		}
+		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
+	}
+	if len(reqs) == 0 {
+		for i, a := range txs {
+			r.logSendError(kind.name, a.entry.TaskID, a.entry.RigID, probes[i].err)
+		}
+		return answerPlan{kind: kind}
+	}
+	// Optimistically, every answer applies: the batch of all is estimated in the same round trip.
+	payer := r.payerOf(txs)
+	many := kind.many(r.chain, entries, sigs)
+	reqs = append(reqs, checkReq{s: payer, call: many})
+	res := checkMany(ctx, reqs)
+	p := answerPlan{kind: kind}
+	for i, a := range txs {
 		pr := probes[i]
+		if pr.err == nil {
+			k := own[i]
+			pr.gas, pr.err = res[k].gas, res[k].err
+			if pr.err == nil && r.relayer != nil {
+				pr.gas, pr.err = res[k+1].gas, res[k+1].err
+			}
+		}
 		if pr.err != nil {
 			r.logSendError(kind.name, a.entry.TaskID, a.entry.RigID, pr.err)
 			continue
@@ -80,51 +121,37 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		p.kept = append(p.kept, a)
 		p.singles, p.senders, p.gas = append(p.singles, pr.single), append(p.senders, pr.sender), append(p.gas, pr.gas)
 		p.separate += pr.gas
-		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
 	}
 	if len(p.kept) == 0 {
 		return p
 	}
-	if r.relayer != nil {
-		p.payer = r.relayer
-	} else {
-		p.payer = r.rigs[lowestRig(p.kept)].sender
+	p.payer, p.many = payer, many
+	last := res[len(res)-1]
+	if len(p.kept) < len(txs) {
+		// Some answer no longer applies: the batch of the rest is another transaction.
+		entries, sigs = entries[:0], sigs[:0]
+		for i, a := range txs {
+			if probes[i].err == nil && res[own[i]].err == nil && (r.relayer == nil || res[own[i]+1].err == nil) {
+				entries, sigs = append(entries, a.entry), append(sigs, probes[i].sig)
+			}
+		}
+		p.payer, p.many = r.payerOf(p.kept), kind.many(r.chain, entries, sigs)
+		last.gas, last.err = p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
 	}
-	p.many = kind.many(r.chain, entries, sigs)
-	gas, err := p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
-	if err != nil {
-		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", err)
+	if last.err != nil {
+		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", last.err)
 		return p
 	}
-	p.batched = gas
+	p.batched = last.gas
 	return p
 }
 
-// probe checks that one answer still applies — the rig's own call, simulated from its operator
-// against the pending state, reverts exactly when its batch entry would be skipped — signs it,
-// and estimates sending it alone. Sent directly, the check is that estimate (Check: one
-// eth_estimateGas at the pending state where the node offers it).
-func (r *Runner) probe(ctx context.Context, a answerTx) probe {
-	h := r.rigs[a.entry.RigID]
-	own := a.kind.call(r.chain, a.entry)
-	gas, err := h.sender.Check(ctx, own.To, own.Data, own.Value)
-	if err != nil {
-		return probe{err: err}
-	}
-	digest, err := a.kind.digest(r.domain, a.entry)
-	if err != nil {
-		return probe{err: err}
-	}
-	sig, err := h.signer.SignDigest(digest)
-	if err != nil {
-		return probe{err: err}
-	}
-	pr := probe{sig: sig, single: own, sender: h.sender, gas: gas}
+// payerOf is who pays a batch of txs: the relayer, or the operator of the lowest rig id in it.
+func (r *Runner) payerOf(txs []answerTx) *Sender {
 	if r.relayer != nil {
-		pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{sig}), r.relayer
-		pr.gas, pr.err = pr.sender.Check(ctx, pr.single.To, pr.single.Data, pr.single.Value)
+		return r.relayer
 	}
-	return pr
+	return r.rigs[lowestRig(txs)].sender
 }
 
 func lowestRig(txs []answerTx) uint64 {

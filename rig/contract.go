@@ -64,7 +64,7 @@ type BatchCaller interface {
 
 // batcherOf is the backend's batch caller: the backend itself when it batches, else the raw
 // client of an *ethclient.Client (and of the simulated backend's client); nil when it has none.
-func batcherOf(b Backend) BatchCaller {
+func batcherOf(b any) BatchCaller {
 	if bc, ok := b.(BatchCaller); ok {
 		return bc
 	}

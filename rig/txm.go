@@ -14,8 +14,11 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
@@ -136,6 +139,14 @@ type Sender struct {
 	nonce *uint64 // next nonce to hand out; nil means ask the node
 	// noPendingEstimate is set once the node refused eth_estimateGas at the pending state.
 	noPendingEstimate atomic.Bool
+	quoteMu           sync.Mutex // not mu, which broadcasts hold
+	quote             feeQuote   // the last fees, valid until the head after quote.block
+}
+
+// feeQuote is a tip and fee cap read while block was the channel of the next head.
+type feeQuote struct {
+	block       <-chan struct{}
+	tip, feeCap *big.Int
 }
 
 // NewSender builds the sender of one key.
@@ -349,7 +360,7 @@ func (s *Sender) estimateAt(ctx context.Context, msg ethereum.CallMsg, block *bi
 		return err
 	})
 	if err != nil {
-		if _, reverts := agentrig.DecodeRevert(err); reverts || strings.Contains(err.Error(), "execution reverted") {
+		if isRevert(err) {
 			return 0, fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, err)
 		}
 		return 0, fmt.Errorf("estimate gas: %w", err)
@@ -387,6 +398,83 @@ func (s *Sender) Check(ctx context.Context, to common.Address, data []byte, valu
 	return s.Estimate(ctx, to, data, value)
 }
 
+// checkReq is one call to Check from one of our senders; checkRes what Check gave.
+type checkReq struct {
+	s    *Sender
+	call Call
+}
+
+type checkRes struct {
+	gas uint64
+	err error
+}
+
+// checkMany is Check of many calls, from any of our senders on one node, in one JSON-RPC batch
+// of eth_estimateGas at the pending state when the node takes batches and that tag: a plan of
+// sixty answers is one round trip, not sixty. A call the batch could not settle (the node's
+// batch failed, or its answer is neither a gas nor a revert) is checked alone; without batches
+// every call is, probeWorkers at a time.
+func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
+	out := make([]checkRes, len(reqs))
+	alone := make([]int, 0, len(reqs))
+	bc := batcherOf(reqs[0].s.chain)
+	_, pending := reqs[0].s.chain.(pendingEstimator)
+	if bc == nil || !pending || reqs[0].s.noPendingEstimate.Load() {
+		for i := range reqs {
+			alone = append(alone, i)
+		}
+	} else {
+		gas := make([]hexutil.Uint64, len(reqs))
+		elems := make([]rpc.BatchElem, len(reqs))
+		for i, q := range reqs {
+			arg := map[string]any{"from": q.s.key.Address, "to": q.call.To, "data": hexutil.Bytes(q.call.Data)}
+			if q.call.Value != nil && q.call.Value.Sign() != 0 {
+				arg["value"] = (*hexutil.Big)(q.call.Value)
+			}
+			elems[i] = rpc.BatchElem{Method: "eth_estimateGas", Args: []any{arg, "pending"}, Result: &gas[i]}
+		}
+		if err := bc.BatchCallContext(ctx, elems); err != nil {
+			if ctx.Err() != nil {
+				for i := range out {
+					out[i].err = ctx.Err()
+				}
+				return out
+			}
+			for i := range reqs {
+				alone = append(alone, i)
+			}
+		} else {
+			for i, e := range elems {
+				switch {
+				case e.Error == nil:
+					out[i].gas = uint64(gas[i])
+				case isRevert(e.Error):
+					out[i].err = fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, e.Error)
+				default:
+					alone = append(alone, i)
+				}
+			}
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(probeWorkers)
+	for _, i := range alone {
+		g.Go(func() error {
+			q := reqs[i]
+			out[i].gas, out[i].err = q.s.Check(ctx, q.call.To, q.call.Data, q.call.Value)
+			return nil
+		})
+	}
+	_ = g.Wait() // each result carries its error
+	return out
+}
+
+// isRevert reports whether a node's error says the call reverted.
+func isRevert(err error) bool {
+	_, reverts := agentrig.DecodeRevert(err)
+	return reverts || strings.Contains(err.Error(), "execution reverted")
+}
+
 func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {
 	if s.nonce != nil {
 		return *s.nonce, nil
@@ -405,7 +493,28 @@ func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {
 
 // fees returns an EIP-1559 tip and a fee cap of twice the base fee plus the tip, which survives
 // several full blocks of base-fee rises.
+// While heads come by subscription the quote is kept until the next head (the base fee and the
+// node's tip suggestion change only with a block), so a burst of sends asks once.
 func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
+	var block <-chan struct{} // taken before asking, so a head arriving meanwhile voids the quote
+	if s.cfg.NextHead != nil {
+		block = s.cfg.NextHead()
+	}
+	if block != nil {
+		s.quoteMu.Lock()
+		q := s.quote
+		s.quoteMu.Unlock()
+		if q.block == block {
+			return new(big.Int).Set(q.tip), new(big.Int).Set(q.feeCap), nil
+		}
+	}
+	defer func() {
+		if err == nil && block != nil {
+			s.quoteMu.Lock()
+			s.quote = feeQuote{block: block, tip: new(big.Int).Set(tip), feeCap: new(big.Int).Set(feeCap)}
+			s.quoteMu.Unlock()
+		}
+	}()
 	var head *types.Header
 	err = s.retryRPC(ctx, func() error {
 		var err error
