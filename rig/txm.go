@@ -501,20 +501,18 @@ func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
 		block = s.cfg.NextHead()
 	}
 	if block != nil {
+		// Held while asking: the sends of a burst wait for one quote rather than all ask.
 		s.quoteMu.Lock()
-		q := s.quote
-		s.quoteMu.Unlock()
-		if q.block == block {
+		defer s.quoteMu.Unlock()
+		if q := s.quote; q.block == block {
 			return new(big.Int).Set(q.tip), new(big.Int).Set(q.feeCap), nil
 		}
+		defer func() {
+			if err == nil {
+				s.quote = feeQuote{block: block, tip: new(big.Int).Set(tip), feeCap: new(big.Int).Set(feeCap)}
+			}
+		}()
 	}
-	defer func() {
-		if err == nil && block != nil {
-			s.quoteMu.Lock()
-			s.quote = feeQuote{block: block, tip: new(big.Int).Set(tip), feeCap: new(big.Int).Set(feeCap)}
-			s.quoteMu.Unlock()
-		}
-	}()
 	var head *types.Header
 	err = s.retryRPC(ctx, func() error {
 		var err error
