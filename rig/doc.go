@@ -14,8 +14,8 @@
 //   - contract.go: *Contract and Backend, what the rig calls on a node; order.go, operator.go:
 //     the orderer's and operator's calls and views; plan.go: a call simulated, estimated and
 //     priced before it is sent (Prepare); network.go: the networks by name.
-//   - txm.go: Sender, one key's transactions (pending-state simulation, nonces, fees, stuck
-//     replacement, receipts).
+//   - txm.go: Sender, one key's transactions (pending-state simulation and estimate, many in one
+//     JSON-RPC batch, nonces, fees, stuck replacement, receipts).
 //
 // The answer
 //
@@ -24,7 +24,8 @@
 //
 // The runner (a Runner answers a job's tasks for a set of rigs)
 //
-//   - runner.go: Config, NewRunner, Run and Step (one look at the chain).
+//   - runner.go: Config, NewRunner, Run and Step (one look at the chain: every open task read in
+//     one batch, nothing the journal already holds written again).
 //   - heads.go: new heads by eth_subscribe over websockets (a step per block, receipts looked
 //     for per block), polling alone when the node has none or the subscription drops.
 //   - scan.go: following the chain (the Deployment's events) and each task's input.
