@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -98,12 +97,14 @@ reconciles them to one exact answer (price × 10^8). The same engine answers Age
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitBadInput, err: err}
-	})
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(a))
 	}
+	// cobra's own help and completion commands, added now rather than when it runs, so that
+	// typedUsage reaches them too
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	typedUsage(root)
 	return root
 }
 
@@ -127,20 +128,5 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if isUsageError(err) {
-		return exitBadInput
-	}
 	return exitFailure
-}
-
-// isUsageError recognises cobra's own argument errors (unknown command, wrong argument count),
-// which it returns as plain errors.
-func isUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
