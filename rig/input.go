@@ -103,10 +103,27 @@ func (r InputRules) CheckWindow(in Input, commitDeadline time.Time) error {
 	return nil
 }
 
-// RefusalText is the reason a refusal gives: the error's text without the "bad task input: "
-// every input error starts with.
+// InputError is a task input the rules refuse. It is ErrInput (errors.Is) and the rule it broke.
+type InputError struct {
+	// Rule is the rule broken: one of the Err* of task inputs, ErrInput when none is more precise.
+	Rule error
+	// Reason is what a refusal says: the rule's words and what the input held, without the
+	// "bad task input: " of Error.
+	Reason string
+}
+
+func (e *InputError) Error() string { return ErrInput.Error() + ": " + e.Reason }
+
+// Is makes every InputError an ErrInput; Unwrap gives the rule.
+func (e *InputError) Is(target error) bool { return target == ErrInput }
+func (e *InputError) Unwrap() error        { return e.Rule }
+
+// RefusalText is the reason a refusal gives: an InputError's Reason; any other error's text.
 func RefusalText(err error) string {
-	return strings.TrimPrefix(err.Error(), ErrInput.Error()+": ")
+	if ie, ok := errors.AsType[*InputError](err); ok {
+		return ie.Reason
+	}
+	return err.Error()
 }
 
 // RefusalKind names the rule an input error broke, for metric labels: hash, uri, json, symbol,
@@ -363,13 +380,13 @@ func checkMinute(t time.Time) error {
 	return nil
 }
 
-// inputErr wraps kind (and ErrInput) with a message that starts with kind's own text.
+// inputErr is an InputError of rule kind whose reason starts with kind's own words.
 func inputErr(kind error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if kind == ErrInput {
-		return fmt.Errorf("%w: %s", ErrInput, msg)
+	if kind != ErrInput {
+		msg = kind.Error() + ": " + msg
 	}
-	return fmt.Errorf("%w: %w: %s", ErrInput, kind, msg)
+	return &InputError{Rule: kind, Reason: msg}
 }
 
 func describeToken(tok json.Token) string {

@@ -2,7 +2,6 @@ package rig
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 
@@ -118,9 +117,8 @@ func refusal(function string, err error) *Refused {
 		}
 		return r
 	}
-	var de interface{ ErrorCode() int }
-	if errors.As(err, &de) && de.ErrorCode() == 3 { // execution reverted without a custom error
-		return &Refused{Function: function, Detail: err.Error()}
+	if msg, ok := RevertMessage(err); ok { // reverted without a custom error of the contract
+		return &Refused{Function: function, Detail: msg}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,6 +81,16 @@ func TestRefusalRules(t *testing.T) {
 			}
 			if text := RefusalText(err); !strings.Contains(text, tc.says) || strings.HasPrefix(text, ErrInput.Error()) {
 				t.Fatalf("reason %q, want it to say %q", text, tc.says)
+			}
+			// the refusal is a typed InputError carrying its reason, however it was wrapped on
+			// its way (the reason is not read back out of any text)
+			wrapped := fmt.Errorf("task 7: %w", err)
+			ie, ok := errors.AsType[*InputError](wrapped)
+			if !ok || ie.Reason != RefusalText(err) || RefusalText(wrapped) != ie.Reason || RefusalKind(wrapped) != tc.kind {
+				t.Fatalf("wrapped: %v, %+v; reason %q", ok, ie, RefusalText(wrapped))
+			}
+			if ie.Rule != ErrInput && !errors.Is(wrapped, ie.Rule) {
+				t.Fatalf("the rule %v is not in the chain", ie.Rule)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/big"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,8 +18,6 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // TxChain is what the sender needs of a node; *ethclient.Client and the simulated backend's
@@ -305,14 +302,10 @@ func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.Call
 	return r, err
 }
 
-// revertName is the decoded revert of err: the contract's error name, else the node's message.
+// revertName is the decoded revert of err (RevertMessage).
 func revertName(err error) string {
-	if name := RevertReason(err); name != "" {
-		return name
-	}
-	var de interface{ ErrorData() any }
-	if errors.As(err, &de) {
-		return fmt.Sprint(de.ErrorData())
+	if msg, ok := RevertMessage(err); ok {
+		return msg
 	}
 	return "unknown (the replay did not revert)"
 }
@@ -469,10 +462,11 @@ func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
 	return out
 }
 
-// isRevert reports whether a node's error says the call reverted.
+// isRevert reports whether a node's error is the call reverting: its JSON-RPC code and data
+// (RevertData), never its words.
 func isRevert(err error) bool {
-	_, reverts := agentrig.DecodeRevert(err)
-	return reverts || strings.Contains(err.Error(), "execution reverted")
+	_, reverts := RevertData(err)
+	return reverts
 }
 
 func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {

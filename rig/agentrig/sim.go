@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -160,17 +159,32 @@ func (s *Sim) Mine(n int) {
 // AdvanceTime seals a block d later than the current head, moving the chain's clock.
 //
 // The simulated backend refuses while its transaction pool still lists a transaction, and the
-// pool forgets mined ones asynchronously after a block is sealed; so a refusal right after Send
-// is retried for up to a few seconds.
+// pool forgets mined ones asynchronously after a block is sealed; so that refusal
+// (refusedForPooledTransaction) right after Send is retried for up to a few seconds.
 func (s *Sim) AdvanceTime(d time.Duration) error {
 	var err error
 	for range 500 {
-		if err = s.Backend.AdjustTime(d); err == nil || !strings.Contains(err.Error(), "non-empty block") {
+		if err = s.Backend.AdjustTime(d); err == nil || !refusedForPooledTransaction(err) {
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return err
+}
+
+// pooledTransactionRefusal is go-ethereum's words (eth/catalyst's SimulatedBeacon.AdjustTime) for
+// refusing to move time while its pool lists a transaction.
+const pooledTransactionRefusal = "could not adjust time on non-empty block"
+
+// refusedForPooledTransaction reports whether AdjustTime refused because the pool still lists a
+// transaction. This is the one place the rig reads an error's words, and why: go-ethereum makes
+// that refusal with a bare errors.New (no sentinel to errors.Is), and its simulated.Client hides
+// the JSON-RPC client through which txpool_status could show the pool instead (the field named
+// Client shadows ethclient's Client method); the pending block (eth_getBlockTransactionCount)
+// is no substitute, as it leaves out a mined transaction the pool has not forgotten yet. It
+// compares the whole text of the error AdjustTime returned itself, nothing wrapped.
+func refusedForPooledTransaction(err error) bool {
+	return err.Error() == pooledTransactionRefusal
 }
 
 // Head is the latest block's header.

@@ -1,0 +1,4 @@
+package agentrig
+
+// RefusedForPooledTransaction lets the external tests pin go-ethereum's words.
+var RefusedForPooledTransaction = refusedForPooledTransaction
