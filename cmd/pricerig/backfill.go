@@ -278,7 +278,11 @@ func printSummary(w io.Writer, s *history.Summary, db string) {
 				fmt.Fprintln(w, "gaps:")
 				first = false
 			}
-			fmt.Fprintf(w, "  %s %s %s … %s: %s\n", src.Source, g.Symbol, g.From.Format(time.RFC3339), g.To.Format(time.RFC3339), g.Reason)
+			kind := ""
+			if g.Kind != "" {
+				kind = " [" + string(g.Kind) + "]"
+			}
+			fmt.Fprintf(w, "  %s %s %s … %s: %s%s\n", src.Source, g.Symbol, g.From.Format(time.RFC3339), g.To.Format(time.RFC3339), g.Reason, kind)
 		}
 	}
 }

@@ -112,12 +112,19 @@ type member struct {
 	windows   int
 	minReq    int
 	stats     minuteStats
-	fatal     string // set when the source failed as a whole (unauthorized)
+	fatal     failure // set when the source failed as a whole (unauthorized)
+}
+
+// failure is why a window failed: the error as a gap states it, and its kind, which is what
+// readers (the summary's gaps, the stored quotes) tell failures apart by.
+type failure struct {
+	reason string
+	kind   sources.ErrorKind
 }
 
 type failedSpan struct {
 	Span
-	reason string
+	failure
 }
 
 // job is one window to fetch.
@@ -706,12 +713,12 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 		if ctx.Err() != nil {
 			return
 		}
-		if m.fatal != "" {
+		if m.fatal.kind != "" {
 			b.fail(m, j, m.fatal)
 			continue
 		}
 		if reason, bad := m.badSymbol(j.symbols); bad {
-			b.fail(m, j, reason)
+			b.fail(m, j, failure{reason, sources.KindUnknownSymbol})
 			continue
 		}
 		var w fetchedWindow
@@ -726,7 +733,7 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			if ctx.Err() != nil {
 				return // interrupted: the window is not recorded, a re-run fetches it
 			}
-			reason := failReason(err)
+			f := failure{failReason(err), sources.KindOf(err)}
 			if errors.Is(err, sources.ErrUnavailable) {
 				down++
 			} else {
@@ -734,24 +741,24 @@ func (b *Backfill) work(ctx context.Context, m *member, jobs []job, out chan<- f
 			}
 			switch {
 			case errors.Is(err, sources.ErrUnauthorized) || errors.Is(err, sources.ErrNoKey):
-				m.fatal = reason
+				m.fatal = f
 				for _, rest := range jobs[i:] {
-					b.fail(m, rest, reason)
+					b.fail(m, rest, f)
 				}
 				return
 			case down == maxDownWindows:
 				// the source is down, not busy: every further window would cost the same retries
-				m.fatal = reason + fmt.Sprintf(" (%d windows in a row; not asked again this run)", down)
+				m.fatal = failure{f.reason + fmt.Sprintf(" (%d windows in a row; not asked again this run)", down), f.kind}
 				for _, rest := range jobs[i:] {
 					b.fail(m, rest, m.fatal)
 				}
 				return
 			case errors.Is(err, sources.ErrUnknownSymbol) && len(j.symbols) == 1:
 				m.mu.Lock()
-				m.unknown[j.symbols[0]] = reason
+				m.unknown[j.symbols[0]] = f.reason
 				m.mu.Unlock()
 			}
-			b.fail(m, j, reason)
+			b.fail(m, j, f)
 			continue
 		}
 		down = 0
@@ -790,7 +797,7 @@ func (m *member) badSymbol(symbols []string) (string, bool) {
 	return "", false
 }
 
-func (b *Backfill) fail(m *member, j job, reason string) {
+func (b *Backfill) fail(m *member, j job, f failure) {
 	m.failed.Add(1)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -798,13 +805,13 @@ func (b *Backfill) fail(m *member, j job, reason string) {
 	// for the carry)
 	from, to := maxTime(j.span.From, b.opts.From), minTime(j.span.To, b.opts.To)
 	for _, s := range j.symbols {
-		m.failures[s] = append(m.failures[s], failedSpan{j.span, reason})
+		m.failures[s] = append(m.failures[s], failedSpan{j.span, f})
 		if from.Before(to) {
-			m.gaps = append(m.gaps, Gap{Symbol: s, From: from, To: to, Reason: "failed: " + reason})
+			m.gaps = append(m.gaps, Gap{Symbol: s, From: from, To: to, Reason: "failed: " + f.reason, Kind: f.kind})
 		}
 	}
 	b.log.Warn("backfill window failed", "source", m.name, "symbols", strings.Join(j.symbols, ","),
-		"from", j.span.From.Format(time.RFC3339), "to", j.span.To.Format(time.RFC3339), "error", reason)
+		"from", j.span.From.Format(time.RFC3339), "to", j.span.To.Format(time.RFC3339), "error", f.reason, "error_kind", string(f.kind))
 }
 
 // fetch asks the source for one window, waiting out rate limits, and returns its bars raw.
@@ -1074,7 +1081,7 @@ func (b *Backfill) reachStart(m *member, t, floor time.Time) time.Time {
 // reaches before the fetched range, and plans the windows that reach back far enough.
 func (b *Backfill) planLeadIns(ctx context.Context) error {
 	for _, m := range b.members {
-		if m.src == nil || m.fatal != "" {
+		if m.src == nil || m.fatal.kind != "" {
 			continue
 		}
 		missing := map[string][]Span{}

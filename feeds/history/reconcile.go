@@ -402,7 +402,7 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 			q.Status, q.Err = feeds.StatusPending, "not fetched"
 			for _, f := range s.fails {
 				if !t.Before(f.From) && t.Before(f.To) {
-					q.Status, q.Err = feeds.StatusError, "fetch failed: "+f.reason
+					q.Status, q.Err, q.Kind = feeds.StatusError, "fetch failed: "+f.reason, f.kind
 				}
 			}
 		}

@@ -216,7 +216,7 @@ func TestAProviderWithGaps(t *testing.T) {
 			gap = g
 		}
 	}
-	if gap.Symbol != "TSLA" || gap.From != ny(2025, time.November, 3, 4, 0) || !strings.Contains(gap.Reason, "bad response") {
+	if gap.Symbol != "TSLA" || gap.From != ny(2025, time.November, 3, 4, 0) || gap.Kind != sources.KindBadResponse {
 		t.Fatalf("alphavantage's gaps %+v: want TSLA's November", av.Gaps)
 	}
 	// inside the gap the two other sources still agree, but the answer says it lacks a source
@@ -381,7 +381,8 @@ func TestASourceThatIsDownIsGivenUp(t *testing.T) {
 		t.Errorf("%d requests to a source that is down, want %d", len(rec.records()), want)
 	}
 	// one gap per symbol: the windows that failed alike read as one
-	if len(ms.Gaps) != 2 || !strings.Contains(ms.Gaps[1].Reason, "not asked again") || strings.Contains(ms.Gaps[0].Reason, "http://") {
+	if len(ms.Gaps) != 2 || !strings.Contains(ms.Gaps[1].Reason, "not asked again") || strings.Contains(ms.Gaps[0].Reason, "http://") ||
+		ms.Gaps[0].Kind != sources.KindUnavailable || ms.Gaps[1].Kind != sources.KindUnavailable {
 		t.Errorf("gaps %+v", ms.Gaps)
 	}
 }

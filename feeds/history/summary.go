@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
 )
 
 // Summary is what a backfill run did.
@@ -70,6 +71,9 @@ type Gap struct {
 	From   time.Time `json:"from"`
 	To     time.Time `json:"to"`
 	Reason string    `json:"reason"`
+	// Kind is what kind of failure a failed window's was (rate_limited, unauthorized…), ""
+	// for a gap that is no failure (before the source's history, not published yet, skipped).
+	Kind sources.ErrorKind `json:"error_kind,omitempty"`
 }
 
 // MarshalJSON writes durations as whole milliseconds, which every JSON reader can use (and no
@@ -126,8 +130,9 @@ func (b *Backfill) fill(sum *Summary) {
 	}
 }
 
-// mergeGaps sorts gaps by symbol and time and joins those of the same reason that touch or lie
-// apart by time holding no minute of the sessions (consecutive failed windows read as one gap).
+// mergeGaps sorts gaps by symbol and time and joins those of the same reason and kind that touch
+// or lie apart by time holding no minute of the sessions (consecutive failed windows read as one
+// gap).
 func mergeGaps(in []Gap, sessions []market.Session) []Gap {
 	g := slices.Clone(in)
 	slices.SortStableFunc(g, func(a, b Gap) int {
@@ -143,7 +148,7 @@ func mergeGaps(in []Gap, sessions []market.Session) []Gap {
 	for _, x := range g {
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			if last.Symbol == x.Symbol && last.Reason == x.Reason && (!x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions)) {
+			if last.Symbol == x.Symbol && last.Reason == x.Reason && last.Kind == x.Kind && (!x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions)) {
 				last.To = maxTime(last.To, x.To)
 				continue
 			}
