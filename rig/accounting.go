@@ -97,6 +97,17 @@ type Money struct {
 	WastedGas     *big.Int
 }
 
+// moneyAt is the account of k in accounts, opened (zero) on first use.
+func moneyAt[K comparable](accounts map[K]*Money, k K) *Money {
+	m, ok := accounts[k]
+	if !ok {
+		n := newMoney()
+		m = &n
+		accounts[k] = m
+	}
+	return m
+}
+
 func newMoney() Money {
 	return Money{GasPaid: new(big.Int), Earned: new(big.Int), Slashed: new(big.Int), WastedGas: new(big.Int)}
 }
@@ -426,24 +437,8 @@ func BuildLedger(since time.Time, txs []TxRecord, payouts []Payout) Ledger {
 	type key struct{ task, rig uint64 }
 	tasks := map[key]*Money{}
 	rigs := map[uint64]*Money{}
-	at := func(k key) *Money {
-		m, ok := tasks[k]
-		if !ok {
-			n := newMoney()
-			m = &n
-			tasks[k] = m
-		}
-		return m
-	}
-	rigAt := func(id uint64) *Money {
-		m, ok := rigs[id]
-		if !ok {
-			n := newMoney()
-			m = &n
-			rigs[id] = m
-		}
-		return m
-	}
+	at := func(k key) *Money { return moneyAt(tasks, k) }
+	rigAt := func(id uint64) *Money { return moneyAt(rigs, id) }
 	l := Ledger{Since: since, Total: newMoney()}
 	for _, t := range txs {
 		reverted := t.Status == TxReverted
