@@ -14,8 +14,10 @@
 //   - contract.go: *Contract and Backend, what the rig calls on a node; order.go, operator.go:
 //     the orderer's and operator's calls and views; plan.go: a call simulated, estimated and
 //     priced before it is sent (Prepare); network.go: the networks by name.
-//   - txm.go: Sender, one key's transactions (pending-state simulation and estimate, many in one
-//     JSON-RPC batch, nonces, fees, stuck replacement, receipts).
+//   - txm.go: Sender, one key's transactions (nonces, fees, stuck replacement, receipts);
+//     txm_check.go: a call simulated at the pending state and estimated before it is sent, many
+//     in one JSON-RPC batch; revert.go: a revert told by the node's error code and data, and
+//     its reason decoded.
 //
 // The answer
 //
