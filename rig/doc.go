@@ -39,8 +39,8 @@
 //     relayed commitMany/revealMany), draw and settle, and the background send jobs.
 //   - settle.go: what a settled task stored against what we answered.
 //   - accounting.go: the accounts (every mined transaction with its purpose, tasks, rigs and
-//     cost; each settled task's payouts; the Ledger per task, per rig and in total, in wei);
-//     accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
+//     cost; each settled task's payouts); accounting_ledger.go: the Ledger they add up to, per
+//     task, per rig and in total, in wei; accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
 //     settlement's events (the Deployment's PayoutReader); receipt.go: the L1 part of a rollup's
 //     receipt.
 //   - journal.go: the durable journal (its states and entries, their reads and writes, the same
