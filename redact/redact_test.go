@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -113,6 +114,36 @@ func TestWriter(t *testing.T) {
 	_, _ = w.Write([]byte(plain))
 	if buf.String() != plain {
 		t.Errorf("a line without secrets changed: %q", buf.String())
+	}
+	// An unregistered key in a query is still caught (the '=' pre-check must not skip it).
+	buf.Reset()
+	_, _ = w.Write([]byte("GET https://x.example/q?apikey=Unregistered999 failed\n"))
+	if strings.Contains(buf.String(), "Unregistered999") {
+		t.Errorf("an unregistered query key was written: %q", buf.String())
+	}
+}
+
+// BenchmarkWriterCSVRows writes export-shaped rows (no '=', no secret) through the Writer and,
+// side by side, straight to the buffer: the ratio is what redaction costs a large export.
+func BenchmarkWriterCSVRows(b *testing.B) {
+	Register("bench-secret-abcdef")
+	row := []byte("NVDA,2026-11-27T15:30:00Z,18723000000,187.23,3,alpaca:18723000000|massive:18723000000\n")
+	for _, bc := range []struct {
+		name string
+		w    func(*bytes.Buffer) io.Writer
+	}{
+		{"redacted", func(b *bytes.Buffer) io.Writer { return Writer(b) }},
+		{"plain", func(b *bytes.Buffer) io.Writer { return b }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			w := bc.w(&buf)
+			b.SetBytes(int64(len(row)))
+			for b.Loop() {
+				buf.Reset()
+				_, _ = w.Write(row)
+			}
+		})
 	}
 }
 
