@@ -125,20 +125,47 @@ type staleNode struct {
 	cache        map[string]json.RawMessage
 }
 
+// ServeHTTP answers one request or a JSON-RPC batch (the rig reads every open task's taskOf in
+// one batch), each element as serve would alone.
 func (s *staleNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	var out []byte
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if err = json.Unmarshal(trimmed, &batch); err == nil {
+			answers := make([]json.RawMessage, len(batch))
+			for i, one := range batch {
+				if answers[i], err = s.serve(one); err != nil {
+					break
+				}
+			}
+			out, err = json.Marshal(answers)
+		}
+	} else {
+		out, err = s.serve(body)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+}
+
+// serve answers one JSON-RPC request: taskOf from its cache, a draw's simulation and estimate
+// as fine, anything else from the node.
+func (s *staleNode) serve(body []byte) (json.RawMessage, error) {
 	var req struct {
 		ID     json.RawMessage   `json:"id"`
 		Method string            `json:"method"`
 		Params []json.RawMessage `json:"params"`
 	}
-	answer := func(result json.RawMessage) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	answer := func(result json.RawMessage) (json.RawMessage, error) {
+		return json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
 	if json.Unmarshal(body, &req) == nil && len(req.Params) > 0 && (req.Method == "eth_call" || req.Method == "eth_estimateGas") {
 		var call struct {
@@ -149,42 +176,32 @@ func (s *staleNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data := call.Input + call.Data
 		switch {
 		case strings.HasPrefix(data, s.draw) && req.Method == "eth_estimateGas":
-			answer(json.RawMessage(`"0x100000"`))
-			return
+			return answer(json.RawMessage(`"0x100000"`))
 		case strings.HasPrefix(data, s.draw) && len(req.Params) > 1 && string(req.Params[1]) == `"pending"`:
-			answer(json.RawMessage(`"0x"`))
-			return
+			return answer(json.RawMessage(`"0x"`))
 		case strings.HasPrefix(data, s.taskOf) && req.Method == "eth_call":
 			s.mu.Lock()
 			cached, ok := s.cache[data]
 			s.mu.Unlock()
 			if ok {
-				answer(cached)
-				return
+				return answer(cached)
 			}
 			res, err := s.forward(body)
-			if err == nil {
-				var out struct {
-					Result json.RawMessage `json:"result"`
-				}
-				if json.Unmarshal(res, &out) == nil && len(out.Result) > 0 {
-					s.mu.Lock()
-					s.cache[data] = out.Result
-					s.mu.Unlock()
-				}
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(res)
-				return
+			if err != nil {
+				return nil, err
 			}
+			var out struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(res, &out) == nil && len(out.Result) > 0 {
+				s.mu.Lock()
+				s.cache[data] = out.Result
+				s.mu.Unlock()
+			}
+			return res, nil
 		}
 	}
-	res, err := s.forward(body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(res)
+	return s.forward(body)
 }
 
 func (s *staleNode) forward(body []byte) ([]byte, error) {
