@@ -142,8 +142,17 @@ func PriceAt(bars []sources.Bar, minute time.Time, maxCarry time.Duration) (bar 
 // audit can run it on stored bars. Only MinSources and OutlierBps of the rules are used. A quote
 // already marked outlier is judged afresh (its Carried field tells ok from carried).
 func Reconcile(quotes []Quote, rules Rules) Result {
-	res := Result{Quotes: slices.Clone(quotes)}
-	var priced []int
+	return ReconcileOwned(slices.Clone(quotes), rules)
+}
+
+// ReconcileOwned is Reconcile for a caller that gives up its quotes: the result's Quotes is the
+// same slice, rewritten in place, instead of a copy. The backfill builds each minute's quotes
+// only to reconcile them, and the copy was a tenth of its reconcile time.
+func ReconcileOwned(quotes []Quote, rules Rules) Result {
+	res := Result{Quotes: quotes}
+	// a spec has a handful of sources: the index lists stay on the stack
+	var pricedBuf, keptBuf [16]int
+	priced := pricedBuf[:0]
 	for i := range res.Quotes {
 		q := &res.Quotes[i]
 		q.DistanceCentiBps = -1
@@ -165,10 +174,10 @@ func Reconcile(quotes []Quote, rules Rules) Result {
 	}
 	first := lowerMedian(res.Quotes, priced)
 	res.Median = first
-	var kept []int
+	kept := keptBuf[:0]
 	for _, i := range priced {
 		q := &res.Quotes[i]
-		if numeric.WithinTolerance(q.Price.Big(), first.Big(), rules.OutlierBps) {
+		if numeric.WithinToleranceScaled(q.Price, first, rules.OutlierBps) {
 			kept = append(kept, i)
 		} else {
 			q.Status = StatusOutlier
@@ -191,7 +200,12 @@ func Reconcile(quotes []Quote, rules Rules) Result {
 }
 
 func lowerMedian(quotes []Quote, idx []int) numeric.Scaled {
-	prices := make([]numeric.Scaled, len(idx))
+	var buf [16]numeric.Scaled
+	prices := buf[:0]
+	if len(idx) > len(buf) {
+		prices = make([]numeric.Scaled, 0, len(idx))
+	}
+	prices = prices[:len(idx)]
 	for k, i := range idx {
 		prices[k] = quotes[i].Price
 	}

@@ -1,6 +1,9 @@
 package feeds
 
 import (
+	"reflect"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -198,5 +201,33 @@ func TestFormatCentiBps(t *testing.T) {
 	}
 	if (Quote{DistanceCentiBps: -1}).DistanceBps() != "" {
 		t.Errorf("no price must have no distance")
+	}
+}
+
+// TestReconcileOwnedMatchesReconcile checks that the in-place reconcile gives Reconcile's result
+// and that Reconcile leaves its argument alone; also past 16 sources, beyond the stack buffers.
+func TestReconcileOwnedMatchesReconcile(t *testing.T) {
+	many := []Quote{{Source: "x", Status: StatusNoData, DistanceCentiBps: -1}}
+	for i := range 20 {
+		many = append(many, priced(string(rune('a'+i)), "100."+strconv.Itoa(10+i*3)))
+	}
+	outlier := priced("o", "100.00")
+	outlier.Status = StatusOutlier
+	for _, qs := range [][]Quote{
+		{priced("a", "100.00"), priced("b", "100.20"), priced("c", "101.00"), outlier},
+		many,
+	} {
+		before := slices.Clone(qs)
+		want := Reconcile(qs, Rules{MinSources: 2, OutlierBps: 25})
+		if !reflect.DeepEqual(qs, before) {
+			t.Fatalf("Reconcile changed its argument")
+		}
+		got := ReconcileOwned(slices.Clone(qs), Rules{MinSources: 2, OutlierBps: 25})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ReconcileOwned = %+v, Reconcile = %+v", got, want)
+		}
+		if want.Survivors == 0 || want.Survivors == len(qs) {
+			t.Fatalf("the case should keep some quotes and drop others: %d survivors of %d", want.Survivors, len(qs))
+		}
 	}
 }

@@ -3,7 +3,9 @@ package numeric
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 )
 
@@ -114,6 +116,36 @@ func LowerMedian(values []*big.Int) *big.Int {
 // WithinTolerance reports |v − m| × 10000 ≤ m × toleranceBps, the seed's agreement test, in exact
 // integer arithmetic.
 func WithinTolerance(v, m *big.Int, toleranceBps uint32) bool {
+	if v.IsInt64() && m.IsInt64() {
+		return WithinToleranceScaled(Scaled(v.Int64()), Scaled(m.Int64()), toleranceBps)
+	}
+	return withinToleranceBig(v, m, toleranceBps)
+}
+
+// WithinToleranceScaled is WithinTolerance of two int64 values, in machine integers: both sides
+// are at most 64 × 32 bits, so their 128-bit products (math/bits) compare exactly, and nothing
+// is allocated. FuzzWithinToleranceMatchesBig holds it to the big.Int reference bit for bit.
+func WithinToleranceScaled(v, m Scaled, toleranceBps uint32) bool {
+	lhsHi, lhsLo := bits.Mul64(absDiff(int64(v), int64(m)), BpsDenominator)
+	if m < 0 {
+		// the bound m × tolerance is ≤ 0 and the left side ≥ 0: only 0 ≤ 0 holds
+		return lhsHi == 0 && lhsLo == 0 && toleranceBps == 0
+	}
+	rhsHi, rhsLo := bits.Mul64(uint64(m), uint64(toleranceBps))
+	return lhsHi < rhsHi || lhsHi == rhsHi && lhsLo <= rhsLo
+}
+
+// absDiff returns |a − b|, which always fits a uint64.
+func absDiff(a, b int64) uint64 {
+	if a >= b {
+		return uint64(a) - uint64(b)
+	}
+	return uint64(b) - uint64(a)
+}
+
+// withinToleranceBig is WithinTolerance in math/big, for values beyond int64 and as the
+// reference of the fast path.
+func withinToleranceBig(v, m *big.Int, toleranceBps uint32) bool {
 	diff := new(big.Int).Sub(v, m)
 	diff.Abs(diff).Mul(diff, big.NewInt(BpsDenominator))
 	bound := new(big.Int).Mul(m, big.NewInt(int64(toleranceBps)))
@@ -187,7 +219,34 @@ func DistanceBps(v, m *big.Int) string {
 
 // DistanceCentiBps is DistanceBps as an integer count of hundredths of a basis point, for
 // comparisons and metrics. A zero median with a non-zero value gives -1.
+//
+// It computes in machine integers (a 128-bit product and quotient through math/bits) and goes
+// to math/big only when the quotient would not fit an int64, which no price up to MaxPrice
+// reaches; FuzzDistanceCentiBpsMatchesBig holds it to the big.Int reference bit for bit.
 func DistanceCentiBps(v, m Scaled) int64 {
+	if m == 0 {
+		if v == 0 {
+			return 0
+		}
+		return -1
+	}
+	den := absDiff(int64(m), 0)
+	hi, lo := bits.Mul64(absDiff(int64(v), int64(m)), 1_000_000)
+	if hi < den { // else the quotient needs more than 64 bits
+		q, r := bits.Div64(hi, lo, den)
+		up := r >= den-r // 2r ≥ den, without overflowing
+		if q < math.MaxInt64 || q == math.MaxInt64 && !up {
+			if up {
+				q++
+			}
+			return int64(q)
+		}
+	}
+	return distanceCentiBpsBig(v, m)
+}
+
+// distanceCentiBpsBig is DistanceCentiBps in math/big: the reference the fast path is held to.
+func distanceCentiBpsBig(v, m Scaled) int64 {
 	c := distanceCentiBps(v.Big(), m.Big())
 	if c == nil {
 		return -1

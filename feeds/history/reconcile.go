@@ -338,7 +338,7 @@ func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Sessi
 			incomplete = s.m.name + ": " + q.Err
 		}
 	}
-	res := feeds.Reconcile(quotes, b.rules)
+	res := feeds.ReconcileOwned(quotes, b.rules) // quotes is this minute's own
 	row := answerRow{symbol: sym, minute: t, session: session, res: res, complete: incomplete == "", reason: res.Reason, ords: ords}
 	if incomplete != "" {
 		row.reason = strings.TrimPrefix(row.reason+"; incomplete: "+incomplete, "; ")
