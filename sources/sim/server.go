@@ -519,6 +519,10 @@ func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions [
 		if !info.Trading {
 			continue
 		}
+		var cache *dayBars
+		if symbolIndex(symbol) >= 0 {
+			cache = s.tape.dayBarsOf(symbol, day, info)
+		}
 		for _, sess := range market.AllSessions { // in the order of the day
 			if !slices.Contains(sessions, sess) {
 				continue
@@ -530,8 +534,17 @@ func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions [
 			if b.After(end) {
 				b = end
 			}
+			if cache != nil {
+				cache.fill(s.tape, symbol, a, b, sess)
+			}
 			for m := a; m.Before(b); m = m.Add(time.Minute) {
-				bar, traded := s.tape.barIn(symbol, m, sess)
+				var bar ohlcv
+				var traded bool
+				if cache != nil {
+					bar, traded = cache.bar(m, sess)
+				} else {
+					bar, traded = s.tape.barIn(symbol, m, sess)
+				}
 				if traded {
 					bar = rq.view.apply(symbol, bar, adjusted)
 				} else {

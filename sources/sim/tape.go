@@ -93,6 +93,7 @@ type Tape struct {
 
 	mu    sync.Mutex
 	paths map[pathKey][]int64 // per (symbol, NY date): the price path, one value per minute boundary
+	days  map[dayKey]*dayBars // per (symbol, trading day): the computed raw bars (barcache.go)
 }
 
 type pathKey struct {
@@ -113,7 +114,7 @@ func NewTape(seed int64, now func() time.Time) *Tape {
 	if now == nil {
 		now = time.Now
 	}
-	t := &Tape{seed: uint64(seed), now: now, anchors: map[string][]int64{}, paths: map[pathKey][]int64{}}
+	t := &Tape{seed: uint64(seed), now: now, anchors: map[string][]int64{}, paths: map[pathKey][]int64{}, days: map[dayKey]*dayBars{}}
 	for i, sym := range tapeSymbols {
 		t.anchors[sym] = t.walkAnchors(i, sym)
 	}
