@@ -506,6 +506,21 @@ func KeepRow(bars *[]Bar, keep Window, i int, start time.Time, close, volume []b
 	return err
 }
 
+// ParseBar builds the bar that starts at start from the raw JSON text of its close and volume. Its
+// errors are bare (the caller names the bar in its own words: "value <datetime>: …"); a close's
+// is "close: …", a volume's is ParseVolumeBytes'. Nothing is allocated unless it fails.
+func ParseBar(start time.Time, close, volume []byte) (Bar, error) {
+	price, err := numeric.ParsePriceBytes(close)
+	if err != nil {
+		return Bar{}, fmt.Errorf("close: %v", err)
+	}
+	vol, err := ParseVolumeBytes(volume)
+	if err != nil {
+		return Bar{}, err
+	}
+	return Bar{Start: start, Close: price, Volume: vol}, nil
+}
+
 // RowBar builds bar i of a row-per-bar JSON body from its start and the raw JSON text of its close
 // and volume. A null close is a minute with no trade: ok is false and there is no error.
 func RowBar(i int, start time.Time, close, volume []byte) (bar Bar, ok bool, err error) {

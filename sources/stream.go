@@ -308,23 +308,45 @@ func unquote(raw []byte) (string, error) {
 	return out, err
 }
 
+// Member names a string member of an object and the string its text is read into (Strings,
+// Members). A list of them, unlike a map, keeps those strings on the decoder's stack.
+type Member struct {
+	name string
+	into *string
+}
+
+// Text is the Member name, read into into.
+func Text(name string, into *string) Member { return Member{name, into} }
+
 // Strings reads an object of which only string members matter (a body's meta): each member
 // named in into is read into its string, the others skipped. It reports false for null, as if
 // the object were absent.
-func (s *Stream) Strings(into map[string]*string) (bool, error) {
+func (s *Stream) Strings(into ...Member) (bool, error) {
 	if s.Kind() == 'n' {
 		return false, s.Skip()
 	}
-	err := s.Object(func(name []byte) error {
-		p, ok := into[string(name)]
-		if !ok {
+	err := s.Members(into, nil)
+	return err == nil, err
+}
+
+// Members reads an object whose string members named in strs are read into their strings (a
+// body's status and message words) and whose other members go to other, which must read or skip
+// the value; nil other skips them all. It is the top-level loop every adapter's decoder had
+// written out as a switch of string cases ending in a skip.
+func (s *Stream) Members(strs []Member, other func(name []byte) error) error {
+	return s.Object(func(name []byte) error {
+		for _, m := range strs {
+			if string(name) == m.name {
+				var err error
+				*m.into, err = s.String()
+				return err
+			}
+		}
+		if other == nil {
 			return s.Skip()
 		}
-		var err error
-		*p, err = s.String()
-		return err
+		return other(name)
 	})
-	return err == nil, err
 }
 
 // End checks that nothing but white space follows the body's value.
@@ -410,6 +432,28 @@ func (t *Texts) Put(b []byte) (Span, error) {
 
 // Get is the text kept at sp, valid until the next Put.
 func (t *Texts) Get(sp Span) []byte { return t.buf[sp.from:sp.to] }
+
+// Held is a bar a decoder holds until the body's end says how to read its time (a zone or labels
+// it gives last): the wall clock its key was read as, and where the texts of its key, close and
+// volume lie in the decoder's Texts.
+type Held struct {
+	Wall               time.Time
+	Key, Close, Volume Span
+}
+
+// Hold puts close's and volume's texts in t and appends h, holding them, to held. h.Key is the
+// caller's to put first: a key read as a member name is gone by the next read.
+func (t *Texts) Hold(held *[]Held, h Held, close, volume []byte) error {
+	var err error
+	if h.Close, err = t.Put(close); err != nil {
+		return err
+	}
+	if h.Volume, err = t.Put(volume); err != nil {
+		return err
+	}
+	*held = append(*held, h)
+	return nil
+}
 
 // Rows is the set of row indexes a column-array body's time column kept, ascending.
 type Rows []int

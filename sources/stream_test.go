@@ -265,3 +265,55 @@ func TestHeadKeepsTheStart(t *testing.T) {
 		t.Errorf("head %.40q… (%d bytes)", h, len(h))
 	}
 }
+
+// TestMembersAndHeldBars: Members reads the named string members wherever they stand and hands
+// every other member to its function (skipping them when it has none); Strings reads null as an
+// absent object; Hold keeps a bar's texts; ParseBar's errors say which field failed.
+func TestMembersAndHeldBars(t *testing.T) {
+	body := `{"values":[{"c":"1.5","v":"7"}],"status":"ok","note":null,"extra":{"status":"no"},"message":"hi \"x\""}`
+	var status, message, note string
+	var others []string
+	var held []Held
+	var text Texts
+	row := NewFields("c", "v")
+	_, err := DecodeBytes([]byte(body), func(s *Stream) (struct{}, error) {
+		return struct{}{}, s.Members([]Member{Text("status", &status), Text("message", &message), Text("note", &note)}, func(name []byte) error {
+			others = append(others, string(name))
+			if string(name) != "values" {
+				return s.Skip()
+			}
+			return s.Array(func(int) error {
+				if err := row.Read(s); err != nil {
+					return err
+				}
+				return text.Hold(&held, Held{Wall: time.Unix(60, 0)}, row.Get(0), row.Get(1))
+			})
+		})
+	})
+	if err != nil || status != "ok" || message != `hi "x"` || note != "" || strings.Join(others, ",") != "values,extra" {
+		t.Fatalf("Members: status %q message %q note %q others %v, %v", status, message, note, others, err)
+	}
+	if len(held) != 1 || string(text.Get(held[0].Close)) != `"1.5"` || string(text.Get(held[0].Volume)) != `"7"` {
+		t.Fatalf("held %+v", held)
+	}
+	bar, err := ParseBar(held[0].Wall, text.Get(held[0].Close), text.Get(held[0].Volume))
+	if err != nil || bar.Close != 150_000_000 || bar.Volume != 7 || !bar.Start.Equal(time.Unix(60, 0)) {
+		t.Fatalf("ParseBar: %+v, %v", bar, err)
+	}
+	if _, err := ParseBar(bar.Start, []byte(`"x"`), []byte("1")); err == nil || !strings.HasPrefix(err.Error(), "close: ") {
+		t.Errorf("a bad close: %v", err)
+	}
+	if _, err := ParseBar(bar.Start, []byte("1"), []byte("-3")); err == nil || strings.HasPrefix(err.Error(), "close") || !strings.Contains(err.Error(), "volume") {
+		t.Errorf("a bad volume: %v", err)
+	}
+	var sym string
+	for _, b := range []string{`null`, `{"symbol":"AAPL","x":[1]}`} {
+		ok, err := DecodeBytes([]byte(b), func(s *Stream) (bool, error) { return s.Strings(Text("symbol", &sym)) })
+		if err != nil || ok != (b != "null") {
+			t.Errorf("Strings(%s) = %v, %v", b, ok, err)
+		}
+	}
+	if sym != "AAPL" {
+		t.Errorf("Strings read symbol %q", sym)
+	}
+}

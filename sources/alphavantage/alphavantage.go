@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -145,13 +144,6 @@ func parse(raw []byte, symbol string, endLabel bool) ([]sources.Bar, string, err
 	return m.bars, m.warning, err
 }
 
-// entry is a kept bar of the series: its key read as a wall clock (in UTC until the body's zone
-// and labels are known), and its key's, close's and volume's text (no strings per bar).
-type entry struct {
-	wall               time.Time
-	key, close, volume sources.Span
-}
-
 // decode reads a TIME_SERIES_INTRADAY JSON body as it arrives into the bars that start in keep
 // (in no particular order). endLabel says whether a key is the minute the bar ends (the old
 // convention) rather than the one it starts, for a body without evidence of its own (see
@@ -162,15 +154,16 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 	rough := keep.Widen(24*time.Hour + time.Minute)
 	var metaSymbol, interval, zone, information, note, errorMessage string
 	var hasMeta, hasSeries, ends, starts bool
-	var kept []entry
-	var text sources.Texts // the kept entries' texts
+	var kept []sources.Held // an entry's Wall is its key read in UTC until the body's zone and labels are known
+	var text sources.Texts  // the kept entries' texts
 	bar := sources.NewFields("4. close", "5. volume")
 	s.Expect("an intraday body")
-	err := s.Object(func(name []byte) error {
+	strs := []sources.Member{sources.Text("Information", &information), sources.Text("Note", &note), sources.Text("Error Message", &errorMessage)}
+	err := s.Members(strs, func(name []byte) error {
 		var err error
 		switch string(name) {
 		case "Meta Data":
-			hasMeta, err = s.Strings(map[string]*string{"2. Symbol": &metaSymbol, "4. Interval": &interval, "6. Time Zone": &zone})
+			hasMeta, err = s.Strings(sources.Text("2. Symbol", &metaSymbol), sources.Text("4. Interval", &interval), sources.Text("6. Time Zone", &zone))
 		case "Time Series (1min)":
 			if s.Kind() == 'n' {
 				return s.Skip()
@@ -191,28 +184,15 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 				if !rough.Has(t) {
 					return s.Skip()
 				}
-				e := entry{wall: t}
-				if e.key, err = text.Put(key); err != nil { // before the next read reuses it
+				e := sources.Held{Wall: t}
+				if e.Key, err = text.Put(key); err != nil { // before the next read reuses it
 					return err
 				}
 				if err := bar.Read(s); err != nil {
-					return sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.key), err)
+					return sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.Key), err)
 				}
-				if e.close, err = text.Put(bar.Get(0)); err != nil {
-					return err
-				}
-				if e.volume, err = text.Put(bar.Get(1)); err != nil {
-					return err
-				}
-				kept = append(kept, e)
-				return nil
+				return text.Hold(&kept, e, bar.Get(0), bar.Get(1))
 			})
-		case "Information":
-			information, err = s.String()
-		case "Note":
-			note, err = s.String()
-		case "Error Message":
-			errorMessage, err = s.String()
 		default:
 			err = s.Skip()
 		}
@@ -264,26 +244,22 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 	}
 	out := make([]sources.Bar, 0, len(kept))
 	for _, e := range kept {
-		start := sources.InZone(e.wall, loc).UTC()
+		start := sources.InZone(e.Wall, loc).UTC()
 		if endLabel {
 			start = start.Add(-time.Minute)
 		}
 		if !start.Truncate(time.Minute).Equal(start) {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", text.Get(e.key))
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "key %q is not a whole minute", text.Get(e.Key))
 		}
-		c := text.Get(e.close)
+		c := text.Get(e.Close)
 		if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 			continue // outside the window, or no trade
 		}
-		price, err := numeric.ParsePriceBytes(c)
+		bar, err := sources.ParseBar(start, c, text.Get(e.Volume))
 		if err != nil {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: close: %v", text.Get(e.key), err)
+			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.Key), err)
 		}
-		vol, err := sources.ParseVolumeBytes(text.Get(e.volume))
-		if err != nil {
-			return month{}, sources.Errorf("", sources.ErrBadResponse, "bar %s: %v", text.Get(e.key), err)
-		}
-		out = append(out, sources.Bar{Start: start, Close: price, Volume: vol})
+		out = append(out, bar)
 	}
 	return month{bars: out, warning: warning}, nil
 }

@@ -419,3 +419,18 @@ func TestLabelEvidencePerBody(t *testing.T) {
 		t.Errorf("both keys: %v, want a bad response", err)
 	}
 }
+
+// TestBarErrorsNameTheKey pins the words of a bad close's and a bad volume's error, which the
+// shared sources.ParseBar now builds: the bar's key, then the field.
+func TestBarErrorsNameTheKey(t *testing.T) {
+	const body = `{"Meta Data":{"2. Symbol":"X"},"Time Series (1min)":{"2024-10-30 10:00:00":{%s}}}`
+	for fields, want := range map[string]string{
+		`"4. close":"n/a","5. volume":"1"`: "bar 2024-10-30 10:00:00: close: ",
+		`"4. close":"1","5. volume":"x"`:   `bar 2024-10-30 10:00:00: volume "\"x\"" is not a number`,
+	} {
+		_, _, err := parse([]byte(fmt.Sprintf(body, fields)), "X", false)
+		if !errors.Is(err, sources.ErrBadResponse) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", fields, err, want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -153,37 +152,21 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) (page, error)
 	var rowErr error
 	row := sources.NewFields("t", "c", "v")
 	s.Expect("an aggregates body")
-	err := s.Object(func(name []byte) error {
-		var err error
-		switch string(name) {
-		case "status":
-			status, err = s.String()
-		case "ticker":
-			ticker, err = s.String()
-		case "message":
-			msg, err = s.String()
-		case "error":
-			errMsg, err = s.String()
-		case "next_url":
-			p.next, err = s.String()
-		case "results":
-			if s.Kind() == 'n' {
-				return s.Skip()
-			}
-			p.bars = p.bars[:0]
-			return s.Array(func(i int) error {
-				if err := row.Read(s); err != nil {
-					return err
-				}
-				if rowErr == nil {
-					rowErr = result(row, i, keep, &p.bars)
-				}
-				return nil
-			})
-		default:
-			err = s.Skip()
+	strs := []sources.Member{sources.Text("status", &status), sources.Text("ticker", &ticker), sources.Text("message", &msg), sources.Text("error", &errMsg), sources.Text("next_url", &p.next)}
+	err := s.Members(strs, func(name []byte) error {
+		if string(name) != "results" || s.Kind() == 'n' {
+			return s.Skip()
 		}
-		return err
+		p.bars = p.bars[:0]
+		return s.Array(func(i int) error {
+			if err := row.Read(s); err != nil {
+				return err
+			}
+			if rowErr == nil {
+				rowErr = result(row, i, keep, &p.bars)
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return page{}, err
@@ -235,15 +218,11 @@ func result(row *sources.Fields, i int, keep sources.Window, bars *[]sources.Bar
 	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 		return nil // outside the window, or no trade
 	}
-	price, err := numeric.ParsePriceBytes(c)
-	if err != nil {
-		return sources.Errorf("", sources.ErrBadResponse, "result at %s: close: %v", start.Format(time.RFC3339), err)
-	}
-	vol, err := sources.ParseVolumeBytes(row.Get(2))
+	bar, err := sources.ParseBar(start, c, row.Get(2))
 	if err != nil {
 		return sources.Errorf("", sources.ErrBadResponse, "result at %s: %v", start.Format(time.RFC3339), err)
 	}
-	*bars = append(*bars, sources.Bar{Start: start, Close: price, Volume: vol})
+	*bars = append(*bars, bar)
 	return nil
 }
 

@@ -326,3 +326,23 @@ func TestParseExponentVolume(t *testing.T) {
 		t.Fatalf("bars %+v, error %v; want volume 1121174710", bars, err)
 	}
 }
+
+// TestResultErrorsNameTheStart pins the words of a bad close's and a bad volume's error, which
+// the shared sources.ParseBar now builds: the result's start, then the field; and the status and
+// words read by sources.Stream.Members still decide an error body's kind.
+func TestResultErrorsNameTheStart(t *testing.T) {
+	const body = `{"ticker":"NVDA","results":[{"t":1727703000000,%s}],"status":"OK"}`
+	for fields, want := range map[string]string{
+		`"c":"n/a","v":1`: "result at 2024-09-30T13:30:00Z: close: ",
+		`"c":1,"v":"x"`:   `result at 2024-09-30T13:30:00Z: volume "\"x\"" is not a number`,
+	} {
+		_, _, err := parse([]byte(fmt.Sprintf(body, fields)), "NVDA")
+		if !errors.Is(err, sources.ErrBadResponse) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", fields, err, want)
+		}
+	}
+	_, _, err := parse([]byte(`{"status":"ERROR","error":"You've exceeded the maximum requests per minute"}`), "NVDA")
+	if !errors.Is(err, sources.ErrRateLimited) {
+		t.Errorf("rate-limit body: %v", err)
+	}
+}

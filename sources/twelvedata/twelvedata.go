@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -177,13 +176,6 @@ func parse(body []byte, symbol string, loc *time.Location) ([]sources.Bar, int, 
 	return p.bars, p.n, err
 }
 
-// value is one kept value: its datetime read as a wall clock (in UTC until the body's zone is
-// known), and its datetime's, close's and volume's text (no strings per value).
-type value struct {
-	wall                    time.Time
-	datetime, close, volume sources.Span
-}
-
 // decode reads a time_series body as it arrives into the bars that start in keep. loc is the
 // zone the datetimes are in; nil means meta.exchange_timezone, which the body may give after the
 // values, so values are first placed roughly (a day either side of keep, as if in UTC) and read
@@ -197,24 +189,20 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 	var code []byte
 	hasMeta := false
 	var p page
-	var kept []value
-	var text sources.Texts // the kept values' texts
+	var kept []sources.Held // a value's Wall is its datetime read in UTC until the body's zone is known
+	var text sources.Texts  // the kept values' texts
 	row := sources.NewFields("datetime", "close", "volume")
 	s.Expect("a time_series body")
-	err := s.Object(func(name []byte) error {
+	err := s.Members([]sources.Member{sources.Text("status", &status), sources.Text("message", &message)}, func(name []byte) error {
 		var err error
 		switch string(name) {
-		case "status":
-			status, err = s.String()
-		case "message":
-			message, err = s.String()
 		case "code":
 			var raw []byte
 			if raw, err = s.Raw(); err == nil {
 				code = append(code[:0], raw...)
 			}
 		case "meta":
-			hasMeta, err = s.Strings(map[string]*string{"symbol": &metaSymbol, "exchange_timezone": &zone})
+			hasMeta, err = s.Strings(sources.Text("symbol", &metaSymbol), sources.Text("exchange_timezone", &zone))
 		case "values":
 			if s.Kind() == 'n' {
 				return s.Skip()
@@ -242,18 +230,11 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 				if !rough.Has(t) {
 					return nil
 				}
-				v := value{wall: t}
-				if v.datetime, err = text.Put(dt); err != nil {
+				v := sources.Held{Wall: t}
+				if v.Key, err = text.Put(dt); err != nil {
 					return err
 				}
-				if v.close, err = text.Put(c); err != nil {
-					return err
-				}
-				if v.volume, err = text.Put(row.Get(2)); err != nil {
-					return err
-				}
-				kept = append(kept, v)
-				return nil
+				return text.Hold(&kept, v, c, row.Get(2))
 			})
 		default:
 			err = s.Skip()
@@ -287,22 +268,18 @@ func decode(s *sources.Stream, symbol string, loc *time.Location, keep sources.W
 	}
 	p.bars = make([]sources.Bar, 0, len(kept))
 	for _, v := range kept {
-		start := sources.InZone(v.wall, loc).UTC()
+		start := sources.InZone(v.Wall, loc).UTC()
 		if !start.Truncate(time.Minute).Equal(start) {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: not the start of a minute in %s", text.Get(v.datetime), loc)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: not the start of a minute in %s", text.Get(v.Key), loc)
 		}
 		if !keep.Has(start) {
 			continue
 		}
-		price, err := numeric.ParsePriceBytes(text.Get(v.close))
+		bar, err := sources.ParseBar(start, text.Get(v.Close), text.Get(v.Volume))
 		if err != nil {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: close: %v", text.Get(v.datetime), err)
+			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", text.Get(v.Key), err)
 		}
-		vol, err := sources.ParseVolumeBytes(text.Get(v.volume))
-		if err != nil {
-			return page{}, sources.Errorf("", sources.ErrBadResponse, "value %s: %v", text.Get(v.datetime), err)
-		}
-		p.bars = append(p.bars, sources.Bar{Start: start, Close: price, Volume: vol})
+		p.bars = append(p.bars, bar)
 	}
 	return p, nil
 }

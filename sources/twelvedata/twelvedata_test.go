@@ -369,3 +369,18 @@ func TestLive(t *testing.T) {
 	from := time.Date(2024, 6, 10, 13, 30, 0, 0, time.UTC)
 	adaptertest.AskLive(t, src, "NVDA", from, from.Add(30*time.Minute), false)
 }
+
+// TestBarErrorsNameTheValue pins the words of a bad close's and a bad volume's error, which the
+// shared sources.ParseBar now builds: the value's datetime, then the field.
+func TestBarErrorsNameTheValue(t *testing.T) {
+	const value = `{"meta":{"symbol":"NVDA"},"status":"ok","values":[{"datetime":"2026-09-01 13:30:00",%s}]}`
+	for fields, want := range map[string]string{
+		`"close":"n/a","volume":"1"`: "value 2026-09-01 13:30:00: close: ",
+		`"close":"1","volume":"x"`:   `value 2026-09-01 13:30:00: volume "\"x\"" is not a number`,
+	} {
+		_, _, err := parse([]byte(fmt.Sprintf(value, fields)), "NVDA", time.UTC)
+		if !errors.Is(err, sources.ErrBadResponse) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", fields, err, want)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 		return s.Object(func(name []byte) error {
 			switch string(name) {
 			case "meta":
-				_, err := s.Strings(map[string]*string{"symbol": &gotSymbol})
+				_, err := s.Strings(sources.Text("symbol", &gotSymbol))
 				return err
 			case "timestamp":
 				rows, times, nt = sources.Rows{}, times[:0], 0 // rows not nil: the quote columns filter
