@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -108,43 +109,15 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig
 	}
 	switch method.Name {
 	case "commitMany":
-		var v struct {
-			Entries    []agentrig.AgentRigCommit
-			Signatures [][]byte
-		}
-		if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
-			return method.Name, unknown
-		}
-		out := make([]TaskRig, 0, len(v.Entries))
-		for i, e := range v.Entries {
-			rig := uint64(0)
-			if d, err := r.domain.CommitDigest(e.TaskId, e.Commitment); err == nil {
-				if op, err := Recover(d, v.Signatures[i]); err == nil {
-					rig = r.rigOfOperator(op)
-				}
-			}
-			out = appendEntry(out, TaskRig{TaskID: e.TaskId.Uint64(), RigID: rig})
-		}
-		return method.Name, out
+		return method.Name, signedEntries(r, method, args, unknown, func(e agentrig.AgentRigCommit) (*big.Int, common.Hash, error) {
+			d, err := r.domain.CommitDigest(e.TaskId, e.Commitment)
+			return e.TaskId, d, err
+		})
 	case "revealMany":
-		var v struct {
-			Entries    []agentrig.AgentRigReveal
-			Signatures [][]byte
-		}
-		if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
-			return method.Name, unknown
-		}
-		out := make([]TaskRig, 0, len(v.Entries))
-		for i, e := range v.Entries {
-			rig := uint64(0)
-			if d, err := r.domain.RevealDigest(e.TaskId, e.Answer, e.Salt); err == nil {
-				if op, err := Recover(d, v.Signatures[i]); err == nil {
-					rig = r.rigOfOperator(op)
-				}
-			}
-			out = appendEntry(out, TaskRig{TaskID: e.TaskId.Uint64(), RigID: rig})
-		}
-		return method.Name, out
+		return method.Name, signedEntries(r, method, args, unknown, func(e agentrig.AgentRigReveal) (*big.Int, common.Hash, error) {
+			d, err := r.domain.RevealDigest(e.TaskId, e.Answer, e.Salt)
+			return e.TaskId, d, err
+		})
 	}
 	// draw, commit, reveal, settle, refund: the task id is the first argument.
 	if len(args) > 0 {
@@ -153,6 +126,33 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig
 		}
 	}
 	return method.Name, unknown
+}
+
+// signedEntries reads the entries (E: a commit or a reveal) and signatures of a commitMany or
+// revealMany call and what each entry served: its task, for the rig whose operator signed its
+// digest (0 when the signature recovers none of ours). The two batches differ only in the entry
+// type and the digest its operator signed, which digest gives; call data whose entries and
+// signatures do not pair up is unknown.
+func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []TaskRig, digest func(E) (*big.Int, common.Hash, error)) []TaskRig {
+	var v struct {
+		Entries    []E
+		Signatures [][]byte
+	}
+	if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
+		return unknown
+	}
+	out := make([]TaskRig, 0, len(v.Entries))
+	for i, e := range v.Entries {
+		rig := uint64(0)
+		id, d, err := digest(e)
+		if err == nil {
+			if op, err := Recover(d, v.Signatures[i]); err == nil {
+				rig = r.rigOfOperator(op)
+			}
+		}
+		out = appendEntry(out, TaskRig{TaskID: id.Uint64(), RigID: rig})
+	}
+	return out
 }
 
 // appendEntry adds an entry unless the same task and rig is there already (a batch carrying

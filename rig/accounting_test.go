@@ -339,6 +339,11 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 22, RigID: 6}) {
 		t.Errorf("revealMany: %s %+v", purpose, entries)
 	}
+	// entries and signatures that do not pair up: the batch is charged to its sender, unknown
+	purpose, entries = r.describeTx(op1, abi.PackCommitMany(commits, sigs[:3]))
+	if purpose != "commitMany" || len(entries) != 1 || entries[0] != (TaskRig{RigID: 4}) {
+		t.Errorf("commitMany with a signature missing: %s %+v", purpose, entries)
+	}
 	purpose, entries = r.describeTx(relayer, []byte{1, 2, 3, 4, 5})
 	if purpose != "unknown" || len(entries) != 1 || entries[0] != (TaskRig{}) {
 		t.Errorf("unknown call data: %s %+v", purpose, entries)
