@@ -22,7 +22,7 @@ type flakyNode struct {
 
 func (f *flakyNode) CallContract(ctx context.Context, msg ethereum.CallMsg, n *big.Int) ([]byte, error) {
 	if f.fails.Add(-1) >= 0 {
-		return nil, errors.New("dial tcp 127.0.0.1:8545: connect: connection refused")
+		return nil, refused()
 	}
 	return f.Backend.CallContract(ctx, msg, n)
 }

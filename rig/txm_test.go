@@ -3,9 +3,15 @@ package rig
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math/big"
+	"net"
+	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 func newTestKey(t *testing.T) Key {
@@ -35,7 +42,7 @@ type gatedChain struct {
 
 func (g *gatedChain) SendTransaction(ctx context.Context, tx *types.Transaction) error {
 	if g.failCalls.Add(-1) >= 0 {
-		return errors.New("dial tcp 127.0.0.1:8545: connect: connection refused")
+		return refused()
 	}
 	g.sends.Add(1)
 	g.firstTip.CompareAndSwap(nil, tx.GasTipCap())
@@ -234,7 +241,48 @@ func TestSenderInsufficientFunds(t *testing.T) {
 	}
 }
 
-func TestClassifyRPCError(t *testing.T) {
+// refused is the error a dial to a node that is not listening returns, as net and net/http wrap it.
+func refused() error {
+	return &url.Error{Op: "Post", URL: "http://127.0.0.1:8545", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+}
+
+// A node that cannot be reached is told by the error's type, whatever its words: a wrapped
+// *net.OpError, a bare ECONNREFUSED, a cut connection, a deadline, a gateway's 503; an error that
+// only says "connection refused" in words is not one, and neither is a cancelled call.
+func TestTransportFailuresAreToldByType(t *testing.T) {
+	unreachable := []error{
+		refused(),
+		fmt.Errorf("head: %w", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("x")}), // no telling word in its text
+		fmt.Errorf("send: %w", syscall.ECONNREFUSED),
+		fmt.Errorf("reading the answer: %w", io.ErrUnexpectedEOF),
+		io.EOF,
+		&net.DNSError{Err: "gone", Name: "node.invalid"},
+		fmt.Errorf("eth_chainId: %w", context.DeadlineExceeded),
+		rpc.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
+	}
+	for _, err := range unreachable {
+		// (rpc.HTTPError holds its body: not comparable, so the original is told by its text)
+		if got := ClassifyRPCError(err); !errors.Is(got, ErrRPCUnavailable) || got.Error() != ErrRPCUnavailable.Error()+": "+err.Error() {
+			t.Errorf("%#v classified as %v", err, got)
+		}
+	}
+	for _, err := range []error{
+		errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), // words only
+		context.Canceled,
+		rpc.HTTPError{StatusCode: 400, Status: "400 Bad Request"},
+		nodeError{msg: "i/o timeout EOF", code: -32000},
+	} {
+		if got := ClassifyRPCError(err); got.Error() != err.Error() || errors.Is(got, ErrRPCUnavailable) {
+			t.Errorf("%v classified as %v", err, got)
+		}
+	}
+}
+
+// A node refuses a transaction with a JSON-RPC error of a generic code and words: the words,
+// as they arrive through go-ethereum's real JSON-RPC client, are the kind; the same words in an
+// error that is not the node's answer are not.
+func TestNodeRejectionsAreReadFromTheNodesWords(t *testing.T) {
 	tests := []struct {
 		msg  string
 		want error
@@ -244,15 +292,18 @@ func TestClassifyRPCError(t *testing.T) {
 		{"replacement transaction underpriced", ErrUnderpriced},
 		{"max fee per gas less than block base fee: address 0x…", ErrUnderpriced},
 		{"insufficient funds for gas * price + value", ErrInsufficientFunds},
-		{"Post \"http://127.0.0.1:1\": dial tcp 127.0.0.1:1: connect: connection refused", ErrRPCUnavailable},
 		{"nonce too high", ErrNonceTooHigh},
 	}
 	for _, tc := range tests {
-		if got := ClassifyRPCError(errors.New(tc.msg)); !errors.Is(got, tc.want) {
-			t.Errorf("%q classified as %v", tc.msg, got)
+		answer := estimateAgainst(t, nodeError{msg: tc.msg, code: -32000})
+		if got := ClassifyRPCError(answer); !errors.Is(got, tc.want) || !errors.Is(got, answer) {
+			t.Errorf("the node's %q classified as %v", tc.msg, got)
+		}
+		if local := errors.New(tc.msg); ClassifyRPCError(local) != local {
+			t.Errorf("a local error saying %q classified as %v", tc.msg, ClassifyRPCError(local))
 		}
 	}
-	other := errors.New("execution reverted: NotDrawn")
+	other := estimateAgainst(t, nodeError{msg: "execution reverted: NotDrawn", code: 3})
 	if got := ClassifyRPCError(other); got != other {
 		t.Errorf("unknown error rewrapped: %v", got)
 	}
