@@ -351,14 +351,18 @@ type Economics struct {
 	// CallGas is the reference contract's own gas per successful call: the median gas used by
 	// draw, commit, reveal and settle, and per entry of commitMany and revealMany.
 	CallGas map[string]uint64
-	// Floor is the gas of the calls a rig-answer cannot avoid: one commit and one reveal sent
-	// alone, and a quorum-th of one draw and one settle (CallGas each).
-	Floor float64
+}
+
+// Floor is the gas of the calls a rig-answer cannot avoid: one commit and one reveal sent alone
+// (measured by the caller, since a batched run may mine none: SoloAnswerGas), and a quorum-th
+// of one draw and one settle (CallGas each).
+func (e Economics) Floor(soloCommit, soloReveal uint64, quorum int) float64 {
+	return float64(soloCommit+soloReveal) + float64(e.CallGas["draw"]+e.CallGas["settle"])/float64(quorum)
 }
 
 // Account counts the transactions of txs sent by rig senders (mode says which mode an address
 // sends in, "" for any other sender, like the orderer).
-func Account(txs []MinedTx, mode func(common.Address) string, quorum int) Economics {
+func Account(txs []MinedTx, mode func(common.Address) string) Economics {
 	e := Economics{Answers: map[string]int{}, GasPerAnswer: map[string]float64{}, CallGas: map[string]uint64{}}
 	own := map[string]uint64{}
 	var public uint64
@@ -405,6 +409,5 @@ func Account(txs []MinedTx, mode func(common.Address) string, quorum int) Econom
 	for call, gas := range perCall {
 		e.CallGas[call] = median(gas)
 	}
-	e.Floor = float64(e.CallGas["commit"]+e.CallGas["reveal"]) + float64(e.CallGas["draw"]+e.CallGas["settle"])/float64(quorum)
 	return e
 }
