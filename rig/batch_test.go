@@ -211,7 +211,7 @@ func (b *batchRig) mineUntil(what string, done func() bool) {
 		if ctx.Err() != nil {
 			b.t.Fatalf("%s: still not done after a minute of blocks", what)
 		}
-		b.sim.Backend.Commit()
+		b.sim.Mine(1)
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -461,7 +461,7 @@ func (b *batchRig) drain(i int) {
 	if err := b.sim.Client.SendTransaction(b.ctx, tx); err != nil {
 		b.t.Fatal(err)
 	}
-	b.sim.Backend.Commit()
+	b.sim.Mine(1)
 	wait, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
 	if rec, err := bind.WaitMined(wait, b.sim.Client, tx.Hash()); err != nil || rec.Status != types.ReceiptStatusSuccessful {

@@ -47,7 +47,7 @@ func TestAdvanceTimeWaitsForThePoolToEmpty(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- sim.AdvanceTime(time.Hour) }()
-	sim.Backend.Commit() // mines the pooled transaction; AdvanceTime goes on once the pool forgets it
+	sim.Mine(1) // mines the pooled transaction; AdvanceTime goes on once the pool forgets it
 	if err := <-done; err != nil {
 		t.Fatalf("AdvanceTime: %v", err)
 	}

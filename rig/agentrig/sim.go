@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -27,6 +28,12 @@ type Sim struct {
 	Address  common.Address      // the contract
 	ABI      *AgentRig
 	Contract *bind.BoundContract
+
+	// sealing serialises Send, Mine and AdvanceTime's block sealing: go-ethereum's simulated
+	// beacon seals without a lock of its own (its Commit and AdjustTime both write the last block
+	// time), so two goroutines sealing at once race. Code that calls Backend.Commit or
+	// Backend.AdjustTime directly while another goroutine uses these methods must not.
+	sealing sync.Mutex
 }
 
 // SimConfig sets up a Sim. Zero values mean: 10 accounts, the seed's 4-minute windows, 1000 ETH
@@ -125,7 +132,7 @@ func (s *Sim) Send(i int, value *big.Int, calldata []byte) (*types.Receipt, erro
 	if err != nil {
 		return nil, err
 	}
-	s.Backend.Commit()
+	s.seal()
 	rcpt, err := bind.WaitMined(ctx, s.Client, tx.Hash())
 	if err != nil {
 		return nil, err
@@ -152,8 +159,22 @@ func (s *Sim) estimatePending(ctx context.Context, msg ethereum.CallMsg) (uint64
 // Mine seals n empty blocks.
 func (s *Sim) Mine(n int) {
 	for range n {
-		s.Backend.Commit()
+		s.seal()
 	}
+}
+
+// seal seals one block, holding the other sealers off.
+func (s *Sim) seal() {
+	s.sealing.Lock()
+	defer s.sealing.Unlock()
+	s.Backend.Commit()
+}
+
+// adjustTime is Backend.AdjustTime, holding the other sealers off.
+func (s *Sim) adjustTime(d time.Duration) error {
+	s.sealing.Lock()
+	defer s.sealing.Unlock()
+	return s.Backend.AdjustTime(d)
 }
 
 // AdvanceTime seals a block d later than the current head, moving the chain's clock.
@@ -164,7 +185,7 @@ func (s *Sim) Mine(n int) {
 func (s *Sim) AdvanceTime(d time.Duration) error {
 	var err error
 	for range 500 {
-		if err = s.Backend.AdjustTime(d); err == nil || !refusedForPooledTransaction(err) {
+		if err = s.adjustTime(d); err == nil || !refusedForPooledTransaction(err) {
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
