@@ -105,7 +105,7 @@ type Client struct {
 	retries int
 	deps    Deps
 	flight  singleflight.Group
-	callers atomic.Int64 // Get calls in progress, so tests can tell when callers have queued
+	callers atomic.Int64 // Get calls in the flight (sent or joined), so tests can tell when callers have queued
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
 	// Sleep waits between retries; tests replace it to run without real waits.
@@ -296,13 +296,18 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, limit i
 		}
 		target += sep + query.Encode()
 	}
-	c.callers.Add(1)
-	defer c.callers.Add(-1)
 	key := strconv.FormatInt(limit, 10) + " " + target
 	if decode != nil {
 		key = "stream " + keep + " " + key
 	}
-	v, err, shared := c.flight.Do(key, func() (any, error) { return c.fetch(ctx, target, limit, decode) })
+	// DoChan rather than Do: a caller is counted only once the flight knows it (as the sender or
+	// a joiner), so a test that waits for n callers knows they share one request; counted before
+	// Do, a caller could still be on its way in when the request ended, and send its own.
+	ch := c.flight.DoChan(key, func() (any, error) { return c.fetch(ctx, target, limit, decode) })
+	c.callers.Add(1)
+	defer c.callers.Add(-1)
+	r := <-ch
+	v, err, shared := r.Val, r.Err, r.Shared
 	if err != nil && shared && ctx.Err() == nil && cancelled(err) {
 		// The request we joined was cancelled by the caller that sent it (a reconciler that
 		// stopped on an early quorum), not by us: send our own.
