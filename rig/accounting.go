@@ -83,7 +83,10 @@ type Payout struct {
 	Wei           *big.Int
 	Tx            common.Hash
 	LogIndex      uint
-	At            time.Time
+	// Block is the settlement's block (0 in a journal written before it was kept): a reorg that
+	// takes it out of the chain takes the payout out of the accounts (accounting_reorg.go).
+	Block uint64
+	At    time.Time
 }
 
 // Money is what tasks cost and earned, in wei.
@@ -246,6 +249,24 @@ CREATE INDEX IF NOT EXISTS payouts_task ON payouts(task_id);
 CREATE INDEX IF NOT EXISTS payouts_recorded_at ON payouts(recorded_at);`)
 }
 
+// migrationPayoutBlocks keeps the block of each settlement whose payouts are journaled (SQLite's
+// schema 5, PostgreSQL's 6), so a reorg that takes a settlement out of the chain finds the
+// payouts to take out of the accounts. A table of its own, keyed by the settlement, created if
+// missing (SQLite adds no column "if not exists"); payouts journaled before have none: block 0,
+// older than any reorg.
+func migrationPayoutBlocks(postgres bool) string {
+	integer := "INTEGER"
+	if postgres {
+		integer = "BIGINT"
+	}
+	return `
+CREATE TABLE IF NOT EXISTS payout_blocks (
+	tx_hash TEXT PRIMARY KEY,
+	block ` + integer + ` NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payout_blocks_block ON payout_blocks(block);`
+}
+
 // RecordTx journals a mined transaction with its entries; a transaction already journaled is
 // left as it is (inserted false).
 func (j *DBJournal) RecordTx(ctx context.Context, t TxRecord) (bool, error) {
@@ -306,6 +327,10 @@ func (j *DBJournal) RecordPayouts(ctx context.Context, ps []Payout) ([]Payout, e
 		if err != nil {
 			return nil, err
 		}
+		if _, err := tx.ExecContext(ctx, j.q(`INSERT INTO payout_blocks (tx_hash, block) VALUES (?, ?)
+			ON CONFLICT (tx_hash) DO UPDATE SET block = excluded.block`), p.Tx.Hex(), int64(p.Block)); err != nil {
+			return nil, err
+		}
 		if n, err := res.RowsAffected(); err == nil && n > 0 {
 			added = append(added, p)
 		}
@@ -329,6 +354,28 @@ func (j *DBJournal) Txs(ctx context.Context, since time.Time) ([]TxRecord, error
 // TxsFromBlock lists the journaled transactions mined in block from or later, as Txs does.
 func (j *DBJournal) TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error) {
 	return j.txsWhere(ctx, "t.block >= ?", int64(from))
+}
+
+// PayoutsFromBlock lists the journaled payouts of settlements mined in block from or later, as
+// Payouts does.
+func (j *DBJournal) PayoutsFromBlock(ctx context.Context, from uint64) ([]Payout, error) {
+	return j.payoutsWhere(ctx, "b.block >= ?", int64(from))
+}
+
+// ForgetPayouts takes the payouts of one settlement transaction out of the accounts: a reorg
+// dropped or moved it (the task's payouts are then read again from the chain).
+func (j *DBJournal) ForgetPayouts(ctx context.Context, settle common.Hash) error {
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, table := range []string{"payouts", "payout_blocks"} {
+		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE tx_hash = ?`), settle.Hex()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // ForgetTx takes a transaction and its entries out of the accounts: a reorg dropped it.
@@ -391,8 +438,13 @@ func (j *DBJournal) txsWhere(ctx context.Context, where string, arg any) ([]TxRe
 
 // Payouts lists the journaled payouts recorded at or after since.
 func (j *DBJournal) Payouts(ctx context.Context, since time.Time) ([]Payout, error) {
-	rows, err := j.db.QueryContext(ctx, j.q(`SELECT tx_hash, log_index, task_id, rig_id, kind, account, amount_wei, recorded_at
-		FROM payouts WHERE recorded_at >= ? ORDER BY task_id, rig_id, tx_hash, log_index`), fmtTime(since))
+	return j.payoutsWhere(ctx, "p.recorded_at >= ?", fmtTime(since))
+}
+
+func (j *DBJournal) payoutsWhere(ctx context.Context, where string, arg any) ([]Payout, error) {
+	rows, err := j.db.QueryContext(ctx, j.q(`SELECT p.tx_hash, p.log_index, p.task_id, p.rig_id, p.kind, p.account, p.amount_wei,
+		COALESCE(b.block, 0), p.recorded_at FROM payouts p LEFT JOIN payout_blocks b ON b.tx_hash = p.tx_hash
+		WHERE `+where+` ORDER BY p.task_id, p.rig_id, p.tx_hash, p.log_index`), arg)
 	if err != nil {
 		return nil, err
 	}
@@ -400,8 +452,8 @@ func (j *DBJournal) Payouts(ctx context.Context, since time.Time) ([]Payout, err
 	var out []Payout
 	for rows.Next() {
 		var hash, kind, account, amount, at string
-		var logIndex, taskID, rigID int64
-		if err := rows.Scan(&hash, &logIndex, &taskID, &rigID, &kind, &account, &amount, &at); err != nil {
+		var logIndex, taskID, rigID, block int64
+		if err := rows.Scan(&hash, &logIndex, &taskID, &rigID, &kind, &account, &amount, &block, &at); err != nil {
 			return nil, err
 		}
 		wei, err := parseWei(amount)
@@ -409,7 +461,7 @@ func (j *DBJournal) Payouts(ctx context.Context, since time.Time) ([]Payout, err
 			return nil, fmt.Errorf("payout %s/%d: %w", hash, logIndex, err)
 		}
 		p := Payout{TaskID: uint64(taskID), RigID: uint64(rigID), Kind: PayoutKind(kind), Wei: wei, Tx: common.HexToHash(hash),
-			LogIndex: uint(logIndex), At: parseTime(at)}
+			LogIndex: uint(logIndex), Block: uint64(block), At: parseTime(at)}
 		if account != "" {
 			p.Account = common.HexToAddress(account)
 		}

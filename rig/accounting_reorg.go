@@ -5,7 +5,12 @@ package rig
 // The accounts follow the chain: each step compares the new head with the last one, and when the
 // chain did not simply grow, every journaled transaction of the last ReorgDepth blocks is looked
 // up again: one without a receipt leaves the accounts (and is watched, in case it is mined
-// again), one mined elsewhere is journaled again from its new receipt.
+// again), one mined elsewhere is journaled again from its new receipt. The payouts of a
+// settlement of those blocks (whoever sent it) are looked up the same way: a settlement the chain
+// no longer holds where it was read takes its payouts out of the accounts, and its task is opened
+// again, so the next look reads the settlement the chain holds now (or, none mined, settles it
+// when the schedule says it is our turn). Each correction is counted in the metrics' reorged
+// series (metrics.go), since a counter cannot go down.
 
 import (
 	"context"
@@ -33,6 +38,8 @@ type accountsJournal interface {
 	Accounts
 	TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error)
 	ForgetTx(ctx context.Context, hash common.Hash) error
+	PayoutsFromBlock(ctx context.Context, from uint64) ([]Payout, error)
+	ForgetPayouts(ctx context.Context, settle common.Hash) error
 }
 
 // checkReorg keeps the accounts to the chain at a new head. It costs nothing while each head
@@ -60,6 +67,7 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 		}
 	}
 	from := prev.Number.Uint64() - min(prev.Number.Uint64(), r.cfg.ReorgDepth)
+	defer r.checkPayouts(ctx, book, from)
 	txs, err := book.TxsFromBlock(ctx, from)
 	if err != nil {
 		r.log.Warn("reading the journaled transactions after a reorg failed", "error", err)
@@ -76,6 +84,7 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 				r.log.Error("taking a dropped transaction out of the accounts failed", "tx", t.Hash.Hex(), "error", err)
 				continue
 			}
+			r.cfg.Metrics.countTx(t, true)
 			if r.reorg.dropped == nil {
 				r.reorg.dropped = map[common.Hash]droppedTx{}
 			}
@@ -98,10 +107,13 @@ func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t TxRecord
 		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
 		return
 	}
+	r.cfg.Metrics.countTx(t, true)
 	now.At = t.At
-	if _, err := book.RecordTx(ctx, now); err != nil {
+	if inserted, err := book.RecordTx(ctx, now); err != nil {
 		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
 		return
+	} else if inserted {
+		r.cfg.Metrics.countTx(now, false)
 	}
 	r.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
 		"block", now.Block, "was_block", t.Block, "fee_wei", now.Fee, "was_fee_wei", t.Fee)
@@ -116,9 +128,13 @@ func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64)
 		case err == nil && rec != nil:
 			t := r.txRecord(ctx, d.rec.Purpose, d.rec.From, d.rec.Entries, rec)
 			t.At = d.rec.At
-			if _, err := book.RecordTx(ctx, t); err != nil {
+			inserted, err := book.RecordTx(ctx, t)
+			if err != nil {
 				r.log.Error("journaling a re-mined transaction failed", "tx", hash.Hex(), "error", err)
 				continue
+			}
+			if inserted {
+				r.cfg.Metrics.countTx(t, false)
 			}
 			r.log.Info("a transaction a reorg dropped was mined again: back in the accounts", "tx", hash.Hex(), "block", t.Block)
 			delete(r.reorg.dropped, hash)
@@ -126,6 +142,49 @@ func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64)
 			delete(r.reorg.dropped, hash)
 		}
 	}
+}
+
+// checkPayouts looks up again the settlements whose payouts the journal read from block from on:
+// one no longer in the chain, or mined at another height, takes its payouts out of the accounts
+// and opens its task again, to be read again from the chain (see the top of this file).
+func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from uint64) {
+	ps, err := book.PayoutsFromBlock(ctx, from)
+	if err != nil {
+		r.log.Warn("reading the journaled payouts after a reorg failed", "error", err)
+		return
+	}
+	bySettle := map[common.Hash][]Payout{}
+	for _, p := range ps {
+		bySettle[p.Tx] = append(bySettle[p.Tx], p)
+	}
+	for hash, paid := range bySettle {
+		rec, err := r.backend.TransactionReceipt(ctx, hash)
+		switch {
+		case err == nil && rec != nil:
+			if rec.BlockNumber != nil && rec.BlockNumber.Uint64() == paid[0].Block {
+				continue // where it was read
+			}
+		case !isNotFound(err):
+			r.log.Warn("looking up a settlement after a reorg failed", "tx", hash.Hex(), "error", err)
+			continue
+		}
+		if err := book.ForgetPayouts(ctx, hash); err != nil {
+			r.log.Error("taking a dropped settlement's payouts out of the accounts failed", "tx", hash.Hex(), "error", err)
+			continue
+		}
+		r.cfg.Metrics.countPayouts(paid, true)
+		r.reopen(paid[0].TaskID)
+		r.log.Warn("a reorg dropped or moved a settlement: its payouts leave the accounts until read again", "tx", hash.Hex(),
+			"task", paid[0].TaskID, "block", paid[0].Block, "payouts", len(paid))
+	}
+}
+
+// reopen puts a finished task back among those each step looks at.
+func (r *Runner) reopen(taskID uint64) {
+	t := r.task(taskID)
+	r.mu.Lock()
+	t.done = false
+	r.mu.Unlock()
 }
 
 // isNotFound says a node has no receipt for a transaction (any more).

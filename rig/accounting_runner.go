@@ -35,13 +35,8 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 		r.log.Error("journaling a mined transaction failed", "tx", rec.TxHash.Hex(), "purpose", purpose, "error", err)
 		return
 	}
-	if m := r.cfg.Metrics; m != nil && inserted {
-		for _, e := range entries {
-			m.GasPaidWei.WithLabelValues(RigLabel(e.RigID)).Add(weiFloat(e.Share))
-		}
-		if t.Status == TxReverted {
-			m.RevertedTxs.WithLabelValues(RigLabel(t.RigID)).Inc()
-		}
+	if inserted {
+		r.cfg.Metrics.countTx(t, false)
 	}
 }
 
@@ -220,15 +215,7 @@ func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint
 	if err != nil {
 		return fmt.Errorf("journaling the payouts of task %d: %w", taskID, err)
 	}
-	if m := r.cfg.Metrics; m != nil {
-		for _, p := range added {
-			if p.Kind == PayoutSlash {
-				m.SlashedWei.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
-			} else {
-				m.EarnedWei.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
-			}
-		}
-	}
+	r.cfg.Metrics.countPayouts(added, false)
 	return nil
 }
 
@@ -371,6 +358,11 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 			if _, ours := rigs[s.RigId]; ours && s.Amount.Sign() > 0 {
 				out = append(out, Payout{TaskID: taskID, RigID: s.RigId, Kind: PayoutSlash, Wei: s.Amount, Tx: settle, LogIndex: l.Index})
 			}
+		}
+	}
+	if rec.BlockNumber != nil {
+		for i := range out {
+			out[i].Block = rec.BlockNumber.Uint64()
 		}
 	}
 	return out, nil

@@ -140,9 +140,9 @@ func testBook(t *testing.T, j *DBJournal) {
 		t.Fatal("a transaction without entries was journaled")
 	}
 	payouts := []Payout{
-		{TaskID: 7, RigID: 1, Kind: PayoutReward, Account: a, Wei: wei("3000000000000"), Tx: common.Hash{5}, LogIndex: 3},
-		{TaskID: 7, RigID: 2, Kind: PayoutSlash, Wei: wei("10000000000000"), Tx: common.Hash{5}, LogIndex: 1},
-		{TaskID: 7, RigID: 1, Kind: PayoutStaker, Account: a, Wei: wei("3333333333333"), Tx: common.Hash{5}, LogIndex: 4},
+		{TaskID: 7, RigID: 1, Kind: PayoutReward, Account: a, Wei: wei("3000000000000"), Tx: common.Hash{5}, LogIndex: 3, Block: 5},
+		{TaskID: 7, RigID: 2, Kind: PayoutSlash, Wei: wei("10000000000000"), Tx: common.Hash{5}, LogIndex: 1, Block: 5},
+		{TaskID: 7, RigID: 1, Kind: PayoutStaker, Account: a, Wei: wei("3333333333333"), Tx: common.Hash{5}, LogIndex: 4, Block: 5},
 	}
 	added, err := j.RecordPayouts(ctx, payouts)
 	if err != nil || len(added) != 3 {
@@ -221,6 +221,25 @@ func testBook(t *testing.T, j *DBJournal) {
 	// A window after everything holds nothing.
 	if l, err := j.Ledger(ctx, clock.Add(time.Second)); err != nil || len(l.Tasks) != 0 || l.Total.GasPaid.Sign() != 0 {
 		t.Fatalf("later window: %+v, %v", l, err)
+	}
+
+	// A reorg that drops the settlement (block 5) takes its payouts out, and its task's
+	// settlement is read again.
+	if ps, err := j.PayoutsFromBlock(ctx, 5); err != nil || len(ps) != 3 || ps[0].Block != 5 || ps[0].Tx != (common.Hash{5}) {
+		t.Fatalf("payouts from block 5: %+v, %v", ps, err)
+	}
+	if ps, err := j.PayoutsFromBlock(ctx, 6); err != nil || len(ps) != 0 {
+		t.Fatalf("payouts from block 6: %+v, %v", ps, err)
+	}
+	if err := j.ForgetPayouts(ctx, common.Hash{5}); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := j.PayoutsRecorded(ctx, 7); err != nil || done {
+		t.Fatalf("payouts of task 7 recorded after the reorg: %v %v", done, err)
+	}
+	l, err = j.Ledger(ctx, time.Time{})
+	if err != nil || l.Total.Earned.Sign() != 0 || l.Total.Slashed.Sign() != 0 || l.Total.GasPaid.Cmp(total) != 0 {
+		t.Fatalf("ledger after the settlement left: %+v, %v", l.Total, err)
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 // postgresMigrations are the PostgreSQL journal's schema versions, applied in order and each in
 // one transaction. Versions 1 and 2 are the SQLite journal's migrations with PostgreSQL's column
 // types; version 3 adds the lease that lets several instances share the database; version 4 the
-// accounts (SQLite's 3); version 5 sortable times (SQLite's 4). Never edit
+// accounts (SQLite's 3); version 5 sortable times (SQLite's 4); version 6 the payouts' blocks
+// (SQLite's 5). Never edit
 // one that has shipped; add the next.
 var postgresMigrations = []string{
 	1: `
@@ -53,6 +54,8 @@ CREATE TABLE IF NOT EXISTS leases (
 	4: migrationAccounts(true),
 	// SQLite's 3 → 4: every time in timeLayout, sortable as text.
 	5: sortableTimes(true),
+	// SQLite's 4 → 5: each payout's settlement block, for reorgs.
+	6: migrationPayoutBlocks(true),
 }
 
 func openPostgresJournal(url string) (*DBJournal, error) {

@@ -96,6 +96,8 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NUL
 	migrationAccounts(false),
 	// 3 → 4: times written before timeLayout get all nine fractional digits (PostgreSQL's 5).
 	sortableTimes(false),
+	// 4 → 5: each payout's settlement block, for reorgs (PostgreSQL's 6).
+	migrationPayoutBlocks(false),
 }
 
 // sortableTimes is the migration that rewrites the journal's times, written as RFC 3339 with a

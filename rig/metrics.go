@@ -23,6 +23,13 @@ type Metrics struct {
 	// settled tasks), slashed, and the transactions mined reverted. The journal keeps the exact
 	// integers; a counter is a float64.
 	GasPaidWei, EarnedWei, SlashedWei, RevertedTxs *prometheus.CounterVec
+	// The corrections of those four for reorgs, by rig: what a reorg took back out of the
+	// accounts (a transaction, or a settlement's payouts, that the chain no longer holds where
+	// it was counted; mined again, it is counted again above). A counter never goes down, so
+	// the accounts the journal holds are each counter less its correction, e.g.
+	// gas_paid_wei_total - reorged_gas_paid_wei_total. Each correction series is created, at
+	// 0, with its account's, so that the difference exists before any reorg.
+	ReorgedGasPaidWei, ReorgedEarnedWei, ReorgedSlashedWei, ReorgedRevertedTxs *prometheus.CounterVec
 	// Prepriced counts tasks this instance priced while it followed; WarmAnswers the answers it
 	// journaled from such a price after taking over (no fetch at the takeover).
 	Prepriced, WarmAnswers prometheus.Counter
@@ -63,12 +70,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.EarnedWei = byRig("earned_wei_total", "Wei credited to the rig by settled tasks, by rig.")
 	m.SlashedWei = byRig("slashed_wei_total", "Wei of stake the rig lost to slashes, by rig.")
 	m.RevertedTxs = byRig("reverted_txs_total", "Transactions of the rig mined reverted (gas paid for nothing), by the rig whose key sent them.")
+	m.ReorgedGasPaidWei = byRig("reorged_gas_paid_wei_total", "Wei of gas_paid_wei_total taken back out because a reorg dropped or moved the transactions, by rig.")
+	m.ReorgedEarnedWei = byRig("reorged_earned_wei_total", "Wei of earned_wei_total taken back out because a reorg dropped or moved the settlements, by rig.")
+	m.ReorgedSlashedWei = byRig("reorged_slashed_wei_total", "Wei of slashed_wei_total taken back out because a reorg dropped or moved the settlements, by rig.")
+	m.ReorgedRevertedTxs = byRig("reorged_reverted_txs_total", "Transactions of reverted_txs_total taken back out because a reorg dropped or moved them, by rig.")
 	m.Prepriced = counter("tasks_prepriced_total", "Tasks this instance priced while it followed, ready for a takeover.")
 	m.WarmAnswers = counter("warm_answers_total", "Answers journaled from a price taken while this instance followed: no fetch at the takeover.")
 	reg.MustRegister(m.Prepriced, m.WarmAnswers)
 	m.Leader.Set(1) // a runner on a SQLite journal always leads; a shared one sets it at its first look
 	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused,
-		m.Leader, m.LeaseAge, m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs)
+		m.Leader, m.LeaseAge, m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs,
+		m.ReorgedGasPaidWei, m.ReorgedEarnedWei, m.ReorgedSlashedWei, m.ReorgedRevertedTxs)
 	return m
 }
 
@@ -93,5 +105,55 @@ func (m *Metrics) inc(c func(*Metrics) prometheus.Counter) {
 func (m *Metrics) observe(h func(*Metrics) prometheus.Histogram, v float64) {
 	if m != nil {
 		h(m).Observe(v)
+	}
+}
+
+// countTx adds a journaled transaction's fee shares (and, reverted, the transaction) to its rigs'
+// accounts, or, reorged, to their corrections: a reorg took it back out of the journal.
+func (m *Metrics) countTx(t TxRecord, reorged bool) {
+	if m == nil {
+		return
+	}
+	paid, reverted := m.GasPaidWei, m.RevertedTxs
+	if reorged {
+		paid, reverted = m.ReorgedGasPaidWei, m.ReorgedRevertedTxs
+	}
+	for _, e := range t.Entries {
+		m.open(e.RigID)
+		paid.WithLabelValues(RigLabel(e.RigID)).Add(weiFloat(e.Share))
+	}
+	if t.Status == TxReverted {
+		m.open(t.RigID)
+		reverted.WithLabelValues(RigLabel(t.RigID)).Inc()
+	}
+}
+
+// countPayouts adds a settlement's payouts to their rigs' earned and slashed accounts, or,
+// reorged, to their corrections.
+func (m *Metrics) countPayouts(ps []Payout, reorged bool) {
+	if m == nil {
+		return
+	}
+	earned, slashed := m.EarnedWei, m.SlashedWei
+	if reorged {
+		earned, slashed = m.ReorgedEarnedWei, m.ReorgedSlashedWei
+	}
+	for _, p := range ps {
+		m.open(p.RigID)
+		if p.Kind == PayoutSlash {
+			slashed.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+		} else {
+			earned.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+		}
+	}
+}
+
+// open creates a rig's account series and their corrections, at 0 until counted: in PromQL a
+// difference with a series that does not exist is no value at all, not the counter.
+func (m *Metrics) open(rigID uint64) {
+	label := RigLabel(rigID)
+	for _, v := range []*prometheus.CounterVec{m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs,
+		m.ReorgedGasPaidWei, m.ReorgedEarnedWei, m.ReorgedSlashedWei, m.ReorgedRevertedTxs} {
+		v.WithLabelValues(label)
 	}
 }
