@@ -317,12 +317,20 @@ func TestSenderPipelinesConcurrentSends(t *testing.T) {
 	to := common.HexToAddress("0x00000000000000000000000000000000000000cc")
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
+	var last atomic.Uint64 // the highest block a receipt names
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.Send(context.Background(), to, nil, big.NewInt(3)); err != nil {
+			r, err := s.Send(context.Background(), to, nil, big.NewInt(3))
+			if err != nil {
 				errs <- err
+				return
+			}
+			for n := r.BlockNumber.Uint64(); ; {
+				if seen := last.Load(); seen >= n || last.CompareAndSwap(seen, n) {
+					break
+				}
 			}
 		}()
 	}
@@ -331,6 +339,8 @@ func TestSenderPipelinesConcurrentSends(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+	// A receipt can be found a moment before its block is the head that "latest" reads.
+	waitHead(t, chain, last.Load())
 	bal, _ := chain.BalanceAt(context.Background(), to, nil)
 	n, _ := chain.NonceAt(context.Background(), key.Address, nil)
 	if bal.Int64() != 60 || n != 20 {

@@ -52,10 +52,7 @@ func TestDevnetSettlesEveryTaskInBothModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := d.Wait(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reports := waitSettled(ctx, t, d, ids)
 	for _, rep := range reports {
 		if rep.Phase != agentrig.PhaseSettled || !rep.Agreed || rep.Agree != 3 || rep.Reveals != 3 {
 			t.Errorf("task %d: %+v", rep.TaskID, rep)

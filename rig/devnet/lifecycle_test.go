@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -79,6 +80,30 @@ func (d *Devnet) entryOf(ctx context.Context, process int, taskID uint64) (rig.E
 		}
 	}
 	return rig.Entry{}, false
+}
+
+// waitSettled is d.Wait for tasks every rig of which journals its end: a runner journals a
+// settlement a step after the chain's, and Wait's report waits for that only a moment, which
+// a loaded machine can outlast (a rig was reported "revealed" there). It waits for every rig's
+// entry to be final and then reports again, from the final entries.
+func waitSettled(ctx context.Context, t *testing.T, d *Devnet, ids []uint64) []TaskReport {
+	t.Helper()
+	reports, err := d.Wait(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reports {
+		for _, r := range rep.Rigs {
+			waitFor(ctx, t, fmt.Sprintf("rig %d to journal the end of task %d", r.RigID, rep.TaskID), func() bool {
+				e, ok := d.journalEntry(ctx, rep.TaskID, r.RigID)
+				return ok && e.State.Final()
+			})
+		}
+	}
+	if reports, err = d.Wait(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	return reports
 }
 
 func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
@@ -323,10 +348,7 @@ func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := d.Wait(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reports := waitSettled(ctx, t, d, ids)
 	for _, rep := range reports {
 		if !rep.Agreed || rep.Reveals != 3 {
 			t.Fatalf("task: %+v", rep)
@@ -377,8 +399,22 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The reorg took the draw and every commit back out of the chain. The phase is read while
+	// block production is still held: the pool takes the dropped transactions back at once, and
+	// read after Do the draw could already be mined again (it was, on a loaded machine).
+	var forked agentrig.AgentRigTaskInfo
 	for {
-		err := d.Chain.Do(func(b *simulated.Backend) error { return b.Fork(parent.Hash()) })
+		err := d.Chain.Do(func(b *simulated.Backend) error {
+			if err := b.Fork(parent.Hash()); err != nil {
+				return err
+			}
+			info, err := contract.Task(ctx, taskID)
+			if err != nil {
+				t.Errorf("reading the task after the fork: %v", err)
+			}
+			forked = info
+			return nil
+		})
 		if err == nil {
 			break
 		}
@@ -388,14 +424,10 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	// The reorg took the draw and every commit back out of the chain.
-	if info, err := contract.Task(ctx, taskID); err != nil || agentrig.Phase(info.Phase) != agentrig.PhaseDraw {
-		t.Fatalf("after the fork: phase %d, %v", info.Phase, err)
+	if agentrig.Phase(forked.Phase) != agentrig.PhaseDraw {
+		t.Fatalf("after the fork: phase %d", forked.Phase)
 	}
-	reports, err := d.Wait(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reports := waitSettled(ctx, t, d, ids)
 	if !reports[0].Agreed || reports[0].Reveals != 3 {
 		t.Fatalf("after the reorg: %+v", reports[0])
 	}

@@ -120,10 +120,7 @@ func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
 	for i, c := range cases {
 		ids[i] = g.order(t, c.hash, c.uri)
 	}
-	reports, err := d.Wait(ctx, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reports := waitSettled(ctx, t, d, ids)
 	settledTopic := d.abi.GetABI().Events["Settled"].ID
 	slashedTopic := d.abi.GetABI().Events["Slashed"].ID
 	for i, rep := range reports {

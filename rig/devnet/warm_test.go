@@ -114,7 +114,11 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 			SpecURI: d.Spec.SpecURI, Inputs: rig.SpecInputRules(d.Spec), CommitMargin: time.Minute,
 			Operators: []rig.Key{{Address: addr, Private: key, From: "warm test " + name}},
 			Sender:    rig.SenderConfig{Poll: 20 * time.Millisecond}, Metrics: m,
-			Lease: rig.LeaseConfig{TTL: 2 * time.Second, Holder: name},
+			// A stopped instance releases its lease, so the takeover waits one Renew, not the
+			// TTL; a TTL long beside a loaded machine's late renewals keeps each instance's
+			// leadership what the test made it (a 2 s TTL lapsed under load: the follower was
+			// not the leader a moment after it answered every task).
+			Lease: rig.LeaseConfig{TTL: 30 * time.Second, Renew: time.Second, Holder: name},
 		}
 		r, err := rig.NewRunner(ctx, client, journal, pricer, cfg)
 		if err != nil {
