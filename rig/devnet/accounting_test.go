@@ -160,8 +160,7 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	// The relayed process's operator pays its relayer a 10 % operator fee: the relayer's cut
 	// is the rig's earning too.
 	d, senders, start := runAccounted(ctx, t, Options{RelayerFeeBps: 1000})

@@ -215,8 +215,7 @@ func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
 func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 	const processes = 5
 	d, _ := startDevnet(t, Options{Layout: []int{1, 1, 1, 1, 1}})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // five rounds
-	defer cancel()
+	ctx := testContext(t)
 	contract := rig.NewContract(d.client, d.Contract)
 	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
 	if err != nil || len(jobRigs) != processes {

@@ -66,8 +66,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run on PostgreSQL")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	url := pgtest.Start(t).NewDatabase(t)
 	d, err := Start(ctx, Options{Spec: []byte(testSpec)})
 	if err != nil {
