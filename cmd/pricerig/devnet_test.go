@@ -76,7 +76,7 @@ func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	var out, errOut lockedBuffer
 	done := make(chan int)
@@ -125,7 +125,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	var out, errOut lockedBuffer
 	done := make(chan int)
@@ -195,7 +195,7 @@ func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	var out, errOut lockedBuffer
 	done := make(chan int)

@@ -321,7 +321,7 @@ func sendLines(log string) []string {
 }
 
 func killLeaderOver(t *testing.T, instances, rounds, perRound int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
 	var procs []*rigProc
@@ -369,7 +369,7 @@ func TestFailoverKillTheLeaderThreeInstances(t *testing.T) {
 // woken (SIGCONT), sends nothing and follows.
 func TestFailoverFrozenLeaderSendsNothingWhenItWakes(t *testing.T) {
 	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
 	procs := []*rigProc{f.start(t, true), f.start(t, true)}
@@ -413,7 +413,7 @@ func TestFailoverFrozenLeaderSendsNothingWhenItWakes(t *testing.T) {
 // journal) and resume; every task is answered once.
 func TestFailoverDatabaseRestartMidRun(t *testing.T) {
 	t.Parallel() // each has its own devnet and cluster; they mostly wait on blocks
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
 	procs := []*rigProc{f.start(t, false), f.start(t, false)}

@@ -114,11 +114,12 @@ func evaluate[T any](t *testing.T, b *browser, js string) T {
 	return v
 }
 
-// waitFor polls a JavaScript predicate until it is true; the timeout only bounds a broken run.
+// waitFor polls a JavaScript predicate until it is true; only the test's context bounds it (a
+// broken run), not a poll timeout of its own (2 minutes ran out under load).
 func (b *browser) waitFor(t *testing.T, what, js string) {
 	t.Helper()
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(50*time.Millisecond),
-		chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		chromedp.WithPollingTimeout(0))); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
@@ -182,7 +183,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run in a browser")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	b := newBrowser(t, ctx)
 	dir := artifacts(t)

@@ -49,7 +49,7 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	spec, err := os.ReadFile("../../sources.yaml")
 	if err != nil {
@@ -120,7 +120,7 @@ func TestRigCommandRefusesASpecDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	spec, err := os.ReadFile("../../sources.yaml")
 	if err != nil {

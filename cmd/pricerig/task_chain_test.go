@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"math/big"
 	"os"
@@ -31,7 +30,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testContext(t)
 	defer cancel()
 	var out, errOut lockedBuffer
 	done := make(chan int)

@@ -69,7 +69,10 @@ func specYAML(providers []string, rate string) string {
 	var b strings.Builder
 	b.WriteString("version: 1\nreconcile: {min_sources: 2, outlier_bps: 25, max_carry: 96h, sessions: [pre, regular, post]}\nsources:\n")
 	for _, p := range providers {
-		fmt.Fprintf(&b, "  %s: {type: %s, base_url: http://127.0.0.1:1/x, rate: %s", p, p, rate)
+		// The longest timeout a spec takes: no test here is about a request's wall-clock
+		// timeout, and on a loaded machine a window's request outlasted the 10 s default, so
+		// its retry made 13 requests of a planned 12.
+		fmt.Fprintf(&b, "  %s: {type: %s, base_url: http://127.0.0.1:1/x, rate: %s, timeout: 10m", p, p, rate)
 		switch p {
 		case "alpaca":
 			b.WriteString(", key_env: K, secret_env: S, feed: iex")
