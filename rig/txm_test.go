@@ -208,6 +208,7 @@ func TestSenderReplacesAStuckTransaction(t *testing.T) {
 	if tx.GasTipCap().Cmp(first) <= 0 {
 		t.Fatalf("mined tip %s not above the first tip %s", tx.GasTipCap(), first)
 	}
+	waitHead(t, chain, r.BlockNumber.Uint64()) // the receipt may come a moment before its block is latest
 	bal, _ := chain.BalanceAt(context.Background(), to, nil)
 	if bal.Int64() != 5 {
 		t.Fatalf("paid %s times, want exactly once", bal)

@@ -1,7 +1,6 @@
 package devnet
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 	"testing"
@@ -29,7 +28,7 @@ func testChainServes(t *testing.T, want uint64) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx := context.Background()
+	ctx := testContext(t)
 	client, err := c.Dial(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -49,15 +48,21 @@ func testChainServes(t *testing.T, want uint64) {
 	if err := client.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; ; i++ {
-		if r, err := client.TransactionReceipt(ctx, tx.Hash()); err == nil && r.Status == types.ReceiptStatusSuccessful {
-			break
+	// Wait on the mining itself (the context only stops a hang; 2000 looks 5 ms apart were a
+	// wall-clock bound), then for the head to reach the receipt's block: a receipt can be found
+	// a moment before its block is the head that "latest" reads.
+	var mined *types.Receipt
+	waitFor(ctx, t, "the pending transaction mined", func() bool {
+		r, err := client.TransactionReceipt(ctx, tx.Hash())
+		if err == nil && r.Status == types.ReceiptStatusSuccessful {
+			mined = r
 		}
-		if i > 2000 {
-			t.Fatal("the pending transaction was never mined")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return mined != nil
+	})
+	waitFor(ctx, t, "the head at the receipt's block", func() bool {
+		n, err := client.BlockNumber(ctx)
+		return err == nil && n >= mined.BlockNumber.Uint64()
+	})
 	if bal, _ := client.BalanceAt(ctx, to, nil); bal.Int64() != 7 {
 		t.Fatalf("balance %s", bal)
 	}
@@ -75,7 +80,7 @@ func TestChainHoldsTheGasPriceItWasStartedWith(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx := t.Context()
+	ctx := testContext(t)
 	client, err := c.Dial(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -110,15 +115,12 @@ func TestChainHoldsTheGasPriceItWasStartedWith(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r *types.Receipt
-		for i := 0; ; i++ {
-			if r, err = client.TransactionReceipt(ctx, tx.Hash()); err == nil {
-				break
-			}
-			if i > 2000 {
-				t.Fatal("the transaction was never mined")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		// Waits on the mining itself: only the test's context stops a hang (2000 looks 5 ms
+		// apart were a wall-clock bound).
+		waitFor(ctx, t, "the transaction mined", func() bool {
+			r, err = client.TransactionReceipt(ctx, tx.Hash())
+			return err == nil
+		})
 		if r.EffectiveGasPrice.Cmp(price) != 0 {
 			t.Fatalf("transaction %d paid %s wei per gas, want %s", nonce, r.EffectiveGasPrice, price)
 		}
