@@ -94,7 +94,7 @@ func (o *OneTicker) Bars(ctx context.Context, symbol string, from, to time.Time)
 	var all []Bar
 	for _, w := range Windows(from, to, o.cov.MaxWindow) {
 		err := o.read(ctx, symbol, w.From, w.To, func(p Page) error {
-			all = append(all, p.Bars[symbol]...)
+			all = Join(all, p.Bars[symbol])
 			return nil
 		})
 		if err != nil {

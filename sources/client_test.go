@@ -523,6 +523,57 @@ func TestTidy(t *testing.T) {
 	}
 }
 
+// Bars already tidy come back as the same slice, never written to and clipped, so a caller's
+// append cannot reach the source's backing array; a bar out of order, repeated or outside the
+// window anywhere (first, middle or last) still takes the copying path.
+func TestTidyKeepsTidyBarsWithoutACopy(t *testing.T) {
+	t0 := time.Date(2026, 8, 3, 13, 30, 0, 0, time.UTC)
+	m := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }
+	backing := make([]Bar, 3, 8)
+	backing[0], backing[1], backing[2] = Bar{Start: m(0), Close: 1}, Bar{Start: m(1), Close: 2}, Bar{Start: m(4), Close: 3}
+	got := Tidy(backing, m(0), m(5))
+	if len(got) != 3 || &got[0] != &backing[0] || cap(got) != 3 {
+		t.Fatalf("Tidy of tidy bars: len %d cap %d, same array %v; want the same 3 bars clipped", len(got), cap(got), len(got) > 0 && &got[0] == &backing[0])
+	}
+	got = append(got, Bar{Start: m(9), Close: 9})
+	if backing[:4][3].Close != 0 {
+		t.Errorf("an append to Tidy's result wrote into the source's array")
+	}
+	for name, in := range map[string][]Bar{
+		"before the window":              {{Start: m(-1), Close: 9}, {Start: m(1), Close: 1}},
+		"at its end":                     {{Start: m(1), Close: 1}, {Start: m(5), Close: 9}},
+		"out of order":                   {{Start: m(2), Close: 2}, {Start: m(1), Close: 1}, {Start: m(3), Close: 3}},
+		"a repeat":                       {{Start: m(1), Close: 1}, {Start: m(1), Close: 11}, {Start: m(3), Close: 3}},
+		"newest first":                   {{Start: m(4), Close: 4}, {Start: m(2), Close: 2}, {Start: m(0), Close: 0}},
+		"newest first, with one outside": {{Start: m(6), Close: 6}, {Start: m(4), Close: 4}, {Start: m(1), Close: 1}},
+	} {
+		orig := fmt.Sprint(in)
+		got := Tidy(in, m(0), m(5))
+		for i := 1; i < len(got); i++ {
+			if !got[i-1].Start.Before(got[i].Start) {
+				t.Errorf("%s: Tidy = %v, not ascending", name, got)
+			}
+		}
+		for _, b := range got {
+			if b.Start.Before(m(0)) || !b.Start.Before(m(5)) {
+				t.Errorf("%s: Tidy kept %v, outside the window", name, b)
+			}
+		}
+		if len(got) > 0 && &got[0] == &in[0] {
+			t.Errorf("%s: Tidy returned the input slice", name)
+		}
+		if fmt.Sprint(in) != orig {
+			t.Errorf("%s: Tidy wrote to its input: %v, was %s", name, in, orig)
+		}
+	}
+	if got, want := Tidy([]Bar{{Start: m(4), Close: 4}, {Start: m(2), Close: 2}, {Start: m(0), Close: 1}}, m(0), m(5)), []Bar{{Start: m(0), Close: 1}, {Start: m(2), Close: 2}, {Start: m(4), Close: 4}}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Tidy of newest first = %v, want %v", got, want)
+	}
+	if got := Tidy([]Bar{{Start: m(1), Close: 1}, {Start: m(1), Close: 11}}, m(0), m(5)); len(got) != 1 || got[0].Close != 11 {
+		t.Errorf("Tidy of a repeat = %v, want the later bar alone", got)
+	}
+}
+
 func TestTrustedOrigins(t *testing.T) {
 	c := NewClient(Settings{Name: "p", BaseURL: "https://API.example.com/v2"}, Deps{}, ClientOptions{Origins: []string{"https://other.example.net"}})
 	for raw, want := range map[string]bool{

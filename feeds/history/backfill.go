@@ -1042,17 +1042,30 @@ func (b *Backfill) clean(m *member, symbol string, span Span, bars []sources.Bar
 			return nil, fmt.Errorf("%s %s: %w", m.name, symbol, err)
 		}
 	}
+	keep := func(bar sources.Bar) bool {
+		return !bar.Start.Before(span.From) && bar.Start.Before(span.To) && bar.Close > 0 && bar.Volume >= 0 && feeds.Aligned(bar.Start)
+	}
+	// Nearly always every bar is kept: then the adapter's slice is the window's, not copied
+	// (the copy was a page's worth of allocation and GC work). Only a window that drops a bar
+	// gets a new slice, so the source's own slice is never rewritten.
+	all := true
+	for i := range bars {
+		if bars[i].Start.Location() != time.UTC || !keep(bars[i]) {
+			all = false
+			break
+		}
+	}
+	if all && bars != nil {
+		return bars, nil
+	}
 	out := make([]sources.Bar, 0, len(bars))
 	dropped := 0
 	for _, bar := range bars {
 		bar.Start = bar.Start.UTC()
-		switch {
-		case bar.Start.Before(span.From) || !bar.Start.Before(span.To):
-			dropped++
-		case bar.Close <= 0 || bar.Volume < 0 || !feeds.Aligned(bar.Start):
-			dropped++
-		default:
+		if keep(bar) {
 			out = append(out, bar)
+		} else {
+			dropped++
 		}
 	}
 	if dropped > 0 {

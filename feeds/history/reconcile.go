@@ -84,6 +84,9 @@ type slot struct {
 // small share of the time, small enough that memory stays flat over a year.
 const answersPerTx = 4096
 
+// minutesPerDay is the most minutes a UTC day holds, so the most a batch runs past answersPerTx.
+const minutesPerDay = 24 * 60
+
 // reconcile sweeps every symbol's minutes into answers. The sweep and the writes are a
 // pipeline: one goroutine computes the next batch of answers while another writes the last one
 // (SQLite's single writer is the longer of the two).
@@ -274,13 +277,25 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		}
 	}()
 
-	var batch []answerRow
+	// A batch ends with a whole day, so it holds up to a day more than answersPerTx: sized for
+	// that, it never grows (growing copied every answer once more, a seventh of the sweep). The
+	// minutes' quotes are cut from one slab a batch, and every answer shares the one list of
+	// the slots' places in the spec (nothing writes to it).
+	ords := make([]int, len(slots))
+	for i, s := range slots {
+		ords[i] = s.m.ord
+	}
+	const batchCap = answersPerTx + minutesPerDay
+	batch := make([]answerRow, 0, batchCap)
+	slab := make([]feeds.Quote, 0, batchCap*len(slots))
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := put(batch)
-		batch = make([]answerRow, 0, answersPerTx) // the writer owns the one it was handed
+		// the writer owns the batch and the slab it was handed
+		batch = make([]answerRow, 0, batchCap)
+		slab = make([]feeds.Quote, 0, batchCap*len(slots))
 		return err
 	}
 	var stop error
@@ -312,7 +327,10 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 					return false
 				}
 			}
-			batch = append(batch, b.reconcileMinute(sym, t, sp.Session, slots, sum))
+			quotes := slab[len(slab) : len(slab)+len(slots) : len(slab)+len(slots)]
+			slab = slab[:len(slab)+len(slots)]
+			batch = append(batch, answerRow{})
+			b.reconcileMinute(&batch[len(batch)-1], sym, t, sp.Session, slots, quotes, ords, sum)
 		}
 		return true
 	})
@@ -325,21 +343,21 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 	return flush()
 }
 
-// reconcileMinute builds each source's quote for minute t and reconciles them.
-func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Session, slots []*slot, sum *Summary) answerRow {
-	quotes := make([]feeds.Quote, len(slots))
-	ords := make([]int, len(slots))
+// reconcileMinute builds each source's quote for minute t into quotes (one per slot, this
+// minute's own) and reconciles them into row, in place: an answer is written once, where the
+// batch holds it. ords are the slots' places in the spec.
+func (b *Backfill) reconcileMinute(row *answerRow, sym string, t time.Time, session market.Session, slots []*slot, quotes []feeds.Quote, ords []int, sum *Summary) {
 	incomplete := ""
 	for i, s := range slots {
-		q := b.quote(s, t, session)
-		quotes[i] = q
-		ords[i] = s.m.ord
+		q := &quotes[i]
+		b.quote(q, s, t, session)
 		if incomplete == "" && !definite(s, q, t) {
 			incomplete = s.m.name + ": " + q.Err
 		}
 	}
-	res := feeds.ReconcileOwned(quotes, b.rules) // quotes is this minute's own
-	row := answerRow{symbol: sym, minute: t, session: session, res: res, complete: incomplete == "", reason: res.Reason, ords: ords}
+	*row = answerRow{symbol: sym, minute: t, session: session, res: feeds.ReconcileOwned(quotes, b.rules), complete: incomplete == "", ords: ords}
+	res := &row.res
+	row.reason = res.Reason
 	if incomplete != "" {
 		row.reason = strings.TrimPrefix(row.reason+"; incomplete: "+incomplete, "; ")
 	}
@@ -353,12 +371,11 @@ func (b *Backfill) reconcileMinute(sym string, t time.Time, session market.Sessi
 	if incomplete != "" {
 		sum.Incomplete++
 	}
-	return row
 }
 
 // definite reports whether a quote is the one the live reconciler would get: a status from
 // data, not from what this run did not fetch or could not fetch yet.
-func definite(s *slot, q feeds.Quote, t time.Time) bool {
+func definite(s *slot, q *feeds.Quote, t time.Time) bool {
 	switch q.Status {
 	case feeds.StatusPending, feeds.StatusError:
 		return false
@@ -372,16 +389,16 @@ func definite(s *slot, q feeds.Quote, t time.Time) bool {
 // quote is one source's quote for minute t, from what the store holds. Where the store covers
 // the minute, its bars decide, whenever the reconcile runs: a source's history aging out of
 // its lookback does not make the bars it gave wrong. Only an uncovered minute asks why.
-func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quote {
+func (b *Backfill) quote(q *feeds.Quote, s *slot, t time.Time, session market.Session) {
 	m := s.m
-	q := feeds.Quote{Source: m.name, Symbol: s.prov, DistanceCentiBps: -1}
+	*q = feeds.Quote{Source: m.name, Symbol: s.prov, DistanceCentiBps: -1}
 	switch {
 	case m.missing != "":
 		q.Status, q.Err = feeds.StatusNoKey, m.missing
-		return q
+		return
 	case !m.cov.Covers(session):
 		q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("covers %s, not the %s session", sessionNames(m.cov.Sessions), session)
-		return q
+		return
 	}
 	// the sweep asks minute after minute: the span of the last minute usually holds this one
 	run, ok := s.run, !s.run.From.After(t) && s.run.To.After(t)
@@ -406,7 +423,7 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 				}
 			}
 		}
-		return q
+		return
 	}
 	reach := b.reachStart(m, t, time.Time{})
 	var bars []sources.Bar
@@ -427,5 +444,4 @@ func (b *Backfill) quote(s *slot, t time.Time, session market.Session) feeds.Quo
 	default:
 		q.Status, q.Err = feeds.StatusPending, "its carry reaches before the fetched history"
 	}
-	return q
 }

@@ -286,6 +286,9 @@ func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window
 		want[strings.ToUpper(sym)] = sym
 	}
 	row := sources.NewFields("t", "c", "v")
+	// The page's bars, at most pageLimit across its symbols, go into one slab sized for them:
+	// each symbol's list takes the slab's next part, so no list is copied as it grows.
+	slab := make([]sources.Bar, 0, min(pageLimit, keep.Room(pageLimit)*len(symbols)))
 	list := func(sym string) error {
 		if s.Kind() == 'n' {
 			return s.Skip()
@@ -297,8 +300,9 @@ func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window
 			return sources.Errorf("", sources.ErrBadResponse, "bars of %s are not a list", sym)
 		}
 		bars := p.bars[sym]
-		if bars == nil {
-			bars = []sources.Bar{}
+		fromSlab := bars == nil
+		if fromSlab {
+			bars = slab[len(slab):len(slab)]
 		}
 		err := s.Array(func(i int) error {
 			if err := row.Read(s); err != nil {
@@ -310,6 +314,12 @@ func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window
 			}
 			return err
 		})
+		if fromSlab && len(bars) <= cap(slab)-len(slab) {
+			// still in the slab (a list past its room was moved out by append): the next
+			// symbol's part starts after it, and the list is clipped so an append copies
+			slab = slab[:len(slab)+len(bars)]
+			bars = bars[:len(bars):len(bars)]
+		}
 		p.bars[sym] = bars
 		return err
 	}

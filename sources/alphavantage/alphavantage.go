@@ -114,7 +114,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		if warning != "" {
 			s.Logger().Warn("alphavantage bar labels look wrong", "source", s.Name(), "month", m.Format("2006-01"), "symbol", symbol, "why", warning)
 		}
-		all = append(all, bars...)
+		all = sources.Join(all, bars)
 	}
 	return sources.Tidy(all, from, end), nil
 }

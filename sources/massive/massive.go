@@ -157,6 +157,9 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) (page, error)
 		if string(name) != "results" || s.Kind() == 'n' {
 			return s.Skip()
 		}
+		if p.bars == nil {
+			p.bars = make([]sources.Bar, 0, keep.Room(pageLimit))
+		}
 		p.bars = p.bars[:0]
 		return s.Array(func(i int) error {
 			if err := row.Read(s); err != nil {

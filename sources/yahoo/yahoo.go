@@ -72,7 +72,7 @@ func (s *Source) Bars(ctx context.Context, symbol string, from, to time.Time) ([
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, bars...)
+		all = sources.Join(all, bars)
 	}
 	// Yahoo appends the minute in progress (and sometimes a bar past period2): only closed
 	// minutes inside the window are bars.
