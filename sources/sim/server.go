@@ -48,6 +48,11 @@ type Options struct {
 	// RateLimit is the requests per provider per minute (of Now) served before answering 429
 	// with Retry-After; 0 is unlimited.
 	RateLimit int
+	// CacheFor, when positive, serves a request answered before (the same path and query) the
+	// body rendered then, for that long of Now, like a cache in front of a provider: see
+	// bodycache.go. CacheBytes bounds the bodies kept (0: 1 GiB).
+	CacheFor   time.Duration
+	CacheBytes int64
 }
 
 // Fault is a failure injected into one provider's answers.
@@ -91,6 +96,8 @@ type Server struct {
 	mu    sync.Mutex
 	state map[string]*providerState
 
+	cache *bodyCache // nil unless Options.CacheFor
+
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -123,6 +130,9 @@ func New(o Options) *Server {
 	s := &Server{opts: o, tape: NewTape(o.Seed, o.Now), state: map[string]*providerState{}, done: make(chan struct{})}
 	for _, p := range Providers() {
 		s.state[p] = &providerState{rateLimit: -1}
+	}
+	if o.CacheFor > 0 {
+		s.cache = newBodyCache(o.CacheFor, o.CacheBytes)
 	}
 	return s
 }
@@ -371,6 +381,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep = e.denied(rq, e.auth(r) == authMissing)
 	case st.fault == FaultErrorIn200:
 		rep = e.inBody(rq)
+	case s.cache != nil && st.fault == FaultNone && st.driftBps == 0 && len(st.extra) == 0:
+		key := cacheKey(r)
+		var hit bool
+		if rep, hit = s.cache.get(key, now); !hit {
+			rep = e.serve(s, rq)
+			s.cache.put(key, rep, now)
+		}
 	default:
 		rep = e.serve(s, rq)
 		if st.fault == FaultTruncated && rep.status == http.StatusOK {
