@@ -35,10 +35,10 @@ func newSimCmd(a *app) *cobra.Command {
 	var addr string
 	var seed int64
 	var rateLimit int
-	var latency time.Duration
+	var latency, cacheFor time.Duration
 	var faults, drifts, splits []string
 	cmd := &cobra.Command{
-		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE]",
+		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE]",
 		Short: "Serve every quote provider's API from a deterministic simulated tape",
 		Long: `Serve simulated quote APIs on one loopback address until interrupted (Ctrl-C).
 
@@ -54,7 +54,12 @@ only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" bl
 Faults, for trying the audit and the reconciler against a broken source (each flag repeatable):
   --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol or unauthorized
   --drift PROVIDER=BPS      every price of the provider off by BPS basis points
-  --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)`,
+  --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)
+
+--cache-for D answers a request asked before (same path and query) with the body rendered then,
+for D, like a cache in front of a provider: the same bytes, so a benchmark run again measures
+the client rather than the simulator's rendering. A provider with a fault, drift or split is
+never answered from the cache; every request still counts against --rate-limit.`,
 		Example: `  pricerig sim --addr 127.0.0.1:8787
   pricerig sim --addr 127.0.0.1:8787 --seed 7 --rate-limit 5 --latency 150ms
   pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20`,
@@ -66,10 +71,13 @@ Faults, for trying the audit and the reconciler against a broken source (each fl
 			if latency < 0 {
 				return badInput("--latency must not be negative, got %s", latency)
 			}
+			if cacheFor < 0 {
+				return badInput("--cache-for must not be negative, got %s", cacheFor)
+			}
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return badInput("--addr %q: want HOST:PORT, like 127.0.0.1:8787", addr)
 			}
-			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency})
+			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor})
 			if err := applySimFaults(s, faults, drifts, splits); err != nil {
 				return badInput("%v", err)
 			}
@@ -112,6 +120,7 @@ Faults, for trying the audit and the reconciler against a broken source (each fl
 	cmd.Flags().Int64Var(&seed, "seed", 1, "seed of the simulated tape: the same seed serves the same bars")
 	cmd.Flags().IntVar(&rateLimit, "rate-limit", 0, "requests per provider per minute before 429 with Retry-After; 0 is unlimited")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every response, like 150ms")
+	cmd.Flags().DurationVar(&cacheFor, "cache-for", 0, "serve a request asked before the body rendered then, for this long (like 10m); 0 renders every answer")
 	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized)")
 	cmd.Flags().StringArrayVar(&drifts, "drift", nil, "PROVIDER=BPS: shift every price of a provider by BPS basis points")
 	cmd.Flags().StringArrayVar(&splits, "split", nil, "PROVIDER=RATIO@YYYY-MM-DD: a split only this provider applies")

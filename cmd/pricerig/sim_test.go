@@ -141,6 +141,7 @@ func TestSimBadFlags(t *testing.T) {
 	}{
 		{[]string{"sim", "--rate-limit", "-1"}, "--rate-limit"},
 		{[]string{"sim", "--latency", "-5ms"}, "--latency"},
+		{[]string{"sim", "--cache-for", "-1m"}, "--cache-for"},
 		{[]string{"sim", "--addr", "nonsense"}, "--addr"},
 		{[]string{"sim", "--seed", "x"}, "invalid argument"},
 		{[]string{"sim", "extra"}, "unknown command"},
