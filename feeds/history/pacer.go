@@ -63,7 +63,7 @@ type pacer struct {
 
 func newPacer(next http.RoundTripper, clock Clock, rate sources.Rate) *pacer {
 	if next == nil {
-		next = http.DefaultTransport
+		next = bulkTransport()
 	}
 	return &pacer{next: next, clock: clock, every: rate.Interval()}
 }
@@ -114,4 +114,17 @@ func (p *pacer) state() (requests, limited int, waited time.Duration, waitingUnt
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return int(p.requests.Load()), int(p.limited.Load()), p.waited, p.waiting
+}
+
+// bulkTransport is http.DefaultTransport reading each connection through a larger buffer: a
+// backfill's bodies run to megabytes, and the default 4 KiB buffer read them in about one
+// syscall per 3 KiB (66,000 reads for the year of the benchmark).
+func bulkTransport() http.RoundTripper {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
+	t.ReadBufferSize = 256 << 10
+	return t
 }
