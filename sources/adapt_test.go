@@ -2,9 +2,11 @@ package sources
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -369,23 +371,27 @@ func TestKeyed(t *testing.T) {
 	}
 }
 
+var prologueRuns atomic.Int32
+
 // TestAdapterRunsThePrologueFirst: the Factory an adapter registers builds through Keyed on its
 // own facts, so its constructor only ever sees resolved settings, and a refused setting never
 // reaches it.
 func TestAdapterRunsThePrologueFirst(t *testing.T) {
+	// A type of its own each run: the registry is the process's, and -count=N runs this again.
+	typ := fmt.Sprintf("test-adapter-prologue-%d", prologueRuns.Add(1))
 	var got []Settings
-	f := Adapter(Factory{Type: "test-adapter-prologue", NeedsKey: true, BaseURL: "https://api.example", DefaultRate: Rate{N: 7, Per: time.Minute},
+	f := Adapter(Factory{Type: typ, NeedsKey: true, BaseURL: "https://api.example", DefaultRate: Rate{N: 7, Per: time.Minute},
 		Options: map[string]string{"feed": "which feed"}}, func(s Settings, d Deps) (Source, error) {
 		got = append(got, s)
 		return nil, nil
 	})
-	if r, ok := Lookup("test-adapter-prologue"); !ok || r.New == nil || r.Build == nil || r.BaseURL != f.BaseURL {
+	if r, ok := Lookup(typ); !ok || r.New == nil || r.Build == nil || r.BaseURL != f.BaseURL {
 		t.Fatalf("registered %+v, %v", r, ok)
 	}
 	if _, err := f.New(Settings{Key: "k"}, Deps{}); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Name != "test-adapter-prologue" || got[0].BaseURL != "https://api.example" || got[0].Rate != f.DefaultRate {
+	if len(got) != 1 || got[0].Name != typ || got[0].BaseURL != "https://api.example" || got[0].Rate != f.DefaultRate {
 		t.Fatalf("the constructor got %+v, want the settings Keyed resolved", got)
 	}
 	for _, s := range []Settings{{}, {Key: "k", Options: map[string]string{"fed": "iex"}}, {Key: "k", BaseURL: "ftp://x"}} {
