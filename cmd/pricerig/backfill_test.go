@@ -127,7 +127,7 @@ func TestBackfillExportAndPriceFromTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "symbol,minute,price,scaled,sources,agreed,complete" || len(rows) != 1+3*960 {
+	if strings.Join(rows[0], ",") != "symbol,minute,price,scaled,sources,agreed,complete,error_kind" || len(rows) != 1+3*960 {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
 	sessions := []market.Session{market.Pre, market.Regular, market.Post}

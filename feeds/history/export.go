@@ -20,13 +20,14 @@ const (
 )
 
 // ExportHeader is the CSV header: one row per symbol and minute.
-var ExportHeader = []string{"symbol", "minute", "price", "scaled", "sources", "agreed", "complete"}
+var ExportHeader = []string{"symbol", "minute", "price", "scaled", "sources", "agreed", "complete", "error_kind"}
 
 // Export writes the stored answers a query selects, streaming, as CSV, JSON lines or Parquet
-// (see ParquetRow), and returns
-// how many it wrote. price is the decimal answer and scaled the integer × 10^8 (both empty when
-// the sources did not agree); sources lists each priced quote as name:status:distance_bps in
-// CSV, and every quote with its price, bar time, distance and error in JSON lines.
+// (see ParquetRow), and returns how many it wrote. price is the decimal answer and scaled the
+// integer × 10^8 (both empty when the sources did not agree); sources lists each priced quote as
+// name:status:distance_bps in CSV, and every quote with its price, bar time, distance, error and
+// error_kind in JSON lines. The CSV's error_kind lists each quote whose request failed as
+// name:kind (sources.ErrorKind), empty when none did.
 func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query) (int, error) {
 	if format == FormatParquet {
 		return s.exportParquet(ctx, w, q)
@@ -46,14 +47,17 @@ func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query)
 			if a.Agreed {
 				price, scaled = a.Price.String(), strconv.FormatInt(int64(a.Price), 10)
 			}
-			var src []string
+			var src, kinds []string
 			for _, q := range a.Quotes {
 				if q.DistanceCentiBps >= 0 {
 					src = append(src, q.Source+":"+string(q.Status)+":"+feeds.FormatCentiBps(q.DistanceCentiBps))
 				}
+				if q.Kind != "" {
+					kinds = append(kinds, q.Source+":"+string(q.Kind))
+				}
 			}
 			if err := cw.Write([]string{a.Symbol, a.Minute.Format(time.RFC3339), price, scaled, strings.Join(src, ";"),
-				strconv.FormatBool(a.Agreed), strconv.FormatBool(a.Complete)}); err != nil {
+				strconv.FormatBool(a.Agreed), strconv.FormatBool(a.Complete), strings.Join(kinds, ";")}); err != nil {
 				return err
 			}
 			return cw.Error()
@@ -87,6 +91,7 @@ type jsonQuote struct {
 	Bar         string `json:"bar,omitempty"`
 	DistanceBps string `json:"distance_bps,omitempty"`
 	Err         string `json:"err,omitempty"`
+	ErrorKind   string `json:"error_kind,omitempty"`
 }
 
 type jsonLine struct {
@@ -107,7 +112,7 @@ func exportLine(a Answer) jsonLine {
 		l.Price, l.Scaled = &p, &v
 	}
 	for _, q := range a.Quotes {
-		j := jsonQuote{Source: q.Source, Status: string(q.Status), Err: q.Err}
+		j := jsonQuote{Source: q.Source, Status: string(q.Status), Err: q.Err, ErrorKind: string(q.Kind)}
 		if q.Price > 0 {
 			j.Price, j.Scaled = q.Price.String(), int64(q.Price)
 			j.Bar = q.BarTime.Format(time.RFC3339)

@@ -3,20 +3,28 @@ package history
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// A failed window keeps its kind, not only its text: in the summary's gaps (and so --json);
-// gaps that are no failure have none.
-func TestFailedWindowsKeepTheirKind(t *testing.T) {
+// A failed window keeps its kind, not only its text: in the summary's gaps (and so --json),
+// gaps that are no failure having none; and in the stored quotes of its minutes, on either
+// database, read back by Answers, Price (why it does not answer) and every export.
+func TestFailedWindowsKeepTheirKind(t *testing.T) { eachBackend(t, testFailedWindowsKeepTheirKind) }
+
+func testFailedWindowsKeepTheirKind(t *testing.T, be storeBackend) {
 	ctx := context.Background()
 	now := ny(2025, time.November, 20, 12, 0)
 	from, to := ny(2025, time.November, 3, 0, 0), ny(2025, time.November, 4, 0, 0)
@@ -30,8 +38,9 @@ func TestFailedWindowsKeepTheirKind(t *testing.T) {
 		return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"120"}},
 			Body: io.NopCloser(strings.NewReader("503 Service Unavailable")), Request: r}
 	}
-	store := openStore(t, "kind.db")
-	sum := e.run(t, ctx, store, Options{Spec: e.spec(t, three, "1000/s"), From: from, To: to,
+	store := be.open(t, "kind.db")
+	spec := e.spec(t, three, "1000/s")
+	sum := e.run(t, ctx, store, Options{Spec: spec, From: from, To: to,
 		Symbols: []string{"NVDA", "TSLA"}, Deps: sources.Deps{Transport: rec}})
 
 	av := sourceSummary(t, sum, "alphavantage")
@@ -57,4 +66,123 @@ func TestFailedWindowsKeepTheirKind(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"error_kind":"unavailable"`)) {
 		t.Errorf("the summary's JSON carries no error_kind: %s", js)
 	}
+
+	failed, priced := 0, 0
+	var failedAt time.Time
+	err = store.Answers(ctx, Query{}, func(a Answer) error {
+		for _, q := range a.Quotes {
+			switch {
+			case q.Source == "alphavantage" && q.Status == feeds.StatusError:
+				failed++
+				failedAt = a.Minute
+				if q.Kind != sources.KindUnavailable {
+					t.Fatalf("%s %s: alphavantage's stored quote has kind %q (%s)", a.Symbol, a.Minute, q.Kind, q.Err)
+				}
+			case q.Kind != "":
+				t.Fatalf("%s %s: %s's %s quote has kind %q", a.Symbol, a.Minute, q.Source, q.Status, q.Kind)
+			case q.Status.Priced():
+				priced++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed == 0 || priced == 0 {
+		t.Fatalf("%d failed quotes, %d priced", failed, priced)
+	}
+	_, ok, why, err := store.Price(ctx, spec, "TSLA", failedAt)
+	if err != nil || ok || !strings.Contains(why, "[alphavantage: unavailable]") {
+		t.Errorf("Price at a minute alphavantage failed: ok %v, why %q, %v", ok, why, err)
+	}
+
+	var jl, cs bytes.Buffer
+	if _, err := store.Export(ctx, &jl, FormatJSONL, Query{Symbols: []string{"TSLA"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(jl.String(), `"error_kind":"unavailable"`); n != failed/2 {
+		t.Errorf("the JSON lines export of TSLA carries %d error_kind, want %d (half of %d)", n, failed/2, failed)
+	}
+	if _, err := store.Export(ctx, &cs, FormatCSV, Query{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, kinds := slices.Index(rows[0], "error_kind"), 0
+	if col < 0 {
+		t.Fatalf("no error_kind column in %v", rows[0])
+	}
+	for _, r := range rows[1:] {
+		switch r[col] {
+		case "alphavantage:unavailable":
+			kinds++
+		case "":
+		default:
+			t.Fatalf("error_kind %q", r[col])
+		}
+	}
+	if kinds != failed {
+		t.Errorf("%d CSV rows name alphavantage:unavailable, want %d", kinds, failed)
+	}
+}
+
+// A store holding an answers block in the first format (written before quotes kept their kind)
+// reads it back on either database, through Answers and the exports, with no kind; a day
+// written since holds the second format beside it.
+func TestOldAnswerBlocksReadFromAStore(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be storeBackend) {
+		ctx := context.Background()
+		store := be.open(t, "old.db")
+		id, err := store.rulesetID(ctx, "r")
+		if err != nil || id != 1 {
+			t.Fatalf("ruleset %d, %v", id, err)
+		}
+		old, _ := hex.DecodeString(oldAnswerBlock)
+		day, want := oldAnswers()
+		err = store.write(ctx, func(tx wtx) error {
+			return tx.upsert(ctx, answerDaysTable, [][]any{{"TSLA", day, len(want), old}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		newer := want[0]
+		newer.minute += daySeconds
+		newer.quotes = slices.Clone(newer.quotes)
+		newer.quotes[2].kind = sources.KindRateLimited
+		err = store.write(ctx, func(tx wtx) error {
+			return tx.upsert(ctx, answerDaysTable, [][]any{{"TSLA", day + daySeconds, 1, packAnswerDay(day+daySeconds, []dayAnswer{newer})}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Answer
+		if err := store.Answers(ctx, Query{}, func(a Answer) error { got = append(got, a); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("%d answers, want 3", len(got))
+		}
+		for i, w := range append(want, newer) {
+			if g := got[i]; !reflect.DeepEqual(g, w.answer("TSLA", "r")) {
+				t.Errorf("answer %d:\n%+v\nwant\n%+v", i, g, w.answer("TSLA", "r"))
+			}
+		}
+		if q := got[0].Quotes[2]; q.Err != "fetch failed: 503 Service Unavailable" || q.Kind != "" {
+			t.Errorf("the old block's failed quote: %+v", q)
+		}
+		if q := got[2].Quotes[2]; q.Kind != sources.KindRateLimited {
+			t.Errorf("the new block's failed quote: %+v", q)
+		}
+		var out bytes.Buffer
+		if n, err := store.Export(ctx, &out, FormatCSV, Query{}); err != nil || n != 3 {
+			t.Fatalf("export: %d rows, %v", n, err)
+		}
+		if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 4 || !strings.HasSuffix(lines[1], ",false,") ||
+			!strings.HasSuffix(lines[3], ",false,alphavantage:rate_limited") {
+			t.Errorf("the CSV export:\n%s", out.String())
+		}
+	})
 }

@@ -20,13 +20,23 @@ import (
 // thousand rows, and packing and unpacking them is a small cost in Go.
 //
 // A block is a format byte, then varints: times as deltas from the day's start or the record
-// before, prices as zigzag deltas, and texts (sources, statuses, reasons, errors) as indexes into
-// the block's own table of strings. Both databases store the same bytes (BLOB, BYTEA).
+// before, prices as zigzag deltas, and texts (sources, statuses, reasons, errors, error kinds) as
+// indexes into the block's own table of strings. Both databases store the same bytes (BLOB,
+// BYTEA).
+//
+// Answers blocks come in two formats, and the reader takes both: stores written before quotes
+// kept their error kind hold format 1 blocks, and a block is only rewritten when its day is
+// reconciled again. Format 2 (packAnswersKinds, all the writer writes) differs in one field of
+// each quote: where format 1 has the error's string index e, format 2 has e<<1, with the low
+// bit set when the index of the quote's sources.ErrorKind follows. A quote without a kind (every
+// priced one) takes the room it did while its error's index is under 64 (one byte); a format 1
+// quote reads back with no kind.
 
 const (
-	packBars    = 1 // format byte of a bars block
-	packAnswers = 1 // format byte of an answers block
-	daySeconds  = 86400
+	packBars         = 1 // format byte of a bars block
+	packAnswers      = 1 // format byte of an answers block whose quotes have no error kind
+	packAnswersKinds = 2 // format byte of an answers block whose quotes keep their error kind
+	daySeconds       = 86400
 )
 
 // dayOf is the UTC day (unix seconds of its midnight) holding the unix time t.
@@ -88,6 +98,20 @@ func (u *unpacker) count() int {
 		return 0
 	}
 	return int(n)
+}
+
+// str reads a string's index and returns it from the block's table.
+func (u *unpacker) str(strs []string) string { return u.at(strs, u.u()) }
+
+// at is the string of index i in the block's table.
+func (u *unpacker) at(strs []string, i uint64) string {
+	if i >= uint64(len(strs)) {
+		if u.err == nil {
+			u.err = errCorrupt
+		}
+		return ""
+	}
+	return strs[i]
 }
 
 func (u *unpacker) text() string {
@@ -199,6 +223,7 @@ type dayQuote struct {
 	bar      int64 // 0 without a price
 	centibps int64
 	err      string
+	kind     sources.ErrorKind // of a failed request, "" otherwise (and in a format 1 block)
 }
 
 // strtab numbers a block's strings in the order they first appear.
@@ -257,11 +282,16 @@ func packAnswerDay(day int64, answers []dayAnswer) []byte {
 				body.u(uint64(d<<1^d>>63) + 1) // zigzag, past the 0 of no bar
 			}
 			body.i(q.centibps)
-			body.u(st.of(q.err))
+			if q.kind == "" {
+				body.u(st.of(q.err) << 1)
+			} else {
+				body.u(st.of(q.err)<<1 | 1)
+				body.u(st.of(string(q.kind)))
+			}
 		}
 	}
 	p := packer{b: make([]byte, 0, len(body.b)+64)}
-	p.b = append(p.b, packAnswers)
+	p.b = append(p.b, packAnswersKinds)
 	p.u(uint64(len(st.list)))
 	for _, s := range st.list {
 		p.u(uint64(len(s)))
@@ -272,56 +302,61 @@ func packAnswerDay(day int64, answers []dayAnswer) []byte {
 	return p.b
 }
 
-// unpackAnswerDay calls fn for each answer of a block, in minute order. The quotes slice is the
-// answer's own.
+// unpackAnswerDay calls fn for each answer of a block of either format, in minute order. The
+// quotes slice is the answer's own (capped at its length: appending to it copies), cut from an
+// array shared by the day's answers, which spares an allocation per answer.
 func unpackAnswerDay(day int64, blob []byte, fn func(dayAnswer) error) error {
-	if len(blob) == 0 || blob[0] != packAnswers {
+	if len(blob) == 0 || (blob[0] != packAnswers && blob[0] != packAnswersKinds) {
 		return fmt.Errorf("%w (answers format %v)", errCorrupt, blob[:min(len(blob), 1)])
 	}
+	kinds := blob[0] == packAnswersKinds
 	u := unpacker{b: blob[1:]}
 	strs := make([]string, u.count())
 	for i := range strs {
 		strs[i] = u.text()
 	}
-	str := func() string {
-		i := u.u()
-		if i >= uint64(len(strs)) {
-			if u.err == nil {
-				u.err = errCorrupt
-			}
-			return ""
-		}
-		return strs[i]
-	}
 	n := u.count()
 	m, prevP := day, int64(0)
-	for range n {
+	var free []dayQuote
+	for i := range n {
 		var a dayAnswer
 		m += int64(u.u())
 		a.minute = m
 		flags := u.u()
 		a.agreed, a.complete = flags&1 != 0, flags&2 != 0
-		a.session = market.Session(str())
+		a.session = market.Session(u.str(strs))
 		p := prevP + u.i()
 		prevP = p
 		a.price, a.median = numeric.Scaled(p), numeric.Scaled(p+u.i())
 		a.survivors = int(u.u())
-		a.reason = str()
+		a.reason = u.str(strs)
 		a.ruleset = int64(u.u())
 		nq := u.count()
-		a.quotes = make([]dayQuote, nq)
+		if free == nil || len(free) < nq {
+			// room for the rest of the day if its answers have as many quotes as this one
+			// (they usually do), never for more quotes than the block has bytes left
+			free = make([]dayQuote, max(nq, min((n-i)*nq, len(u.b))))
+		}
+		a.quotes, free = free[:nq:nq], free[nq:]
 		for j := range a.quotes {
 			q := &a.quotes[j]
 			q.ord = int(u.u())
-			q.source = str()
-			q.status = feeds.Status(str())
+			q.source = u.str(strs)
+			q.status = feeds.Status(u.str(strs))
 			q.price = numeric.Scaled(u.i())
 			if d := u.u(); d > 0 {
 				z := d - 1
 				q.bar = m - (int64(z>>1) ^ -int64(z&1))
 			}
 			q.centibps = u.i()
-			q.err = str()
+			if !kinds {
+				q.err = u.str(strs)
+			} else if e := u.u(); e&1 == 0 {
+				q.err = u.at(strs, e>>1)
+			} else {
+				q.err = u.at(strs, e>>1)
+				q.kind = sources.ErrorKind(u.str(strs))
+			}
 		}
 		if u.err != nil {
 			return u.err
@@ -340,7 +375,7 @@ func (a *dayAnswer) answer(symbol, rules string) Answer {
 		Survivors: a.survivors, Complete: a.complete, Reason: a.reason, Rules: rules, Quotes: make([]Quote, len(a.quotes)),
 	}
 	for i, q := range a.quotes {
-		out.Quotes[i] = Quote{Source: q.source, Status: q.status, Price: q.price, DistanceCentiBps: q.centibps, Err: q.err}
+		out.Quotes[i] = Quote{Source: q.source, Status: q.status, Price: q.price, DistanceCentiBps: q.centibps, Err: q.err, Kind: q.kind}
 		if q.bar != 0 {
 			out.Quotes[i].BarTime = unix(q.bar)
 		}
@@ -356,7 +391,7 @@ func dayAnswerOf(r *answerRow, ruleset int64) dayAnswer {
 		quotes: make([]dayQuote, len(r.res.Quotes)),
 	}
 	for i, q := range r.res.Quotes {
-		dq := dayQuote{ord: r.ords[i], source: q.Source, status: q.Status, price: q.Price, centibps: q.DistanceCentiBps, err: q.Err}
+		dq := dayQuote{ord: r.ords[i], source: q.Source, status: q.Status, price: q.Price, centibps: q.DistanceCentiBps, err: q.Err, kind: q.Kind}
 		if q.Status.Priced() {
 			dq.bar = q.BarTime.Unix()
 		}

@@ -2,11 +2,13 @@ package history
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
@@ -69,7 +71,8 @@ func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 
 // An answers block gives back every field of every answer and quote it was packed with: prices
 // that fall and rise, a median below the answer, quotes without a price, a bar carried from
-// days before, negative distances, and texts repeated and new.
+// days before, negative distances, texts repeated and new, and error kinds (a kind that is also
+// another field's text shares its index).
 func TestAnswerDayBlocksRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	day := dayOf(1_764_000_000)
@@ -85,6 +88,9 @@ func TestAnswerDayBlocksRoundTrip(t *testing.T) {
 			for i := range a.quotes {
 				q := dayQuote{ord: i, source: texts[r.IntN(len(texts))], status: feeds.Status(texts[r.IntN(len(texts))]),
 					price: numeric.Scaled(r.Int64N(1 << 45)), centibps: r.Int64N(1<<20) - 1, err: texts[r.IntN(len(texts))]}
+				if r.IntN(3) == 0 {
+					q.kind = []sources.ErrorKind{sources.KindUnavailable, sources.KindRateLimited, "massive"}[r.IntN(3)]
+				}
 				if r.IntN(3) > 0 {
 					q.bar = m - int64(r.IntN(6000))*60
 				}
@@ -117,7 +123,8 @@ func TestAnswerDayBlocksRoundTrip(t *testing.T) {
 // A damaged block is an error, never a panic or a huge allocation.
 func TestCorruptBlocksAreErrors(t *testing.T) {
 	bars := packBarDay(0, []sources.Bar{{Start: unix(60), Close: 5, Volume: 1}, {Start: unix(120), Close: 7, Volume: 2}})
-	answers := packAnswerDay(0, []dayAnswer{{minute: 60, reason: "r", quotes: []dayQuote{{source: "a", bar: 60}}}})
+	answers := packAnswerDay(0, []dayAnswer{{minute: 60, reason: "r", quotes: []dayQuote{{source: "a", bar: 60},
+		{source: "b", status: feeds.StatusError, err: "fetch failed", kind: sources.KindUnauthorized}}}})
 	for cut := range len(bars) - 1 {
 		if _, err := unpackBarDay(nil, 0, bars[:cut]); err == nil {
 			t.Errorf("bars cut at %d: no error", cut)
@@ -127,6 +134,9 @@ func TestCorruptBlocksAreErrors(t *testing.T) {
 		if err := unpackAnswerDay(0, answers[:cut], func(dayAnswer) error { return nil }); err == nil {
 			t.Errorf("answers cut at %d: no error", cut)
 		}
+	}
+	if err := unpackAnswerDay(0, append([]byte{3}, answers[1:]...), func(dayAnswer) error { return nil }); err == nil {
+		t.Error("an answers block of an unknown format: no error")
 	}
 	if _, err := unpackBarDay(nil, 0, []byte{packBars, 0xff, 0xff, 0xff, 0xff, 0x0f}); err == nil {
 		t.Error("a count past the block's end: no error")
@@ -190,5 +200,68 @@ func TestStoredBarsReadLikeRows(t *testing.T) {
 	}
 	if len(want) == 0 || !slices.Equal(want, got) {
 		t.Fatalf("read %d bars, the model holds %d", len(got), len(want))
+	}
+}
+
+// oldAnswerBlock is a day's answers block in format 1, as the writer wrote it before quotes kept
+// their error kind (packAnswerDay at commit de5a79a, run on oldAnswers): stores hold blocks like
+// it until their day is reconciled again.
+const oldAnswerBlock = "010b07726567756c61723f696e636f6d706c6574653a20616c70686176616e746167653a206665746368206661696c" +
+	"65643a20353033205365727669636520556e617661696c61626c6506616c70616361026f6b00076d61737369766507636172" +
+	"726965640c616c70686176616e74616765056572726f72256665746368206661696c65643a2035303320536572766963652055" +
+	"6e617661696c61626c650c6e6f2061677265656d656e7402f0a503010080d0b5f68901c0843d0201010300020380d0b5f68901" +
+	"01000401050680d9aff78901f101b80804020708000001093c0000ffcfb5f6890180e8abca8a01010a010200020380e8abca8a" +
+	"0101000402070800000109"
+
+// oldAnswers is what oldAnswerBlock holds: TSLA's 10:00 and 10:01 (New York) of 2025-11-03.
+func oldAnswers() (int64, []dayAnswer) {
+	day := dayOf(ny(2025, time.November, 3, 0, 0).Unix())
+	m := ny(2025, time.November, 3, 10, 0).Unix()
+	failed := dayQuote{ord: 2, source: "alphavantage", status: feeds.StatusError, centibps: -1, err: "fetch failed: 503 Service Unavailable"}
+	return day, []dayAnswer{
+		{minute: m, session: market.Regular, agreed: true, price: 18_512_000_000, median: 18_512_500_000, survivors: 2,
+			reason: "incomplete: alphavantage: fetch failed: 503 Service Unavailable", ruleset: 1, quotes: []dayQuote{
+				{ord: 0, source: "alpaca", status: feeds.StatusOK, price: 18_512_000_000, bar: m},
+				{ord: 1, source: "massive", status: feeds.StatusCarried, price: 18_513_000_000, bar: m - 120, centibps: 540},
+				failed,
+			}},
+		{minute: m + 60, session: market.Regular, median: 18_600_000_000, survivors: 1, reason: "no agreement", ruleset: 1,
+			quotes: []dayQuote{{ord: 0, source: "alpaca", status: feeds.StatusOK, price: 18_600_000_000, bar: m + 60}, failed}},
+	}
+}
+
+// A block in the first format, written by the code before kinds, still reads back whole (its
+// quotes without a kind); the writer now writes the second format, whose failed quotes keep
+// their kind and whose other quotes take no more room than before.
+func TestOldAnswerBlocksStayReadable(t *testing.T) {
+	old, err := hex.DecodeString(oldAnswerBlock)
+	if err != nil || old[0] != packAnswers {
+		t.Fatalf("the old block: format %v, %v", old[:1], err)
+	}
+	day, want := oldAnswers()
+	var got []dayAnswer
+	if err := unpackAnswerDay(day, old, func(a dayAnswer) error { got = append(got, a); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the old block reads\n%+v\nwant\n%+v", got, want)
+	}
+
+	blob := packAnswerDay(day, want)
+	if blob[0] != packAnswersKinds {
+		t.Fatalf("the writer writes format %d, want %d", blob[0], packAnswersKinds)
+	}
+	if len(blob) != len(old) {
+		t.Errorf("without kinds the new format takes %d bytes, the old %d", len(blob), len(old))
+	}
+	for i := range want {
+		want[i].quotes[len(want[i].quotes)-1].kind = sources.KindUnavailable
+	}
+	got = nil
+	if err := unpackAnswerDay(day, packAnswerDay(day, want), func(a dayAnswer) error { got = append(got, a); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("with kinds the block reads\n%+v\nwant\n%+v", got, want)
 	}
 }

@@ -36,7 +36,9 @@ type ParquetRow struct {
 }
 
 // ParquetQuote is one source's part in a minute: its status, and with a price, the price, the
-// start of the bar it closes and its distance to the answer in hundredths of a basis point.
+// start of the bar it closes and its distance to the answer in hundredths of a basis point;
+// without one, why (err) and, when its request failed, the failure's kind (error_kind, a
+// sources.ErrorKind: empty otherwise).
 type ParquetQuote struct {
 	Source           string  `parquet:"source,dict"`
 	Status           string  `parquet:"status,dict"`
@@ -45,6 +47,7 @@ type ParquetQuote struct {
 	Bar              *int64  `parquet:"bar,optional,timestamp(millisecond)"`
 	DistanceCentiBps *int64  `parquet:"distance_centibps,optional"`
 	Err              string  `parquet:"err,dict,zstd"`
+	ErrorKind        string  `parquet:"error_kind,dict"`
 }
 
 // parquetRowOf is the exported row of a stored answer.
@@ -56,7 +59,7 @@ func parquetRowOf(a Answer) ParquetRow {
 		r.Scaled, r.Price = &v, &p
 	}
 	for _, q := range a.Quotes {
-		pq := ParquetQuote{Source: q.Source, Status: string(q.Status), Err: q.Err}
+		pq := ParquetQuote{Source: q.Source, Status: string(q.Status), Err: q.Err, ErrorKind: string(q.Kind)}
 		if q.Price > 0 {
 			v, p, bar := int64(q.Price), q.Price.String(), q.BarTime.UnixMilli()
 			pq.Scaled, pq.Price, pq.Bar = &v, &p, &bar

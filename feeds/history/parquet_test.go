@@ -16,11 +16,12 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // The Parquet export, read back by an independent reader (Apache Arrow's), holds every row of
-// the CSV export, in the same order, with the same values.
+// the CSV export, in the same order, with the same values, a failed quote's error kind included.
 func TestParquetExportRoundTrip(t *testing.T) { eachBackend(t, testParquetExportRoundTrip) }
 
 func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
@@ -39,7 +40,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 	editAnswer(t, store, "SPY", ny(2025, time.November, 5, 11, 0), func(a *dayAnswer) {
 		for i := range a.quotes {
 			if q := &a.quotes[i]; q.source == "massive" {
-				q.status, q.price, q.bar, q.centibps, q.err = "error", 0, 0, -1, "test"
+				q.status, q.price, q.bar, q.centibps, q.err, q.kind = "error", 0, 0, -1, "test", sources.KindRateLimited
 			}
 		}
 	})
@@ -76,7 +77,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 		t.Fatal(err)
 	}
 	defer rr.Release()
-	row, nullAnswers, unpriced := 0, 0, 0
+	row, nullAnswers, unpriced, failed := 0, 0, 0, 0
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		col := func(name string) arrow.Array {
@@ -99,19 +100,23 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 			return quotes.Field(i)
 		}
 		qSource, qStatus, qDist := field("source").(*array.String), field("status").(*array.String), field("distance_centibps").(*array.Int64)
-		qScaled, qBar := field("scaled").(*array.Int64), field("bar").(*array.Timestamp)
+		qScaled, qBar, qKind := field("scaled").(*array.Int64), field("bar").(*array.Timestamp), field("error_kind").(*array.String)
 		unit := minute.DataType().(*arrow.TimestampType).Unit
 		for i := range int(rec.NumRows()) {
 			w := want[row]
-			got := []string{symbol.Value(i), minute.Value(i).ToTime(unit).UTC().Format(time.RFC3339), "", "", "", strconv.FormatBool(agreed.Value(i)), strconv.FormatBool(complete.Value(i))}
+			got := []string{symbol.Value(i), minute.Value(i).ToTime(unit).UTC().Format(time.RFC3339), "", "", "", strconv.FormatBool(agreed.Value(i)), strconv.FormatBool(complete.Value(i)), ""}
 			if !price.IsNull(i) {
 				got[2], got[3] = price.Value(i), strconv.FormatInt(scaled.Value(i), 10)
 			} else {
 				nullAnswers++
 			}
 			a, b := list.ValueOffsets(i)
-			var src []string
+			var src, kinds []string
 			for j := int(a); j < int(b); j++ {
+				if k := qKind.Value(j); k != "" {
+					kinds = append(kinds, qSource.Value(j)+":"+k)
+					failed++
+				}
 				if qScaled.IsNull(j) {
 					unpriced++
 					if !qBar.IsNull(j) {
@@ -122,7 +127,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 					src = append(src, qSource.Value(j)+":"+qStatus.Value(j)+":"+feeds.FormatCentiBps(qDist.Value(j)))
 				}
 			}
-			got[4] = strings.Join(src, ";")
+			got[4], got[7] = strings.Join(src, ";"), strings.Join(kinds, ";")
 			if strings.Join(got, ",") != strings.Join(w, ",") {
 				t.Fatalf("row %d:\nparquet %v\n    csv %v", row, got, w)
 			}
@@ -132,7 +137,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 	if err := rr.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if row != len(want) || nullAnswers != 1 || unpriced == 0 {
-		t.Fatalf("%d rows read of %d; %d null answers (want 1), %d quotes without a price", row, len(want), nullAnswers, unpriced)
+	if row != len(want) || nullAnswers != 1 || unpriced == 0 || failed != 1 {
+		t.Fatalf("%d rows read of %d; %d null answers (want 1), %d quotes without a price, %d with an error kind (want 1)", row, len(want), nullAnswers, unpriced, failed)
 	}
 }

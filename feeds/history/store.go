@@ -598,6 +598,10 @@ type Quote struct {
 	// hundredths of a basis point; -1 without a price.
 	DistanceCentiBps int64
 	Err              string
+	// Kind is what kind of failure the quote's request was (feeds.Quote.Kind): set when a
+	// window failed to fetch, "" otherwise and in answers stored before kinds were kept. Tell
+	// failures apart by it, never by Err.
+	Kind sources.ErrorKind
 }
 
 // Answer is the stored reconciled price of one symbol at one minute.
@@ -731,6 +735,21 @@ func unix(s int64) time.Time { return time.Unix(s, 0).UTC() }
 // ceilUnix is the first whole second at or after t.
 func ceilUnix(t time.Time) int64 { return sources.CeilUnix(t) }
 
+// failedKinds names the kind of each quote whose request failed, as " [source: kind, …]"; "" when
+// none did.
+func failedKinds(quotes []Quote) string {
+	var out []string
+	for _, q := range quotes {
+		if q.Kind != "" {
+			out = append(out, q.Source+": "+string(q.Kind))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(out, ", ") + "]"
+}
+
 // Price is the stored answer of symbol at minute as the live reconciler would give it, for
 // `pricerig price --db` and the rig: a minute already in the history needs no fetch. ok is true
 // only for an answer that is complete and was reconciled under the spec's own rules (see
@@ -746,7 +765,7 @@ func (s *Store) Price(ctx context.Context, spec *feeds.Spec, symbol string, minu
 	case a.Rules != RulesText(spec, nil):
 		return res, false, fmt.Sprintf("the stored answer was reconciled under other rules (%s)", a.Rules), nil
 	case !a.Complete:
-		return res, false, "the stored answer is incomplete (" + a.Reason + ")", nil
+		return res, false, "the stored answer is incomplete (" + a.Reason + ")" + failedKinds(a.Quotes), nil
 	}
 	feed, _ := spec.Feed(symbol)
 	res = feeds.Result{
@@ -757,7 +776,7 @@ func (s *Store) Price(ctx context.Context, spec *feeds.Spec, symbol string, minu
 		prov, _ := feed.ProviderSymbol(q.Source)
 		res.Quotes = append(res.Quotes, feeds.Quote{
 			Source: q.Source, Symbol: prov, Status: q.Status, Price: q.Price, BarTime: q.BarTime,
-			Carried: q.Status.Priced() && !q.BarTime.Equal(a.Minute), Err: q.Err, DistanceCentiBps: q.DistanceCentiBps,
+			Carried: q.Status.Priced() && !q.BarTime.Equal(a.Minute), Err: q.Err, Kind: q.Kind, DistanceCentiBps: q.DistanceCentiBps,
 		})
 	}
 	return res, true, "", nil
