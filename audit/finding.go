@@ -10,7 +10,11 @@
 // (source_drift, near_miss, …) that scripts can match on.
 package audit
 
-import "time"
+import (
+	"time"
+
+	"github.com/pricerig/pricerig/sources"
+)
 
 // Severity says how urgent a finding is. Both make the audit unhealthy.
 type Severity string
@@ -59,7 +63,8 @@ const (
 	LowBalance = "low_balance" // an operator or relayer address holds less than --min-balance
 
 	// History check.
-	HistoryGap = "history_gap" // session minutes of the window with no stored answer
+	HistoryGap    = "history_gap"    // session minutes of the window with no stored answer
+	HistoryFailed = "history_failed" // stored minutes of the window whose quote from a source is a failed request
 )
 
 // Finding is one thing the operator should look at.
@@ -72,6 +77,8 @@ type Finding struct {
 	TaskID   uint64   `json:"task_id,omitempty"`
 	RigID    uint64   `json:"rig_id,omitempty"`
 	Address  string   `json:"address,omitempty"`
+	// ErrorKind is the kind of failure a history_failed finding is about (sources.ErrorKind).
+	ErrorKind sources.ErrorKind `json:"error_kind,omitempty"`
 	// Count of the observations (minutes, quotes) the finding was seen in, out of Of.
 	Count int `json:"count,omitempty"`
 	Of    int `json:"of,omitempty"`

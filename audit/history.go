@@ -7,12 +7,27 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
 )
 
 // History is what the history check reads of a price history.
 type History interface {
-	// Answered returns the minutes in [from, to) that have a stored answer for symbol.
-	Answered(ctx context.Context, symbol string, from, to time.Time) ([]time.Time, error)
+	// Answered returns the stored answers of symbol in [from, to), in minute order.
+	Answered(ctx context.Context, symbol string, from, to time.Time) ([]Stored, error)
+}
+
+// Stored is a stored answer as the history check reads it: its minute, and the sources whose
+// request for it failed.
+type Stored struct {
+	Minute time.Time
+	Failed []FailedQuote
+}
+
+// FailedQuote is a source whose request failed, and the failure's kind: "" when the store did
+// not keep it (answers stored before kinds were).
+type FailedQuote struct {
+	Source string
+	Kind   sources.ErrorKind
 }
 
 // SessionMinutes lists the minutes of the sessions that start in [from, to) and have closed by
@@ -86,22 +101,76 @@ func CheckHistory(symbols []string, from, to time.Time, sessions []market.Sessio
 	return out
 }
 
+// CheckHistoryFailures reports, per symbol, source and kind of failure, the stored minutes whose
+// quote from the source is a failed request: the backfill could not fetch them, and what to do
+// about it depends on the kind (a refused key will fail again until it is fixed; an outage or a
+// rate limit is worth another backfill of the window). stored holds each symbol's answers.
+func CheckHistoryFailures(symbols []string, stored map[string][]Stored) []Finding {
+	type key struct {
+		source string
+		kind   sources.ErrorKind
+	}
+	var out []Finding
+	for _, sym := range symbols {
+		answers := stored[sym]
+		found := map[key]*Finding{}
+		var order []key
+		for _, s := range answers {
+			for _, q := range s.Failed {
+				k := key{q.Source, q.Kind}
+				f, ok := found[k]
+				if !ok {
+					f = &Finding{Check: CheckHistoryName, Name: HistoryFailed, Severity: Warn, Source: q.Source, Symbol: sym,
+						ErrorKind: q.Kind, Of: len(answers), First: s.Minute}
+					found[k] = f
+					order = append(order, k)
+				}
+				f.Count++
+				f.Last = s.Minute
+			}
+		}
+		for _, k := range order {
+			f := found[k]
+			head := fmt.Sprintf("%s: %d of %s have no quote from %s", sym, f.Count, plural(f.Of, "stored minute"), k.source)
+			switch k.kind {
+			case sources.KindUnauthorized:
+				f.Message = head + ", which refused the key when they were backfilled (unauthorized): fix the key, then backfill them again"
+			case sources.KindNoKey:
+				f.Message = head + ", whose key was missing when they were backfilled (no_key): set it, then backfill them again"
+			case sources.KindRateLimited:
+				f.Message = head + ", which was rate-limiting when they were backfilled (rate_limited): backfill them again"
+			case sources.KindUnavailable:
+				f.Message = head + ", which was down when they were backfilled (unavailable): backfill them again"
+			case "":
+				f.Message = head + ": its request failed (of a kind not stored: they were backfilled before kinds were kept)"
+			default:
+				f.Message = head + fmt.Sprintf(": its request failed (%s)", k.kind)
+			}
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
 func (a *Auditor) history(ctx context.Context, w Window) (CheckResult, []Finding) {
 	c := CheckResult{Name: CheckHistoryName}
 	if a.cfg.History == nil {
 		c.State, c.Detail = CheckSkipped, "no history store (--db)"
 		return c, nil
 	}
-	answered := map[string][]time.Time{}
+	answered, stored := map[string][]time.Time{}, map[string][]Stored{}
 	for _, sym := range a.symbols {
-		ms, err := a.cfg.History.Answered(ctx, sym, w.From, w.To)
+		ss, err := a.cfg.History.Answered(ctx, sym, w.From, w.To)
 		if err != nil {
 			c.State, c.Detail = CheckError, fmt.Sprintf("reading the history of %s: %v", sym, err)
 			return c, nil
 		}
-		answered[sym] = ms
+		stored[sym] = ss
+		for _, s := range ss {
+			answered[sym] = append(answered[sym], s.Minute)
+		}
 	}
 	sessions := a.cfg.Spec.Rules.Sessions
 	c.Detail = fmt.Sprintf("%s × %s from %s", plural(len(a.symbols), "symbol"), plural(len(SessionMinutes(w.From, w.To, sessions)), "session minute"), w.From.Format(time.RFC3339))
-	return c, CheckHistory(a.symbols, w.From, w.To, sessions, answered)
+	return c, append(CheckHistory(a.symbols, w.From, w.To, sessions, answered), CheckHistoryFailures(a.symbols, stored)...)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 func TestHistoryGapsInABackfilledStore(t *testing.T) {
@@ -76,6 +78,85 @@ func TestCheckHistoryGroupsGaps(t *testing.T) {
 	for _, part := range []string{"00:56:00Z,", "00:58:00Z – 2026-11-20T00:59:00Z"} {
 		if !strings.Contains(fs[0].Message, part) {
 			t.Errorf("message %q lacks %q", fs[0].Message, part)
+		}
+	}
+}
+
+// A source that refused its key while a window was backfilled left the window's stored minutes
+// with failed quotes of kind unauthorized: the history check reports them by that kind (one
+// finding per symbol), not by the error's text, even once the source answers again.
+func TestHistoryFailuresInABackfilledStore(t *testing.T) {
+	env := newSimEnv(t, tuesday)
+	spec := env.spec(t)
+	store, err := history.Open(filepath.Join(t.TempDir(), "prices.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	env.sim.SetFault("twelvedata", sim.FaultUnauthorized)
+	b, err := history.New(store, history.Options{
+		Spec: spec, Symbols: []string{"NVDA", "SPY"}, Sources: []string{"alpaca", "pyth", "twelvedata"},
+		From: mustTime("2026-11-24T14:00:00Z"), To: mustTime("2026-11-24T15:35:00Z"), Clock: env.clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	env.sim.SetFault("twelvedata", sim.FaultNone)
+	a := env.auditor(t, Config{Spec: spec, Symbols: []string{"NVDA", "SPY"}, Since: 20 * time.Minute, MaxMinutes: 1, History: StoreHistory{store}})
+	rep := a.Run(context.Background())
+	var failed []Finding
+	for _, f := range rep.Findings {
+		if f.Name == HistoryFailed {
+			failed = append(failed, f)
+		}
+	}
+	if len(failed) != 2 {
+		t.Fatalf("history_failed findings %+v; all %v", failed, names(rep.Findings))
+	}
+	for i, f := range failed {
+		if f.Symbol != []string{"NVDA", "SPY"}[i] || f.Source != "twelvedata" || f.ErrorKind != sources.KindUnauthorized ||
+			f.Severity != Warn || f.Count == 0 || f.Count != f.Of || !strings.Contains(f.Message, "fix the key") {
+			t.Errorf("finding %+v", f)
+		}
+	}
+}
+
+// The failures are grouped by symbol, source and kind, and each kind says what to do; a
+// failure stored before kinds were kept says so instead of guessing from its text.
+func TestCheckHistoryFailuresByKind(t *testing.T) {
+	m := func(i int) time.Time { return mustTime("2026-11-24T15:00:00Z").Add(time.Duration(i) * time.Minute) }
+	down := FailedQuote{"massive", sources.KindUnavailable}
+	limited := FailedQuote{"alpaca", sources.KindRateLimited}
+	old := FailedQuote{"pyth", ""}
+	stored := map[string][]Stored{
+		"NVDA": {{Minute: m(0), Failed: []FailedQuote{down}}, {Minute: m(1)}, {Minute: m(2), Failed: []FailedQuote{limited, down}},
+			{Minute: m(3), Failed: []FailedQuote{old}}},
+		"SPY": {{Minute: m(0)}},
+	}
+	fs := CheckHistoryFailures([]string{"NVDA", "SPY", "TSLA"}, stored)
+	type got struct {
+		source      string
+		kind        sources.ErrorKind
+		count, of   int
+		first, last time.Time
+		says        string
+	}
+	want := []got{
+		{"massive", sources.KindUnavailable, 2, 4, m(0), m(2), "was down"},
+		{"alpaca", sources.KindRateLimited, 1, 4, m(2), m(2), "rate-limiting"},
+		{"pyth", "", 1, 4, m(3), m(3), "kind not stored"},
+	}
+	if len(fs) != len(want) {
+		t.Fatalf("findings %+v", fs)
+	}
+	for i, f := range fs {
+		w := want[i]
+		if f.Name != HistoryFailed || f.Symbol != "NVDA" || f.Source != w.source || f.ErrorKind != w.kind || f.Count != w.count ||
+			f.Of != w.of || !f.First.Equal(w.first) || !f.Last.Equal(w.last) || !strings.Contains(f.Message, w.says) {
+			t.Errorf("finding %d: %+v, want %+v", i, f, w)
 		}
 	}
 }

@@ -72,7 +72,9 @@ rig       (--journal) settled tasks in the window: near_miss (past --near-miss %
           (a rig's finished tasks cost more gas and slashes than they earned) and wasted_gas
           (a transaction mined reverted).
 balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
-history   (--db) history_gap: session minutes of the window with no stored answer.
+history   (--db) history_gap: session minutes of the window with no stored answer;
+          history_failed: stored minutes whose quote from a source is a failed request, one
+          finding per symbol, source and error_kind (a refused key, an outage, a rate limit).
 
 One shot (for system cron): a report, or one JSON object with --json. Exit 0 healthy, 1
 findings, 2 a check could not run or bad input. With --schedule it runs in-process on a cron
