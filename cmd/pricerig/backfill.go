@@ -293,17 +293,19 @@ func newBackfillExportCmd(a *app) *cobra.Command {
 		Use:   "export --db prices.db --format csv|jsonl|parquet [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
 		Short: "Write the stored answers as CSV, JSON lines or Parquet",
 		Long: `Write the reconciled answers of a backfilled store, ordered by symbol and minute: symbol, minute,
-price (decimal), scaled (price × 10^8), sources, agreed, complete. price and scaled are empty
-when the sources did not agree. In CSV, sources lists each priced quote as
-name:status:distance_bps; in JSON lines it holds every quote with its price, bar time, distance
-and error. complete is false when a source's window was missing or failed, or a source was left
-out: such a minute is not the answer 'pricerig price' would give.
+price (decimal), scaled (price × 10^8), sources, agreed, complete, error_kind. price and scaled
+are empty when the sources did not agree. In CSV, sources lists each priced quote as
+name:status:distance_bps, and error_kind each quote whose request failed as name:kind
+(unauthorized, unavailable, rate_limited…); in JSON lines sources holds every quote with its
+price, bar time, distance, error and error_kind. complete is false when a source's window was
+missing or failed, or a source was left out: such a minute is not the answer 'pricerig price'
+would give.
 
 Parquet (--format parquet, for analysts' tools) holds the same rows, sorted by symbol then minute,
 in row groups of 65536 rows: minute (timestamp, UTC), symbol, scaled (int64, null without an
 answer), price (decimal text), agreed, sources_agreed, complete, reason, session, and sources, a
 repeated group of each source's source, status, scaled, price, bar (timestamp),
-distance_centibps and err.`,
+distance_centibps, err and error_kind.`,
 		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
   pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07
   pricerig backfill export --db prices.db --format parquet --out prices.parquet`,
