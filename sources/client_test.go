@@ -535,7 +535,7 @@ func TestTidyKeepsTidyBarsWithoutACopy(t *testing.T) {
 	if len(got) != 3 || &got[0] != &backing[0] || cap(got) != 3 {
 		t.Fatalf("Tidy of tidy bars: len %d cap %d, same array %v; want the same 3 bars clipped", len(got), cap(got), len(got) > 0 && &got[0] == &backing[0])
 	}
-	got = append(got, Bar{Start: m(9), Close: 9})
+	_ = append(got, Bar{Start: m(9), Close: 9}) // must copy: got is clipped
 	if backing[:4][3].Close != 0 {
 		t.Errorf("an append to Tidy's result wrote into the source's array")
 	}

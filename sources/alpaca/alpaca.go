@@ -302,7 +302,7 @@ func decode(s *sources.Stream, symbols []string, multi bool, keep sources.Window
 		bars := p.bars[sym]
 		fromSlab := bars == nil
 		if fromSlab {
-			bars = slab[len(slab):len(slab)]
+			bars = slab[len(slab):]
 		}
 		err := s.Array(func(i int) error {
 			if err := row.Read(s); err != nil {
