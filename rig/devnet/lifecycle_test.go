@@ -95,6 +95,13 @@ func (d *Devnet) entryOf(ctx context.Context, process int, taskID uint64) (rig.E
 	return rig.Entry{}, false
 }
 
+// roomyWindows are commit and reveal windows for a test that needs every rig to answer, not one
+// about windows: the seeds close a window early once every drawn rig committed (revealed), so a
+// healthy run takes as long as with the seed's 4 minutes, while a rig starved on a loaded machine
+// still gets its answer in (chain time runs up to four times the wall clock, and at a load of 28
+// a rig missed a 4-minute reveal window).
+const roomyWindows = 30 * time.Minute
+
 // waitSettled is d.Wait for tasks every rig of which journals its end: a runner journals a
 // settlement a step after the chain's, and Wait's report waits for that only a moment, which
 // a loaded machine can outlast (a rig was reported "revealed" there). It waits for every rig's
@@ -349,7 +356,7 @@ func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
 func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
-	d, ctx := startDevnet(t, Options{Layout: []int{3}, WrapPricer: func(_ int, p rig.Pricer) rig.Pricer {
+	d, ctx := startDevnet(t, Options{Layout: []int{3}, CommitWindow: roomyWindows, RevealWindow: roomyWindows, WrapPricer: func(_ int, p rig.Pricer) rig.Pricer {
 		return pricerFunc(func(ctx context.Context, s string, m time.Time, o ...feeds.PriceOption) (feeds.Result, error) {
 			mu.Lock()
 			calls[s]++
