@@ -133,9 +133,13 @@ type SenderConfig struct {
 	GasHeadroomPct int           // added to the estimate; default 25
 	Poll           time.Duration // between receipt checks; default 250ms
 	BumpAfter      time.Duration // a transaction not mined by then is replaced with a higher fee; default 20s
-	MaxBumps       int           // replacements before giving up; default 5
-	BumpPct        int           // fee increase per replacement; default 20 (nodes want at least 10)
-	RetryRPC       int           // resends after an unreachable RPC; default 5
+	// RebroadcastAfter is how long a transaction waits for its receipt before it is sent again
+	// as it is, and again as often while it waits (a node that lost it takes it back; see
+	// rebroadcast); default a quarter of BumpAfter, at least 1s.
+	RebroadcastAfter time.Duration
+	MaxBumps         int // replacements before giving up; default 5
+	BumpPct          int // fee increase per replacement; default 20 (nodes want at least 10)
+	RetryRPC         int // resends after an unreachable RPC; default 5
 	// Guard, when set, is asked just before every broadcast (first and replacement); its error
 	// stops the send. The runner's guard fails once the lease is lost.
 	Guard func() error
@@ -158,6 +162,9 @@ func (c SenderConfig) withDefaults() SenderConfig {
 	}
 	if c.BumpAfter == 0 {
 		c.BumpAfter = 20 * time.Second
+	}
+	if c.RebroadcastAfter == 0 {
+		c.RebroadcastAfter = max(c.BumpAfter/4, time.Second)
 	}
 	if c.MaxBumps == 0 {
 		c.MaxBumps = 5
@@ -252,7 +259,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 	sent := []common.Hash{tx.Hash()}
 	s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash())
 	for bump := 0; ; bump++ {
-		r, err := s.wait(ctx, sent)
+		r, err := s.wait(ctx, sent, tx)
 		if err == nil {
 			return s.finish(ctx, r, msg)
 		}
@@ -457,10 +464,11 @@ func (s *Sender) retryRPC(ctx context.Context, call func() error) error {
 }
 
 // wait polls for the receipt of any of the hashes (replacements share a nonce, so at most one is
-// mined) until BumpAfter passes.
-func (s *Sender) wait(ctx context.Context, hashes []common.Hash) (*types.Receipt, error) {
+// mined) until BumpAfter passes, sending latest again every RebroadcastAfter (see rebroadcast).
+func (s *Sender) wait(ctx context.Context, hashes []common.Hash, latest *types.Transaction) (*types.Receipt, error) {
 	deadline := time.NewTimer(s.cfg.BumpAfter)
 	defer deadline.Stop()
+	sentAt := time.Now()
 	for {
 		var head <-chan struct{} // taken before the look, so a block arriving during it is not missed
 		if s.cfg.NextHead != nil {
@@ -468,6 +476,10 @@ func (s *Sender) wait(ctx context.Context, hashes []common.Hash) (*types.Receipt
 		}
 		if r := s.anyReceipt(ctx, hashes); r != nil {
 			return r, nil
+		}
+		if time.Since(sentAt) >= s.cfg.RebroadcastAfter {
+			s.rebroadcast(ctx, latest)
+			sentAt = time.Now()
 		}
 		pause := s.cfg.Poll
 		if head != nil {
