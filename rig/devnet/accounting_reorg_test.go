@@ -84,12 +84,16 @@ func accountsOff(ctx context.Context, t *testing.T, d *Devnet, senders map[commo
 	return off
 }
 
-// waitAccounts waits until accountsOff finds nothing (for at most a minute, leaving ctx to the
-// rest of the test), and fails with what it found last.
+// waitAccounts waits until accountsOff finds nothing, and fails with what it found last; it
+// stops waiting 20 s before ctx ends, so that last look still reads the chain.
 func waitAccounts(ctx context.Context, t *testing.T, when string, d *Devnet, senders map[common.Address]bool, start uint64, metrics []*rig.Metrics) {
 	t.Helper()
-	wait, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
+	wait := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithDeadline(ctx, dl.Add(-20*time.Second))
+		defer cancel()
+	}
 	for {
 		off := accountsOff(ctx, t, d, senders, start, metrics)
 		if len(off) == 0 {
@@ -110,8 +114,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	var mu sync.Mutex
 	metrics := map[int]*rig.Metrics{}
 	d, err := Start(ctx, Options{Spec: []byte(testSpec), RelayerFeeBps: 1000, Metrics: func(i int) *rig.Metrics {
