@@ -75,7 +75,7 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 	}
 	r.log.Info("the chain reorganised: checking the journaled transactions", "from_block", from, "transactions", len(txs))
 	for _, t := range txs {
-		rec, err := r.backend.TransactionReceipt(ctx, t.Hash)
+		rec, err := r.canonicalReceipt(ctx, t.Hash)
 		switch {
 		case err == nil && rec != nil:
 			r.rejournal(ctx, book, t, rec)
@@ -123,7 +123,7 @@ func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t TxRecord
 // their watch.
 func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64) {
 	for hash, d := range r.reorg.dropped {
-		rec, err := r.backend.TransactionReceipt(ctx, hash)
+		rec, err := r.canonicalReceipt(ctx, hash)
 		switch {
 		case err == nil && rec != nil:
 			t := r.txRecord(ctx, d.rec.Purpose, d.rec.From, d.rec.Entries, rec)
@@ -158,7 +158,7 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 		bySettle[p.Tx] = append(bySettle[p.Tx], p)
 	}
 	for hash, paid := range bySettle {
-		rec, err := r.backend.TransactionReceipt(ctx, hash)
+		rec, err := r.canonicalReceipt(ctx, hash)
 		switch {
 		case err == nil && rec != nil:
 			if rec.BlockNumber != nil && rec.BlockNumber.Uint64() == paid[0].Block {
@@ -185,6 +185,28 @@ func (r *Runner) reopen(taskID uint64) {
 	r.mu.Lock()
 	t.done = false
 	r.mu.Unlock()
+}
+
+// canonicalReceipt is a transaction's receipt when the block it names is the chain's at that
+// height now; ethereum.NotFound otherwise. Right after a reorg a node may still answer from the
+// dropped block (geth keeps a lookup cache it purges after moving the head), and a receipt so
+// read would keep a dropped transaction or settlement in the accounts: each is looked up once
+// per reorg.
+func (r *Runner) canonicalReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	rec, err := r.backend.TransactionReceipt(ctx, hash)
+	if err != nil || rec == nil || rec.BlockNumber == nil {
+		return rec, err
+	}
+	h, err := r.backend.HeaderByNumber(ctx, rec.BlockNumber)
+	switch {
+	case isNotFound(err):
+		return nil, ethereum.NotFound
+	case err != nil:
+		return nil, err
+	case h.Hash() != rec.BlockHash:
+		return nil, ethereum.NotFound
+	}
+	return rec, nil
 }
 
 // isNotFound says a node has no receipt for a transaction (any more).
