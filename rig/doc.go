@@ -16,8 +16,9 @@
 //     priced before it is sent (Prepare); network.go: the networks by name.
 //   - txm.go: Sender, one key's transactions (nonces, fees, stuck replacement, receipts);
 //     txm_check.go: a call simulated at the pending state and estimated before it is sent, many
-//     in one JSON-RPC batch; revert.go: a revert told by the node's error code and data, and
-//     its reason decoded.
+//     in one JSON-RPC batch; txm_rebroadcast.go: a waiting transaction sent again, for a node
+//     that lost it; revert.go: a revert told by the node's error code and data, and its reason
+//     decoded.
 //
 // The answer
 //
@@ -41,8 +42,9 @@
 //   - accounting.go: the accounts (every mined transaction with its purpose, tasks, rigs and
 //     cost; each settled task's payouts); accounting_ledger.go: the Ledger they add up to, per
 //     task, per rig and in total, in wei; accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
-//     settlement's events (the Deployment's PayoutReader); receipt.go: the L1 part of a rollup's
-//     receipt.
+//     settlement's events (the Deployment's PayoutReader); accounting_reorg.go: the transactions
+//     and settlements a reorg dropped or moved taken out of the accounts (and the metrics'
+//     reorged corrections); receipt.go: the L1 part of a rollup's receipt.
 //   - journal.go: the durable journal (its states and entries, their reads and writes, the same
 //     SQL on both databases); journal_sqlite.go and journal_postgres.go: opening each database
 //     and its numbered migrations; journal_audit.go: the audit reports it keeps. lease.go and
