@@ -23,8 +23,8 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
-// On a devnet whose gas costs more than a task pays (a genesis base fee of 1000 gwei: a commit
-// alone costs more than the 0.000003 ETH a rig earns), the audit of each rig process's journal
+// On a devnet whose gas costs more than a task pays (every transaction priced at 100 gwei for
+// the whole run: a commit alone costs more than the 0.000003 ETH a rig earns), the audit of each rig process's journal
 // reports every rig `unprofitable`, with the margin its ledger holds, and the relayed process's
 // journal as a whole too (its relayer paid the draws and settles).
 func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
@@ -39,7 +39,11 @@ func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, BaseFee: big.NewInt(1_000_000_000_000)})
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec,
+		// GasPrice, not a genesis BaseFee: the base fee falls 12.5 % with every empty heartbeat
+		// block, so a run slowed by a loaded machine (100+ s) priced the relayed rig's commit and
+		// reveal below what it earned and its margin came out positive.
+		GasPrice: big.NewInt(100_000_000_000)})
 	if err != nil {
 		t.Fatal(err)
 	}
