@@ -365,28 +365,23 @@ func (j *DBJournal) PayoutsFromBlock(ctx context.Context, from uint64) ([]Payout
 // ForgetPayouts takes the payouts of one settlement transaction out of the accounts: a reorg
 // dropped or moved it (the task's payouts are then read again from the chain).
 func (j *DBJournal) ForgetPayouts(ctx context.Context, settle common.Hash) error {
-	tx, err := j.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, table := range []string{"payouts", "payout_blocks"} {
-		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE tx_hash = ?`), settle.Hex()); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return j.forget(ctx, "tx_hash", settle, "payouts", "payout_blocks")
 }
 
 // ForgetTx takes a transaction and its entries out of the accounts: a reorg dropped it.
 func (j *DBJournal) ForgetTx(ctx context.Context, hash common.Hash) error {
+	return j.forget(ctx, "hash", hash, "tx_tasks", "txs")
+}
+
+// forget deletes the rows whose column holds hash from each table, in one transaction.
+func (j *DBJournal) forget(ctx context.Context, column string, hash common.Hash, tables ...string) error {
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	for _, table := range []string{"tx_tasks", "txs"} {
-		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE hash = ?`), hash.Hex()); err != nil {
+	for _, table := range tables {
+		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE `+column+` = ?`), hash.Hex()); err != nil {
 			return err
 		}
 	}

@@ -74,18 +74,7 @@ func TestReorgedMetricsCorrectTheAccounts(t *testing.T) {
 	}
 	b.r.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
 
-	parent, err := b.sim.Client.HeaderByNumber(b.ctx, new(big.Int).Sub(rec.BlockNumber, big.NewInt(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.sim.Backend.Fork(parent.Hash()); err != nil {
-		t.Fatal(err)
-	}
-	b.sim.Backend.Rollback()
-	b.sim.Mine(2)
-	if _, err := b.sim.Client.TransactionReceipt(b.ctx, hash); err == nil {
-		t.Fatal("the batch is still on the forked chain")
-	}
+	b.forkOut(rec)
 	b.r.checkReorg(b.ctx, head())
 	if l := agree("after the reorg"); l.Total.GasPaid.Sign() != 0 {
 		t.Fatalf("after the reorg the journal still holds %s wei of gas", l.Total.GasPaid)

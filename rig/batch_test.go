@@ -202,6 +202,24 @@ func (b *batchRig) commitMany(es []Entry) []byte {
 	return b.sim.ABI.PackCommitMany(entries, sigs)
 }
 
+// forkOut reorgs rec's transaction out: back to its block's parent, the pool emptied, two
+// blocks without it.
+func (b *batchRig) forkOut(rec *types.Receipt) {
+	b.t.Helper()
+	parent, err := b.sim.Client.HeaderByNumber(b.ctx, new(big.Int).Sub(rec.BlockNumber, big.NewInt(1)))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := b.sim.Backend.Fork(parent.Hash()); err != nil {
+		b.t.Fatal(err)
+	}
+	b.sim.Backend.Rollback()
+	b.sim.Mine(2)
+	if _, err := b.sim.Client.TransactionReceipt(b.ctx, rec.TxHash); err == nil {
+		b.t.Fatal("the transaction is still on the forked chain")
+	}
+}
+
 // mineUntil seals blocks while the runner's transactions go out, until done holds.
 func (b *batchRig) mineUntil(what string, done func() bool) {
 	b.t.Helper()
@@ -561,19 +579,7 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 	}
 	b.r.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
 
-	// The reorg: back to the batch's parent, the pool emptied, two blocks without it.
-	parent, err := b.sim.Client.HeaderByNumber(b.ctx, new(big.Int).Sub(rec.BlockNumber, big.NewInt(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.sim.Backend.Fork(parent.Hash()); err != nil {
-		t.Fatal(err)
-	}
-	b.sim.Backend.Rollback()
-	b.sim.Mine(2)
-	if _, err := b.sim.Client.TransactionReceipt(b.ctx, hash); err == nil {
-		t.Fatal("the batch is still on the forked chain")
-	}
+	b.forkOut(rec)
 	b.r.checkReorg(b.ctx, head())
 	if txs := journaled(); len(txs) != 0 {
 		t.Fatalf("after the reorg the accounts still hold %+v", txs)
