@@ -8,25 +8,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-func TestHistoryGapsInABackfilledStore(t *testing.T) {
-	env := newSimEnv(t, tuesday)
-	spec := env.spec(t)
+// backfilledStore is a new store holding a backfill of NVDA and SPY from alpaca, pyth and
+// twelvedata, 2026-11-24 from 14:00 UTC to the minute to.
+func backfilledStore(t *testing.T, env *simEnv, spec *feeds.Spec, to string) *history.Store {
+	t.Helper()
 	store, err := history.Open(filepath.Join(t.TempDir(), "prices.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	// Backfill NVDA and SPY up to 15:32, TSLA not at all: the audit's window (the last 40
-	// minutes) then lacks 15:32–15:34 of NVDA and SPY, and every minute of TSLA.
 	b, err := history.New(store, history.Options{
 		Spec: spec, Symbols: []string{"NVDA", "SPY"}, Sources: []string{"alpaca", "pyth", "twelvedata"},
-		From: mustTime("2026-11-24T14:00:00Z"), To: mustTime("2026-11-24T15:32:00Z"), Clock: env.clock,
+		From: mustTime("2026-11-24T14:00:00Z"), To: mustTime(to), Clock: env.clock,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +34,15 @@ func TestHistoryGapsInABackfilledStore(t *testing.T) {
 	if _, err := b.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return store
+}
+
+func TestHistoryGapsInABackfilledStore(t *testing.T) {
+	env := newSimEnv(t, tuesday)
+	spec := env.spec(t)
+	// Backfill NVDA and SPY up to 15:32, TSLA not at all: the audit's window (the last 40
+	// minutes) then lacks 15:32–15:34 of NVDA and SPY, and every minute of TSLA.
+	store := backfilledStore(t, env, spec, "2026-11-24T15:32:00Z")
 	a := env.auditor(t, Config{Spec: spec, Since: 40 * time.Minute, MaxMinutes: 1, History: StoreHistory{store}})
 	rep := a.Run(context.Background())
 	if got := names(rep.Findings); !reflect.DeepEqual(got, map[string][]string{HistoryGap: {"NVDA", "SPY", "TSLA"}}) {
@@ -88,22 +97,8 @@ func TestCheckHistoryGroupsGaps(t *testing.T) {
 func TestHistoryFailuresInABackfilledStore(t *testing.T) {
 	env := newSimEnv(t, tuesday)
 	spec := env.spec(t)
-	store, err := history.Open(filepath.Join(t.TempDir(), "prices.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
 	env.sim.SetFault("twelvedata", sim.FaultUnauthorized)
-	b, err := history.New(store, history.Options{
-		Spec: spec, Symbols: []string{"NVDA", "SPY"}, Sources: []string{"alpaca", "pyth", "twelvedata"},
-		From: mustTime("2026-11-24T14:00:00Z"), To: mustTime("2026-11-24T15:35:00Z"), Clock: env.clock,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	store := backfilledStore(t, env, spec, "2026-11-24T15:35:00Z")
 	env.sim.SetFault("twelvedata", sim.FaultNone)
 	a := env.auditor(t, Config{Spec: spec, Symbols: []string{"NVDA", "SPY"}, Since: 20 * time.Minute, MaxMinutes: 1, History: StoreHistory{store}})
 	rep := a.Run(context.Background())
