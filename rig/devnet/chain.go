@@ -114,6 +114,12 @@ func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o 
 			ec.Genesis.BaseFee = new(big.Int)
 			ec.Miner.GasPrice = new(big.Int).Set(o.GasPrice)
 			ec.RPCTxFeeCap = 0
+			// The node's tip suggestion is capped by its gas-price oracle (500 gwei by default):
+			// below the sealer's floor, a sender taking the suggestion waited forever (at 1000 gwei
+			// even the contract's deployment).
+			if ec.GPO.MaxPrice == nil || ec.GPO.MaxPrice.Cmp(o.GasPrice) < 0 {
+				ec.GPO.MaxPrice = new(big.Int).Set(o.GasPrice)
+			}
 		}
 	})
 	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}

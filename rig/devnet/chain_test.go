@@ -70,11 +70,20 @@ func testChainServes(t *testing.T, want uint64) {
 
 // A chain started with a gas price holds it: every transaction, the first and one sent after a
 // run of empty blocks (which would lower a base fee), pays exactly that price per gas, the tip
-// the node suggests.
+// the node suggests; also a price above the node's gas-price oracle cap (500 gwei), where the
+// suggestion fell short of the sealer's floor and nothing was mined.
 func TestChainHoldsTheGasPriceItWasStartedWith(t *testing.T) {
+	for _, price := range []*big.Int{
+		big.NewInt(10_000_000),        // 0.01 gwei, Arbitrum's base-fee floor
+		big.NewInt(1_000_000_000_000), // 1000 gwei
+	} {
+		t.Run(price.String(), func(t *testing.T) { chainHoldsGasPrice(t, price) })
+	}
+}
+
+func chainHoldsGasPrice(t *testing.T, price *big.Int) {
 	priv, _ := crypto.GenerateKey()
 	from := crypto.PubkeyToAddress(priv.PublicKey)
-	price := big.NewInt(10_000_000) // 0.01 gwei, Arbitrum's base-fee floor
 	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour, ChainOptions{GasPrice: price})
 	if err != nil {
 		t.Fatal(err)
