@@ -17,8 +17,9 @@
 //   - txm.go: Sender, one key's transactions (nonces, fees, stuck replacement, receipts);
 //     txm_check.go: a call simulated at the pending state and estimated before it is sent, many
 //     in one JSON-RPC batch; txm_rebroadcast.go: a waiting transaction sent again, for a node
-//     that lost it; revert.go: a revert told by the node's error code and data, and its reason
-//     decoded.
+//     that lost it; rpcerrors.go: a node's errors sorted into the kinds the sender tells apart
+//     (unreachable by the error's type, a refused transaction by the node's words); revert.go: a
+//     revert told by the node's error code and data, and its reason decoded.
 //
 // The answer
 //
