@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -30,18 +29,8 @@ func TestReorgedMetricsCorrectTheAccounts(t *testing.T) {
 		}
 		return h
 	}
-	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
-	b.r.wg.Wait()
-	hash := common.HexToHash(b.entry(1, 1).CommitTx)
-	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, _, err := b.sim.Client.TransactionByHash(b.ctx, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, tx := b.committedBatch()
+	hash := tx.Hash()
 	// net is the accounts as an operator reads them from /metrics: each counter less its
 	// reorged correction (both series exist from the first count on).
 	net := func(rigID uint64) (paid, reorged float64) {

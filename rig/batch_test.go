@@ -202,6 +202,25 @@ func (b *batchRig) commitMany(es []Entry) []byte {
 	return b.sim.ABI.PackCommitMany(entries, sigs)
 }
 
+// committedBatch runs the tasks until every rig committed, and returns rig 1's commit
+// transaction on task 1 (a commitMany) and its receipt.
+func (b *batchRig) committedBatch() (*types.Receipt, *types.Transaction) {
+	b.t.Helper()
+	b.step()
+	b.mineUntil("commits", b.all(StateCommitted))
+	b.r.wg.Wait()
+	hash := common.HexToHash(b.entry(1, 1).CommitTx)
+	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	tx, _, err := b.sim.Client.TransactionByHash(b.ctx, hash)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return rec, tx
+}
+
 // forkOut reorgs rec's transaction out: back to its block's parent, the pool emptied, two
 // blocks without it.
 func (b *batchRig) forkOut(rec *types.Receipt) {
@@ -548,18 +567,8 @@ func TestDirectBatchPayerWithoutFundsDoesNotBlockTheOthers(t *testing.T) {
 // it back from that receipt, to the wei.
 func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 	b := newBatchRig(t, false, 2)
-	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
-	b.r.wg.Wait()
-	hash := common.HexToHash(b.entry(1, 1).CommitTx)
-	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, _, err := b.sim.Client.TransactionByHash(b.ctx, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, tx := b.committedBatch()
+	hash := tx.Hash()
 	journaled := func() []TxRecord {
 		txs, err := b.journal.TxsFromBlock(b.ctx, 0)
 		if err != nil {
