@@ -85,6 +85,7 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 				continue
 			}
 			r.cfg.Metrics.countTx(t, true)
+			r.forgetNonceOf(t.From)
 			if r.reorg.dropped == nil {
 				r.reorg.dropped = map[common.Hash]droppedTx{}
 			}
@@ -176,6 +177,19 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 		r.reopen(paid[0].TaskID)
 		r.log.Warn("a reorg dropped or moved a settlement: its payouts leave the accounts until read again", "tx", hash.Hex(),
 			"task", paid[0].TaskID, "block", paid[0].Block, "payouts", len(paid))
+	}
+}
+
+// forgetNonceOf makes the sender of from ask the node for its next nonce: a reorg dropped one
+// of its transactions, so the nonce it would hand out next lies behind a gap, and what it sent
+// there would wait until Send's nonce-gap resend (BumpAfter later, leaving a stale duplicate).
+func (r *Runner) forgetNonceOf(from common.Address) {
+	if r.relayer != nil && r.relayer.Address() == from {
+		r.relayer.forgetNonce()
+		return
+	}
+	if h, ok := r.rigs[r.rigOfSender(from)]; ok && h.sender != nil {
+		h.sender.forgetNonce()
 	}
 }
 

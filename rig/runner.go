@@ -433,6 +433,16 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	r.mu.Unlock()
 }
 
+// reached says the journal holds the rig's entry for the task at state s or beyond (as this
+// process wrote or read it).
+func (r *Runner) reached(taskID, rigID uint64, s State) bool {
+	t := r.task(taskID)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	known, ok := t.journaled[rigID]
+	return ok && stateOrder[known] >= stateOrder[s]
+}
+
 // journaledAnswer is the journal's entry of one of our rigs for a task, from memory once it holds an
 // answer (whose answer, salt and commitment no longer change).
 func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (Entry, bool, error) {

@@ -109,17 +109,26 @@ func (r *Runner) submit(ctx context.Context, txs []answerTx) {
 	}
 }
 
+// committed journals a mined commit. The metrics count a rig's commit of a task once: a commit
+// mined again after a reorg dropped it (journaled committed already) is not a second one.
 func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
+	again := r.reached(taskID, rigID, StateCommitted)
 	r.advance(ctx, taskID, rigID, StateCommitted, func(e *Entry) { e.CommitTx = rec.TxHash.Hex() })
-	r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
-	r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.CommitMargin }, deadline.Sub(chainNow).Seconds())
-	r.log.Info("committed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex(), "block", rec.BlockNumber)
+	if !again {
+		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
+		r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.CommitMargin }, deadline.Sub(chainNow).Seconds())
+	}
+	r.log.Info("committed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex(), "block", rec.BlockNumber, "again", again)
 }
 
+// revealed journals a mined reveal, counted once as committed is.
 func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt) {
+	again := r.reached(taskID, rigID, StateRevealed)
 	r.advance(ctx, taskID, rigID, StateRevealed, func(e *Entry) { e.RevealTx = rec.TxHash.Hex() })
-	r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
-	r.log.Info("revealed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex())
+	if !again {
+		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
+	}
+	r.log.Info("revealed", "task", taskID, "rig", rigID, "tx", rec.TxHash.Hex(), "again", again)
 }
 
 // send sends a transaction to the contract from s, once the lease is checked in the database

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 // client both satisfy it.
 type TxChain interface {
 	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	NonceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (uint64, error)
 	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
 	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
@@ -159,10 +161,12 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 		return nil, err
 	}
 	sent := []common.Hash{tx.Hash()}
+	nonceOf := map[common.Hash]uint64{tx.Hash(): nonce}
 	s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash())
 	for bump := 0; ; bump++ {
 		r, err := s.wait(ctx, sent, tx)
 		if err == nil {
+			s.watchStale(ctx, sent, nonceOf, r, msg)
 			return s.finish(ctx, r, msg)
 		}
 		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
@@ -178,6 +182,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 				return nil, err
 			}
 			sent = append(sent, tx.Hash())
+			nonceOf[tx.Hash()] = nonce
 			continue
 		}
 		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.key.Address, "nonce", nonce, "tx", tx.Hash())
@@ -194,10 +199,12 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 		switch {
 		case err == nil, errors.Is(err, ErrAlreadyKnown):
 			sent = append(sent, tx.Hash())
+			nonceOf[tx.Hash()] = nonce
 		case errors.Is(err, ErrNonceTooLow):
 			// The nonce was used meanwhile: by one of our versions (then it has a receipt) or
 			// by another sender of this key.
 			if r := s.anyReceipt(ctx, sent); r != nil {
+				s.watchStale(ctx, sent, nonceOf, r, msg)
 				return s.finish(ctx, r, msg)
 			}
 			return nil, err
@@ -402,8 +409,10 @@ func (s *Sender) wait(ctx context.Context, hashes []common.Hash, latest *types.T
 	}
 }
 
+// anyReceipt is the receipt of one of the hashes, looked up from the last sent: after a
+// nonce-gap resend the last version holds the lower nonce, so it is mined first.
 func (s *Sender) anyReceipt(ctx context.Context, hashes []common.Hash) *types.Receipt {
-	for _, h := range hashes {
+	for _, h := range slices.Backward(hashes) {
 		if r, err := s.chain.TransactionReceipt(ctx, h); err == nil && r != nil {
 			return r
 		}

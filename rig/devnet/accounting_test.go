@@ -98,6 +98,9 @@ func journalSpend(ctx context.Context, t *testing.T, d *Devnet) (map[common.Hash
 func runAccounted(ctx context.Context, t *testing.T, o Options) (*Devnet, map[common.Address]bool, uint64) {
 	t.Helper()
 	o.Spec = []byte(testSpec)
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
+	}
 	d, err := Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
@@ -47,6 +49,9 @@ func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	ctx := testContext(t)
 	if o.Spec == nil {
 		o.Spec = []byte(testSpec)
+	}
+	if o.Logger == nil {
+		o.Logger = testLogger(t)
 	}
 	d, err := Start(ctx, o)
 	if err != nil {
@@ -390,7 +395,14 @@ func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 }
 
 func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
-	d, ctx := startDevnet(t, Options{})
+	var mu sync.Mutex
+	metrics := map[int]*rig.Metrics{}
+	d, ctx := startDevnet(t, Options{Metrics: func(i int) *rig.Metrics {
+		mu.Lock()
+		defer mu.Unlock()
+		metrics[i] = rig.NewMetrics(prometheus.NewRegistry())
+		return metrics[i]
+	}})
 	ids, err := d.Order(ctx, []string{"NVDA"}, testMinute())
 	if err != nil {
 		t.Fatal(err)
@@ -455,6 +467,13 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 		e, _ := d.entryOf(ctx, i, ids[0])
 		if e.Salt != salts[i] || e.State != rig.StateSettled {
 			t.Fatalf("process %d after the reorg: %+v", i, e)
+		}
+		// a commit mined again after the reorg is the same rig's one commit of the task
+		mu.Lock()
+		m := metrics[i]
+		mu.Unlock()
+		if c, r := testutil.ToFloat64(m.Committed), testutil.ToFloat64(m.Revealed); c != 1 || r != 1 {
+			t.Errorf("process %d: tasks_committed_total %v, tasks_revealed_total %v; want 1 each for its rig's one task", i+1, c, r)
 		}
 	}
 	// The accounts follow the chain: the transactions the reorg dropped left the journals (or

@@ -68,7 +68,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	}
 	ctx := testContext(t)
 	url := pgtest.Start(t).NewDatabase(t)
-	d, err := Start(ctx, Options{Spec: []byte(testSpec)})
+	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec)})
 	if err != nil {
 		t.Fatal(err)
 	}
