@@ -2,9 +2,9 @@
 // (price × 10^8), the bytes32 encoding of answers, and the agreement rules of the AgentRig seed
 // ("Jobs and verification") for NUMERIC and EXACT jobs, bit for bit.
 //
-// Nothing here touches a float on the value path. The one helper that reads a float
-// (CanonicalFloat32) only rewrites a provider's text into the shortest decimal that text stood
-// for, before it is parsed exactly.
+// Nothing here touches a float. Even CanonicalFloat32, which undoes a provider's float32 printed
+// as a float64 (Yahoo's), does float64 reading and float32 shortest printing in integers: it gives
+// strconv's answer digit for digit, and its tests hold it to strconv (the tests alone use floats).
 //
 // The package depends on nothing else in pricerig.
 package numeric

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -219,26 +218,6 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
-}
-
-// CanonicalFloat32 rewrites a float32 that a provider printed as a float64 (Yahoo's 1-minute
-// values, e.g. "103.63999938964844") into the shortest decimal that round-trips the float32
-// ("103.64"), which is the price the provider stored. Text that is not exactly a float32 is
-// returned unchanged: it was never a widened float32, so its digits are already the price.
-func CanonicalFloat32(text string) (string, error) {
-	s := strings.TrimSpace(text)
-	if !decimalText.MatchString(s) {
-		return "", fmt.Errorf("price %q: %w", clip(text), ErrNotNumber)
-	}
-	wide, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return "", fmt.Errorf("price %q: %w", clip(text), ErrNotNumber)
-	}
-	narrow := float32(wide)
-	if float64(narrow) != wide {
-		return s, nil
-	}
-	return strconv.FormatFloat(float64(narrow), 'f', -1, 32), nil
 }
 
 // String prints the price as a decimal with the trailing zeros of its 8 decimals dropped, keeping
