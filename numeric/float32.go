@@ -54,9 +54,12 @@ func splitDecimal(s string) decimalParts {
 	if s[0] == '+' || s[0] == '-' {
 		d.neg, s = s[0] == '-', s[1:]
 	}
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		d.exp, _ = strconv.Atoi(s[i+1:]) // one to three digits and a sign: the grammar said so
-		s = s[:i]
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' || s[i] == 'E' {
+			d.exp, _ = strconv.Atoi(s[i+1:]) // one to three digits and a sign: the grammar said so
+			s = s[:i]
+			break
+		}
 	}
 	d.whole, d.frac, _ = strings.Cut(s, ".")
 	return d
