@@ -1,6 +1,7 @@
 package numeric
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -18,12 +19,18 @@ import (
 // canonicalFloat32Float is CanonicalFloat32 as it was written with machine floats: strconv reads
 // the text to a float64, and prints it as a float32 when it is one. It is the reference the
 // integer version is held to, digit for digit and error for error; only tests use it.
+//
+// One change from the old code: strconv.ParseFloat misreads text with more than 800 significant
+// digits before the point whenever it falls back to its slow path (its decimal counts at most 800
+// digits toward the point: "5", 800 zeros and "e-800" reads as 0.5, and "5", 2000 zeros and
+// "e-800", 5·10^1200, as 0.5 too, not out of range), so the reference hands strconv such text
+// with the point moved to the front (pointFirst), which it reads right.
 func canonicalFloat32Float(text string) (string, error) {
 	s := strings.TrimSpace(text)
 	if !decimalText.MatchString(s) {
 		return "", fmt.Errorf("price %q: %w", clip(text), ErrNotNumber)
 	}
-	wide, err := strconv.ParseFloat(s, 64)
+	wide, err := strconv.ParseFloat(pointFirst(s), 64)
 	if err != nil {
 		return "", fmt.Errorf("price %q: %w", clip(text), ErrNotNumber)
 	}
@@ -32,6 +39,32 @@ func canonicalFloat32Float(text string) (string, error) {
 		return s, nil
 	}
 	return strconv.FormatFloat(float64(narrow), 'f', -1, 32), nil
+}
+
+// pointFirst rewrites decimal text with more than 800 significant digits before its point as
+// the same number with the point first: "5000…0e-800" as "0.5000…0e1".
+func pointFirst(s string) string {
+	d := splitDecimal(s)
+	whole := strings.TrimLeft(d.whole, "0")
+	if len(whole) <= 800 {
+		return s
+	}
+	sign := ""
+	if d.neg {
+		sign = "-"
+	}
+	return sign + "0." + whole + d.frac + "e" + strconv.Itoa(d.exp+len(whole))
+}
+
+// The two readings strconv gets wrong, which the old machine-float CanonicalFloat32 returned as
+// "0.5" and CanonicalFloat32 reads right.
+func TestCanonicalFloat32ReadsLongIntegers(t *testing.T) {
+	if got, err := CanonicalFloat32("5" + strings.Repeat("0", 800) + "e-800"); err != nil || got != "5" {
+		t.Errorf("5·10^800·10^-800 = %q, %v; want 5", got, err)
+	}
+	if got, err := CanonicalFloat32("5" + strings.Repeat("0", 2000) + "e-800"); !errors.Is(err, ErrNotNumber) {
+		t.Errorf("5·10^1200 = %q, %v; want %v (past float64)", got, err, ErrNotNumber)
+	}
 }
 
 // sameAsFloatReference checks CanonicalFloat32 against the machine-float reference on s, and the
@@ -275,6 +308,8 @@ var canonicalSeeds = func() []string {
 		"0." + strings.Repeat("0", 40) + "1", "1" + strings.Repeat("0", 400) + "e-400",
 		overflow, overflow + "1", overflow[:len(overflow)-1] + string(overflow[len(overflow)-1]-1),
 		zeroEdge, zeroEdge + "1", zeroEdge[:len(zeroEdge)-1] + string(zeroEdge[len(zeroEdge)-1]-1),
+		"5" + strings.Repeat("0", 800) + "e-800", "-5" + strings.Repeat("0", 2000) + ".5e-800",
+		"0." + strings.Repeat("0", 1200) + "5e999", strings.Repeat("1", 900) + "." + strings.Repeat("2", 900) + "e-899",
 		"NaN", "Inf", "-Inf", "0x1p3", "1_000", "", " ", "1e", "1e1000", "1.2.3", "--1", "\"103.64\"",
 	}
 	for _, e := range []int{-149, -127, -126, -125, -12, -1, 0, 1, 23, 24, 127} {
