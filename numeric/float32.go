@@ -19,7 +19,9 @@ import (
 // float64 nearest to it (ties to even, as strconv.ParseFloat reads it), and that float64 must be
 // a float32. The answer is, digit for digit, strconv.FormatFloat(float64(f), 'f', -1, 32) of that
 // float32 f — but reached in integers only: no float type holds any part of the value.
-// Text past float64's range is not a number.
+// Text past float64's range is not a number. (strconv.ParseFloat itself misreads text with more
+// than 800 digits before the point, which the machine-float version passed on; this reads any
+// length exactly.)
 func CanonicalFloat32(text string) (string, error) {
 	s := strings.TrimSpace(text)
 	if !decimalText.MatchString(s) {
