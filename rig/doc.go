@@ -17,7 +17,8 @@
 //   - txm.go: Sender, one key's transactions (nonces, fees, stuck replacement, receipts);
 //     txm_check.go: a call simulated at the pending state and estimated before it is sent, many
 //     in one JSON-RPC batch; txm_rebroadcast.go: a waiting transaction sent again, for a node
-//     that lost it; rpcerrors.go: a node's errors sorted into the kinds the sender tells apart
+//     that lost it; txm_stale.go: the versions of a transaction Send left unmined watched until
+//     mined (and journaled) or passed over; rpcerrors.go: a node's errors sorted into the kinds the sender tells apart
 //     (unreachable by the error's type, a refused transaction by the node's words); revert.go: a
 //     revert told by the node's error code and data, and its reason decoded.
 //
@@ -38,18 +39,21 @@
 //   - answer.go: pricing a drawn task once for all our rigs, the self-check, journaling the
 //     answer and salt before anything is sent.
 //   - send.go: how commits and reveals leave (one path for a rig's own transaction and for a
-//     relayed commitMany/revealMany), draw and settle, and the background send jobs.
+//     relayed commitMany/revealMany), draw and settle, and the background send jobs; batch.go:
+//     the answers a step has ready sent as one commitMany/revealMany or one transaction each,
+//     whichever the estimates say costs less gas.
 //   - settle.go: what a settled task stored against what we answered.
 //   - accounting.go: the accounts (every mined transaction with its purpose, tasks, rigs and
 //     cost; each settled task's payouts); accounting_ledger.go: the Ledger they add up to, per
-//     task, per rig and in total, in wei; accounting_runner.go: what the runner journals from its senders' receipts (OnMined) and a
-//     settlement's events (the Deployment's PayoutReader); accounting_reorg.go: the transactions
+//     task, per rig and in total, in wei; accounting_runner.go: what the runner journals
+//     from its senders' receipts (OnMined) and a settlement's events (the Deployment's PayoutReader); accounting_reorg.go: the transactions
 //     and settlements a reorg dropped or moved taken out of the accounts (and the metrics'
 //     reorged corrections); receipt.go: the L1 part of a rollup's receipt.
 //   - journal.go: the durable journal (its states and entries, their reads and writes, the same
 //     SQL on both databases); journal_sqlite.go and journal_postgres.go: opening each database
 //     and its numbered migrations; journal_audit.go: the audit reports it keeps. lease.go and
-//     leader.go: instances taking turns on a shared journal; metrics.go: the Prometheus series.
+//     leader.go: instances taking turns on a shared journal; warm.go: a follower pricing the
+//     tasks its rigs are drawn for, so a takeover answers without a cold start; metrics.go: the Prometheus series.
 //
 // Sub-packages: agentrig (the contract's abigen binding, its enumerations and a simulated chain),
 // contract (the reference contract's source and build), devnet (the whole life of a task

@@ -21,7 +21,8 @@ import (
 // answerKind is what differs between commits and reveals on their way out.
 type answerKind struct {
 	name string
-	// call is the rig's own transaction; signed is the batch entry with the operator's signature.
+	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
+	// many the batch of signed entries.
 	call   func(c Chain, e Entry) Call
 	digest func(d Domain, e Entry) (common.Hash, error)
 	many   func(c Chain, entries []Entry, sigs [][]byte) Call

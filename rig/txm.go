@@ -163,10 +163,18 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 	sent := []common.Hash{tx.Hash()}
 	nonceOf := map[common.Hash]uint64{tx.Hash(): nonce}
 	s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash())
+	// Whatever the outcome, the versions that were not mined are watched: one left behind a nonce
+	// gap, or every one when Send gives up, may still be mined, and the accounts must hear of it.
+	var mined common.Hash
+	defer func() {
+		if ctx.Err() == nil {
+			s.watchStale(ctx, sent, nonceOf, mined, msg)
+		}
+	}()
 	for bump := 0; ; bump++ {
 		r, err := s.wait(ctx, sent, tx)
 		if err == nil {
-			s.watchStale(ctx, sent, nonceOf, r, msg)
+			mined = r.TxHash
 			return s.finish(ctx, r, msg)
 		}
 		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
@@ -192,9 +200,13 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 				return nil, err
 			}
 			err = s.broadcast(ctx, tx)
-			if !errors.Is(err, ErrUnderpriced) {
+			if !errors.Is(err, ErrUnderpriced) || bump >= s.cfg.MaxBumps {
 				break
 			}
+			// A replacement the node refused as underpriced counts against MaxBumps like one it
+			// took: a pool that keeps refusing (full, or another holder of the nonce paying more)
+			// must not walk the fee up without end.
+			bump++
 		}
 		switch {
 		case err == nil, errors.Is(err, ErrAlreadyKnown):
@@ -204,7 +216,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 			// The nonce was used meanwhile: by one of our versions (then it has a receipt) or
 			// by another sender of this key.
 			if r := s.anyReceipt(ctx, sent); r != nil {
-				s.watchStale(ctx, sent, nonceOf, r, msg)
+				mined = r.TxHash
 				return s.finish(ctx, r, msg)
 			}
 			return nil, err

@@ -6,24 +6,24 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 )
 
-// watchStale follows the versions of a transaction that were sent at another nonce than the one
-// mined. Only the nonce-gap resend makes them (Send): the version first sent stays in the pool
-// behind the gap, and once the resend fills the gap it is mined too, a duplicate of the same
-// call that usually reverts and always pays gas. Each such version mined is reported like any
-// other (OnMined, so the accounts hold every transaction of the key, and the revert is logged
-// with its reason); one whose nonce the chain used for another transaction is let go. The watch
-// runs in the background, at most as long as Send itself would wait for a transaction.
-func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map[common.Hash]uint64, mined *types.Receipt, msg ethereum.CallMsg) {
+// watchStale follows the versions of a transaction that Send left without a receipt and that
+// may still be mined: those sent at another nonce than the one mined (the nonce-gap resend: the
+// version first sent stays in the pool behind the gap, and once the resend fills the gap it is
+// mined too, a duplicate of the same call that usually reverts and always pays gas), or, when
+// Send gave up (mined is the zero hash), every version. Each one mined is reported like any other
+// (OnMined, so the accounts hold every transaction of the key, and a revert is logged with its
+// reason); one whose nonce the chain used for another transaction is let go. The watch runs in
+// the background, at most as long as Send itself would wait for a transaction.
+func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map[common.Hash]uint64, mined common.Hash, msg ethereum.CallMsg) {
 	type version struct {
 		hash  common.Hash
 		nonce uint64
 	}
 	var stale []version
 	for _, h := range sent {
-		if n := nonceOf[h]; n != nonceOf[mined.TxHash] {
+		if n := nonceOf[h]; mined == (common.Hash{}) || n != nonceOf[mined] {
 			stale = append(stale, version{h, n})
 		}
 	}
@@ -46,11 +46,11 @@ func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map
 				r, err := s.chain.TransactionReceipt(ctx, v.hash)
 				switch {
 				case err == nil && r != nil:
-					s.cfg.Logger.Warn("an earlier version of a transaction, left behind a nonce gap, was mined too",
+					s.cfg.Logger.Warn("a version of a transaction Send had left was mined after all",
 						"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce, "block", r.BlockNumber)
 					_, _ = s.finish(ctx, r, msg)
 				case nonceErr == nil && used > v.nonce:
-					s.cfg.Logger.Debug("an earlier version left behind a nonce gap will not be mined: its nonce went to another transaction",
+					s.cfg.Logger.Debug("a version of a transaction Send had left will not be mined: its nonce went to another transaction",
 						"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce)
 				default:
 					kept = append(kept, v)
@@ -72,7 +72,7 @@ func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map
 			timer.Stop()
 		}
 		for _, v := range stale {
-			s.cfg.Logger.Warn("stopped watching an earlier version left behind a nonce gap: if it is mined, the accounts miss it",
+			s.cfg.Logger.Warn("stopped watching a version of a transaction Send had left: if it is mined, the accounts miss it",
 				"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce)
 		}
 	}()

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
 )
 
 // A reorg drops a mined transaction of the key, so the sender's next nonce lies behind a gap: the
@@ -104,5 +106,48 @@ func TestSenderReportsAVersionLeftBehindANonceGap(t *testing.T) {
 		if !reported[h] {
 			t.Errorf("mined %s was not reported", h.Hex())
 		}
+	}
+}
+
+// refusingReplacements takes a key's first transaction of each nonce and refuses every other
+// version as underpriced, as a full pool or another holder of the nonce paying more would.
+type refusingReplacements struct {
+	simulated.Client
+	mu       sync.Mutex
+	seen     map[uint64]bool
+	refusals int
+}
+
+func (c *refusingReplacements) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen[tx.Nonce()] {
+		c.refusals++
+		return nodeError{msg: "replacement transaction underpriced", code: -32000} // geth's words and code
+	}
+	c.seen[tx.Nonce()] = true
+	return c.Client.SendTransaction(ctx, tx)
+}
+
+// A node that refuses every replacement as underpriced does not make the sender walk the fee up
+// without end: each refusal counts against MaxBumps, and Send gives up with ErrUnderpriced.
+// Before, the replacement loop had no bound but the node's own fee cap (1 ETH on geth).
+func TestSenderStopsBumpingWhenEveryReplacementIsRefused(t *testing.T) {
+	key := newTestKey(t)
+	b, _ := newSimChain(t, key.Address)
+	chain := &refusingReplacements{Client: b.Client(), seen: map[uint64]bool{}}
+	const maxBumps = 3
+	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond, BumpAfter: 5 * time.Millisecond, MaxBumps: maxBumps})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// nothing is mined: the first version waits in the pool
+	_, err := s.Send(ctx, common.HexToAddress("0x00000000000000000000000000000000000000dd"), nil, big.NewInt(1))
+	if !errors.Is(err, ErrUnderpriced) {
+		t.Fatalf("Send: %v, want ErrUnderpriced", err)
+	}
+	chain.mu.Lock()
+	defer chain.mu.Unlock()
+	if chain.refusals == 0 || chain.refusals > maxBumps+1 {
+		t.Fatalf("%d replacements refused, want 1..%d", chain.refusals, maxBumps+1)
 	}
 }

@@ -164,6 +164,11 @@ type sendFlags struct {
 
 func (f *sendFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "send without asking (for scripts; without it a command asks on a terminal and refuses elsewhere)")
+	f.registerJSON(cmd)
+}
+
+// registerJSON is the one flag of a command that reads and sends nothing.
+func (f *sendFlags) registerJSON(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
 }
 

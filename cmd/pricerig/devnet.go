@@ -30,7 +30,7 @@ func init() { register(newDevnetCmd) }
 
 type devnetOutput struct {
 	RPC      string               `json:"rpc"`
-	ChainID  int                  `json:"chain_id"`
+	ChainID  uint64               `json:"chain_id"`
 	Contract string               `json:"contract"`
 	Sim      string               `json:"sim"`
 	Minute   string               `json:"minute"`
@@ -244,7 +244,7 @@ status --journal' and 'audit --journal' show what a rig would earn and pay at th
 			}
 			elapsed := time.Since(start)
 			if asJSON {
-				res := devnetOutput{RPC: d.Chain.URL, ChainID: int(d.ChainID), Contract: d.Contract.Hex(), Sim: d.SimURL,
+				res := devnetOutput{RPC: d.Chain.URL, ChainID: d.ChainID, Contract: d.Contract.Hex(), Sim: d.SimURL,
 					Minute: at.Format(time.RFC3339), Tasks: devnetTasksJS(reports), Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
 				for i, r := range d.Runners {
 					res.Rigs = append(res.Rigs, devnetRigProcessJS{Rigs: r.RigIDs(), Relayed: i == len(d.Runners)-1 && !noRelayer})

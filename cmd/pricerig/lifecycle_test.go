@@ -363,7 +363,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	var signed map[string]any
 	c.must(&signed, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--relayer", user.Hex(), "--key-env", "PRICERIG_T_OP1")
 	digest, sig := common.HexToHash(signed["digest"].(string)), common.FromHex(signed["signature"].(string))
-	if err := rig.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != "4663" {
+	if err := rig.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != float64(4663) {
 		t.Fatalf("printed consent %v: %v (nonce %d → %d)", signed, err, nonce, c.nonce(op1))
 	}
 	c.must(nil, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--key-env", "PRICERIG_T_OP1", "--yes")

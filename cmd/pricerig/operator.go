@@ -27,9 +27,19 @@ type opFlags struct {
 }
 
 func (f *opFlags) register(cmd *cobra.Command) {
+	f.registerChainKeyConfig(cmd)
+	f.send.register(cmd)
+}
+
+// registerReading is register without --yes, for a subcommand that sends nothing (status).
+func (f *opFlags) registerReading(cmd *cobra.Command) {
+	f.registerChainKeyConfig(cmd)
+	f.send.registerJSON(cmd)
+}
+
+func (f *opFlags) registerChainKeyConfig(cmd *cobra.Command) {
 	f.chain.register(cmd)
 	f.key.register(cmd)
-	f.send.register(cmd)
 	cmd.Flags().StringVar(&f.config, "config", "", "the spec: its networks: give the contract address, its feeds and calendar the inputs order accepts (default ./sources.yaml if it exists, else the one built in)")
 }
 
@@ -350,7 +360,7 @@ operator then needs no gas. bps 0 ends an arrangement.`,
 				}
 				return a.printJSON(map[string]any{
 					"operator": key.Address.Hex(), "bps": bps, "payee": to.Hex(), "nonce": n.String(),
-					"chain_id": conn.chainID.String(), "contract": conn.contract.Address.Hex(),
+					"chain_id": conn.chainID.Uint64(), "contract": conn.contract.Address.Hex(),
 					"digest": digest.Hex(), "signature": hexutil.Encode(sig), "relayer": rel.Hex(),
 					"calldata": hexutil.Encode(call.Data),
 				})
@@ -373,7 +383,7 @@ operator then needs no gas. bps 0 ends an arrangement.`,
 // statusJSON is `operator status --json`.
 type statusJSON struct {
 	Network      string          `json:"network"`
-	ChainID      string          `json:"chain_id"`
+	ChainID      uint64          `json:"chain_id"`
 	Contract     string          `json:"contract"`
 	Account      string          `json:"account"`
 	BalanceWei   string          `json:"balance_wei"`
@@ -462,7 +472,7 @@ the same for the whole journal (a relayer's draws and settles, the process's oth
 			return nil
 		},
 	}
-	f.register(cmd)
+	f.registerReading(cmd)
 	cmd.Flags().Uint64Var(&fromBlock, "from-block", 0, "count tasks from this block on")
 	cmd.Flags().IntVar(&tasksPerDay, "tasks-per-day", 1440, "tasks a day the gas estimate assumes (1440: one a minute)")
 	cmd.Flags().StringVar(&journal, "journal", "", "the rig's journal (SQLite path or postgres:// URL): show what the key's rigs paid and earned")
@@ -470,7 +480,7 @@ the same for the whole journal (a relayer's draws and settles, the process's oth
 }
 
 func operatorStatus(ctx context.Context, conn *chainConn, account common.Address, from uint64, tasksPerDay int) (statusJSON, error) {
-	st := statusJSON{Network: conn.network.Name, ChainID: conn.chainID.String(), Contract: conn.contract.Address.Hex(), Account: account.Hex(),
+	st := statusJSON{Network: conn.network.Name, ChainID: conn.chainID.Uint64(), Contract: conn.contract.Address.Hex(), Account: account.Hex(),
 		TasksPerDay: tasksPerDay, Rigs: []rigStatusJSON{}}
 	bal, err := conn.client.BalanceAt(ctx, account, nil)
 	if err != nil {
@@ -533,7 +543,7 @@ func printStatus(a *app, st statusJSON) {
 	w := a.stdout
 	bal, _ := new(big.Int).SetString(st.BalanceWei, 10)
 	credits, _ := new(big.Int).SetString(st.CreditsWei, 10)
-	fmt.Fprintf(w, "%s on %s (chain id %s), AgentRig %s\n", st.Account, st.Network, st.ChainID, st.Contract)
+	fmt.Fprintf(w, "%s on %s (chain id %d), AgentRig %s\n", st.Account, st.Network, st.ChainID, st.Contract)
 	fmt.Fprintf(w, "balance %s ETH, credits %s ETH (withdraw with 'pricerig operator withdraw')\n", audit.FormatETH(bal), audit.FormatETH(credits))
 	if st.FeeConsent != nil {
 		fmt.Fprintf(w, "fee consent: %s takes %d bps of rig earnings (nonce %s)\n", st.FeeConsent.Payee, st.FeeConsent.Bps, st.FeeConsent.Nonce)
