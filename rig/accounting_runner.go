@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 )
@@ -44,8 +44,13 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 // included, split over the entries it served.
 func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []TaskRig, rec *types.Receipt) TxRecord {
 	l1, err := r.receiptL1(ctx, rec.TxHash)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoRawClient):
 		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
+	case err != nil:
+		// journaled without it: on a rollup that charges L1 on top (OP-style l1Fee) the
+		// accounts then undercount this transaction's cost
+		r.log.Warn("the L1 part of a transaction's cost could not be read: journaled without it", "tx", rec.TxHash.Hex(), "error", err)
 	}
 	fee := ReceiptFee(rec, l1)
 	entries = slices.Clone(entries)
@@ -161,17 +166,31 @@ func appendEntry(out []TaskRig, e TaskRig) []TaskRig {
 	return append(out, e)
 }
 
+// errNoRawClient is receiptL1's answer on a backend that lends no JSON-RPC client (RawClient).
+var errNoRawClient = errors.New("no raw JSON-RPC client")
+
 // receiptL1 reads the L1 part of a receipt's cost from the node's JSON receipt, which keeps
-// the rollup's fields that types.Receipt drops. A node reached without a raw RPC client gives
-// none.
+// the rollup's fields that types.Receipt drops. A node that cannot be reached is asked again a
+// few times, a moment apart: the receipt was just read, so the outage is likely brief.
 func (r *Runner) receiptL1(ctx context.Context, hash common.Hash) (L1Part, error) {
-	c, ok := r.backend.(interface{ Client() *rpc.Client })
-	if !ok || c.Client() == nil {
-		return L1Part{}, errors.New("no raw JSON-RPC client")
+	c := rawClientOf(r.backend)
+	if c == nil {
+		return L1Part{}, errNoRawClient
 	}
 	var raw json.RawMessage
-	if err := c.Client().CallContext(ctx, &raw, "eth_getTransactionReceipt", hash); err != nil {
-		return L1Part{}, ClassifyRPCError(err)
+	pause := 100 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := ClassifyRPCError(c.CallContext(ctx, &raw, "eth_getTransactionReceipt", hash))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrRPCUnavailable) || attempt >= 3 {
+			return L1Part{}, err
+		}
+		if err := sleepCtx(ctx, pause); err != nil {
+			return L1Part{}, err
+		}
+		pause *= 2
 	}
 	if len(raw) == 0 || string(raw) == "null" {
 		return L1Part{}, errors.New("no receipt")

@@ -62,14 +62,30 @@ type BatchCaller interface {
 	BatchCallContext(ctx context.Context, b []rpc.BatchElem) error
 }
 
-// batcherOf is the backend's batch caller: the backend itself when it batches, else the raw
-// client of an *ethclient.Client (and of the simulated backend's client); nil when it has none.
+// RawClient is a backend that lends its JSON-RPC client, as *ethclient.Client and the simulated
+// backend's client do: the rig batches its reads through it, and reads what go-ethereum's types
+// drop (a rollup receipt's L1 fields, receipt.go). A backend without it works, one call at a
+// time and without the L1 part.
+type RawClient interface {
+	Client() *rpc.Client
+}
+
+// rawClientOf is the backend's JSON-RPC client, nil when it lends none.
+func rawClientOf(b any) *rpc.Client {
+	if c, ok := b.(RawClient); ok {
+		return c.Client()
+	}
+	return nil
+}
+
+// batcherOf is the backend's batch caller: the backend itself when it batches, else its raw
+// client (RawClient); nil when it has none.
 func batcherOf(b any) BatchCaller {
 	if bc, ok := b.(BatchCaller); ok {
 		return bc
 	}
-	if c, ok := b.(interface{ Client() *rpc.Client }); ok && c.Client() != nil {
-		return c.Client()
+	if c := rawClientOf(b); c != nil {
+		return c
 	}
 	return nil
 }
