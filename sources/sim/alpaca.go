@@ -22,61 +22,61 @@ import (
 // Alpaca's 403; without a feed the end defaults to 15 minutes ago. feed=boats serves the
 // overnight session; the others pre, regular and post. The tape has no dividends, so the
 // dividend adjustments change nothing.
-var alpacaEmulation = &emulation{
-	name:     "alpaca",
-	sessions: preRegPost,
-	auth: func(r *http.Request) authState {
+var alpacaEmulation = &Emulation{
+	Name:     "alpaca",
+	Sessions: PreRegPost,
+	Auth: func(r *http.Request) AuthState {
 		id, secret := r.Header.Get("APCA-API-KEY-ID"), r.Header.Get("APCA-API-SECRET-KEY")
 		switch {
 		case id == "" && secret == "":
-			return authMissing
+			return AuthMissing
 		case id == Key && secret == Secret:
-			return authOK
+			return AuthOK
 		}
-		return authWrong
+		return AuthWrong
 	},
-	denied: func(_ *request, missing bool) reply {
+	Denied: func(_ *Request, missing bool) Reply {
 		if missing {
-			return rawJSON(http.StatusUnauthorized, []byte(`{"message":"unauthorized."}`))
+			return RawJSON(http.StatusUnauthorized, []byte(`{"message":"unauthorized."}`))
 		}
-		return rawJSON(http.StatusForbidden, []byte(`{"message":"forbidden."}`))
+		return RawJSON(http.StatusForbidden, []byte(`{"message":"forbidden."}`))
 	},
-	limited: func(*request) reply {
-		return rawJSON(http.StatusTooManyRequests, []byte(`{"code":42910000,"message":"rate limit exceeded"}`))
+	Limited: func(*Request) Reply {
+		return RawJSON(http.StatusTooManyRequests, []byte(`{"code":42910000,"message":"rate limit exceeded"}`))
 	},
-	inBody: func(*request) reply {
-		return rawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
+	InBody: func(*Request) Reply {
+		return RawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
 	},
-	headers: func(rq *request) http.Header {
-		limit, used := rq.limit, rq.used
+	Headers: func(rq *Request) http.Header {
+		limit, used := rq.Limit, rq.Used
 		if limit <= 0 {
 			return nil
 		}
-		reset := rq.now.Truncate(time.Minute).Add(time.Minute).Unix()
+		reset := rq.Now.Truncate(time.Minute).Add(time.Minute).Unix()
 		return http.Header{
 			"X-Ratelimit-Limit":     {strconv.Itoa(limit)},
 			"X-Ratelimit-Remaining": {strconv.Itoa(max(0, limit-used))},
 			"X-Ratelimit-Reset":     {strconv.FormatInt(reset, 10)},
 		}
 	},
-	serve: alpacaBars,
+	Serve: alpacaBars,
 }
 
-func alpacaError(status, code int, msg string) reply {
-	return jsonReply(status, map[string]any{"code": code, "message": msg})
+func alpacaError(status, code int, msg string) Reply {
+	return JSONReply(status, map[string]any{"code": code, "message": msg})
 }
 
 type alpacaItem struct {
 	sym string
-	bar ohlcv
+	bar OHLCV
 }
 
-func alpacaBars(s *Server, rq *request) reply {
+func alpacaBars(rq *Request) Reply {
 	var symbols []string
 	single := ""
 	switch {
-	case rq.path == "/v2/stocks/bars":
-		for _, t := range strings.Split(rq.q.Get("symbols"), ",") {
+	case rq.Path == "/v2/stocks/bars":
+		for _, t := range strings.Split(rq.Query.Get("symbols"), ",") {
 			if t = strings.TrimSpace(strings.ToUpper(t)); t != "" {
 				symbols = append(symbols, t)
 			}
@@ -84,20 +84,20 @@ func alpacaBars(s *Server, rq *request) reply {
 		if len(symbols) == 0 {
 			return alpacaError(http.StatusBadRequest, 40010001, "symbols is required")
 		}
-	case strings.HasPrefix(rq.path, "/v2/stocks/") && strings.HasSuffix(rq.path, "/bars"):
-		single = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(rq.path, "/v2/stocks/"), "/bars"))
+	case strings.HasPrefix(rq.Path, "/v2/stocks/") && strings.HasSuffix(rq.Path, "/bars"):
+		single = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/v2/stocks/"), "/bars"))
 		if single == "" || strings.Contains(single, "/") {
-			return textReply(http.StatusNotFound, "Not Found")
+			return TextReply(http.StatusNotFound, "Not Found")
 		}
 		symbols = []string{single}
 	default:
-		return textReply(http.StatusNotFound, "Not Found")
+		return TextReply(http.StatusNotFound, "Not Found")
 	}
-	if tf := rq.q.Get("timeframe"); tf != "1Min" && tf != "1T" {
+	if tf := rq.Query.Get("timeframe"); tf != "1Min" && tf != "1T" {
 		return alpacaError(http.StatusUnprocessableEntity, 42210000, fmt.Sprintf("invalid timeframe %q (the simulator serves 1Min)", tf))
 	}
-	feed := strings.ToLower(rq.q.Get("feed"))
-	sessions := preRegPost
+	feed := strings.ToLower(rq.Query.Get("feed"))
+	sessions := PreRegPost
 	switch feed {
 	case "", "sip", "iex", "otc", "delayed_sip":
 	case "boats", "overnight":
@@ -105,34 +105,34 @@ func alpacaBars(s *Server, rq *request) reply {
 	default:
 		return alpacaError(http.StatusBadRequest, 40010001, fmt.Sprintf("invalid feed %q", feed))
 	}
-	start := rq.now.In(market.NewYork)
+	start := rq.Now.In(market.NewYork)
 	start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, market.NewYork)
-	if v := rq.q.Get("start"); v != "" {
+	if v := rq.Query.Get("start"); v != "" {
 		t, ok := alpacaTime(v, false)
 		if !ok {
 			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid start: "+v)
 		}
 		start = t
 	}
-	end := rq.now
-	if v := rq.q.Get("end"); v != "" {
+	end := rq.Now
+	if v := rq.Query.Get("end"); v != "" {
 		t, ok := alpacaTime(v, true)
 		if !ok {
 			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid end: "+v)
 		}
 		end = t
-		if feed == "sip" && end.After(rq.now.Add(-15*time.Minute)) {
-			return rawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
+		if feed == "sip" && end.After(rq.Now.Add(-15*time.Minute)) {
+			return RawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
 		}
 	}
-	if feed == "" && end.After(rq.now.Add(-15*time.Minute)) {
-		end = rq.now.Add(-15 * time.Minute)
+	if feed == "" && end.After(rq.Now.Add(-15*time.Minute)) {
+		end = rq.Now.Add(-15 * time.Minute)
 	}
-	if end.Before(start) && rq.q.Get("end") != "" {
+	if end.Before(start) && rq.Query.Get("end") != "" {
 		return alpacaError(http.StatusUnprocessableEntity, 42210000, "end should not be before start")
 	}
 	limit := 1000
-	if v := rq.q.Get("limit"); v != "" {
+	if v := rq.Query.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 10000 {
 			return alpacaError(http.StatusUnprocessableEntity, 42210000, "invalid limit: must be between 1 and 10000")
@@ -140,7 +140,7 @@ func alpacaBars(s *Server, rq *request) reply {
 		limit = n
 	}
 	adjusted := false
-	for _, a := range strings.Split(rq.q.Get("adjustment"), ",") {
+	for _, a := range strings.Split(rq.Query.Get("adjustment"), ",") {
 		switch strings.TrimSpace(a) {
 		case "", "raw", "dividend", "spin-off":
 		case "split", "all":
@@ -149,11 +149,11 @@ func alpacaBars(s *Server, rq *request) reply {
 			return alpacaError(http.StatusUnprocessableEntity, 42210000, fmt.Sprintf("invalid adjustment %q", a))
 		}
 	}
-	desc := rq.q.Get("sort") == "desc"
+	desc := rq.Query.Get("sort") == "desc"
 
 	var served []string
 	for _, name := range symbols {
-		if sym := rq.tapeSymbol(name); sym != "" && !slices.Contains(served, sym) {
+		if sym := rq.TapeSymbol(name); sym != "" && !slices.Contains(served, sym) {
 			served = append(served, sym)
 		}
 	}
@@ -161,7 +161,7 @@ func alpacaBars(s *Server, rq *request) reply {
 	var tokSym string
 	var tokAt time.Time
 	hasTok := false
-	if tok := rq.q.Get("page_token"); tok != "" {
+	if tok := rq.Query.Get("page_token"); tok != "" {
 		if tokSym, tokAt, hasTok = decodeAlpacaToken(tok); !hasTok {
 			return alpacaError(http.StatusBadRequest, 40010001, "invalid page token")
 		}
@@ -181,11 +181,11 @@ func alpacaBars(s *Server, rq *request) reply {
 				lo = tokAt
 			}
 		}
-		var bars []ohlcv
+		var bars []OHLCV
 		if desc {
-			bars = reversed(s.latest(rq, sym, lo, hi, sessions, adjusted, want-len(items)))
+			bars = Reversed(rq.Latest(sym, lo, hi, sessions, adjusted, want-len(items)))
 		} else {
-			bars = s.first(rq, sym, lo, hi, sessions, adjusted, want-len(items))
+			bars = rq.First(sym, lo, hi, sessions, adjusted, want-len(items))
 		}
 		for _, b := range bars {
 			items = append(items, alpacaItem{sym, b})
@@ -198,7 +198,7 @@ func alpacaBars(s *Server, rq *request) reply {
 	next := ""
 	if len(page) > limit {
 		n := page[limit]
-		next = encodeAlpacaToken(n.sym, n.bar.start)
+		next = encodeAlpacaToken(n.sym, n.bar.Start)
 		page = page[:limit]
 	}
 	name := "" // the single-symbol endpoint's "symbol"
@@ -208,7 +208,7 @@ func alpacaBars(s *Server, rq *request) reply {
 			name = served[0]
 		}
 	}
-	return rawJSON(http.StatusOK, renderAlpaca(page, single != "", name, next))
+	return RawJSON(http.StatusOK, renderAlpaca(page, single != "", name, next))
 }
 
 // renderAlpaca writes a bars page as Alpaca's Go backend does (encoding/json of a map, so its
@@ -230,23 +230,23 @@ func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
 				buf = append(buf, "],"...)
 			}
 			if !single {
-				buf = append(appendJSONString(buf, it.sym), ':')
+				buf = append(AppendJSONString(buf, it.sym), ':')
 			}
 			buf = append(buf, '[')
 		} else {
 			buf = append(buf, ',')
 		}
 		b := it.bar
-		vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
+		vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
 		buf = append(buf, `{"t":"`...)
-		buf = b.start.UTC().AppendFormat(buf, time.RFC3339)
-		buf = appendDecimal(append(buf, `","o":`...), int64(b.o), numeric.Scale)
-		buf = appendDecimal(append(buf, `,"h":`...), int64(b.h), numeric.Scale)
-		buf = appendDecimal(append(buf, `,"l":`...), int64(b.l), numeric.Scale)
-		buf = appendDecimal(append(buf, `,"c":`...), int64(b.c), numeric.Scale)
-		buf = strconv.AppendInt(append(buf, `,"v":`...), b.v, 10)
-		buf = strconv.AppendInt(append(buf, `,"n":`...), b.v/97+1, 10)
-		buf = appendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+		buf = b.Start.UTC().AppendFormat(buf, time.RFC3339)
+		buf = AppendDecimal(append(buf, `","o":`...), int64(b.O), numeric.Scale)
+		buf = AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
+		buf = AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
+		buf = AppendDecimal(append(buf, `,"c":`...), int64(b.C), numeric.Scale)
+		buf = strconv.AppendInt(append(buf, `,"v":`...), b.V, 10)
+		buf = strconv.AppendInt(append(buf, `,"n":`...), b.V/97+1, 10)
+		buf = AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
 		buf = append(buf, '}')
 	}
 	if len(page) > 0 {
@@ -259,10 +259,10 @@ func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
 	if next == "" {
 		buf = append(buf, "null"...)
 	} else {
-		buf = appendJSONString(buf, next)
+		buf = AppendJSONString(buf, next)
 	}
 	if single {
-		buf = appendJSONString(append(buf, `,"symbol":`...), name)
+		buf = AppendJSONString(append(buf, `,"symbol":`...), name)
 	}
 	return append(buf, '}')
 }
@@ -272,9 +272,9 @@ func alpacaTime(v string, end bool) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t, true
 	}
-	d, ok := nyDate(v)
+	d, ok := NYDate(v)
 	if ok && end {
-		d = nextDay(d).Add(-time.Nanosecond)
+		d = NextDay(d).Add(-time.Nanosecond)
 	}
 	return d, ok
 }
@@ -302,5 +302,5 @@ func decodeAlpacaToken(tok string) (string, time.Time, bool) {
 }
 
 func init() {
-	register(alpacaEmulation)
+	Register(alpacaEmulation)
 }

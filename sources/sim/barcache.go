@@ -88,17 +88,17 @@ func (d *dayBars) fill(t *Tape, symbol string, a, b time.Time, sess market.Sessi
 			e.state = noTrade
 			continue
 		}
-		*e = rawBar{o: bar.o, h: bar.h, l: bar.l, c: bar.c, v: bar.v, state: traded}
+		*e = rawBar{o: bar.O, h: bar.H, l: bar.L, c: bar.C, v: bar.V, state: traded}
 	}
 }
 
 func (d *dayBars) index(m time.Time) int { return int(m.Sub(d.base) / time.Minute) }
 
 // bar is the filled minute m of session sess as barIn gives it.
-func (d *dayBars) bar(m time.Time, sess market.Session) (ohlcv, bool) {
+func (d *dayBars) bar(m time.Time, sess market.Session) (OHLCV, bool) {
 	e := &d.bars[d.index(m)]
 	if e.state != traded {
-		return ohlcv{}, false
+		return OHLCV{}, false
 	}
-	return ohlcv{start: m, session: sess, o: e.o, h: e.h, l: e.l, c: e.c, v: e.v}, true
+	return OHLCV{Start: m, Session: sess, O: e.o, H: e.h, L: e.l, C: e.c, V: e.v}, true
 }

@@ -14,7 +14,7 @@ import (
 func TestWalkThroughTheCacheMatchesTheTape(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	s := New(Options{Seed: 7, Now: func() time.Time { return now }})
-	rq := &request{now: now, view: view{now: now}}
+	rq := &Request{Now: now, s: s, view: view{now: now}}
 	sessions := []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
 	from := time.Date(2024, 6, 5, 0, 0, 0, 0, time.UTC) // NVDA splits on 2024-06-10
 	var wg sync.WaitGroup
@@ -29,18 +29,18 @@ func TestWalkThroughTheCacheMatchesTheTape(t *testing.T) {
 				a := from.Add(time.Duration(g*397) * time.Minute)
 				b := a.Add(time.Duration(4+g) * 24 * time.Hour).Add(time.Duration(g*13) * time.Minute)
 				adjusted := g%2 == 0
-				s.walk(rq, sym, a, b, sessions, adjusted, func(bar ohlcv, ok bool) bool {
-					want, wantOK := s.tape.barIn(sym, bar.start, bar.session)
+				rq.Walk(sym, a, b, sessions, adjusted, func(bar OHLCV, ok bool) bool {
+					want, wantOK := s.tape.barIn(sym, bar.Start, bar.Session)
 					if wantOK {
 						want = rq.view.apply(sym, want, adjusted)
 					} else {
-						want = ohlcv{start: bar.start, session: bar.session}
+						want = OHLCV{Start: bar.Start, Session: bar.Session}
 					}
 					mu.Lock()
 					defer mu.Unlock()
 					count[ok]++
 					if ok != wantOK || bar != want {
-						problems = append(problems, sym+" "+bar.start.String())
+						problems = append(problems, sym+" "+bar.Start.String())
 					}
 					return true
 				})

@@ -31,7 +31,7 @@ type bodyCache struct {
 }
 
 type cachedReply struct {
-	rep reply
+	rep Reply
 	at  time.Time
 }
 
@@ -51,37 +51,37 @@ func cacheKey(r *http.Request) string {
 
 // get returns the answer cached for key if it was rendered less than the cache's time before
 // now, with a header map of its own (the caller adds to it).
-func (c *bodyCache) get(key string, now time.Time) (reply, bool) {
+func (c *bodyCache) get(key string, now time.Time) (Reply, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok || now.Sub(e.at) >= c.ttl || now.Before(e.at) {
-		return reply{}, false
+		return Reply{}, false
 	}
 	rep := e.rep
-	rep.header = e.rep.header.Clone()
+	rep.Header = e.rep.Header.Clone()
 	return rep, true
 }
 
 // put keeps a 200 answer rendered at now, dropping the oldest bodies past the byte bound.
-func (c *bodyCache) put(key string, rep reply, now time.Time) {
-	if rep.status != http.StatusOK || int64(len(rep.body)) > c.max {
+func (c *bodyCache) put(key string, rep Reply, now time.Time) {
+	if rep.Status != http.StatusOK || int64(len(rep.Body)) > c.max {
 		return
 	}
-	rep.header = rep.header.Clone() // the caller adds its per-request headers to its own
+	rep.Header = rep.Header.Clone() // the caller adds its per-request headers to its own
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.entries[key]; ok {
-		c.bytes -= int64(len(old.rep.body))
+		c.bytes -= int64(len(old.rep.Body))
 	} else {
 		c.order = append(c.order, key)
 	}
 	c.entries[key] = cachedReply{rep: rep, at: now}
-	c.bytes += int64(len(rep.body))
+	c.bytes += int64(len(rep.Body))
 	for c.bytes > c.max && len(c.order) > 0 {
 		oldest := c.order[0]
 		c.order = c.order[1:]
-		c.bytes -= int64(len(c.entries[oldest].rep.body))
+		c.bytes -= int64(len(c.entries[oldest].rep.Body))
 		delete(c.entries, oldest)
 	}
 }

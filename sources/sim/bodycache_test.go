@@ -74,8 +74,8 @@ func TestCacheStillRateLimits(t *testing.T) {
 func TestCacheDropsTheOldestPastItsBytes(t *testing.T) {
 	c := newBodyCache(time.Hour, 10)
 	at := tuesday
-	body := func(n int) reply {
-		return reply{status: http.StatusOK, header: http.Header{"X": {strconv.Itoa(n)}}, body: bytes.Repeat([]byte{'a'}, n)}
+	body := func(n int) Reply {
+		return Reply{Status: http.StatusOK, Header: http.Header{"X": {strconv.Itoa(n)}}, Body: bytes.Repeat([]byte{'a'}, n)}
 	}
 	c.put("a", body(4), at)
 	c.put("b", body(4), at)
@@ -84,21 +84,21 @@ func TestCacheDropsTheOldestPastItsBytes(t *testing.T) {
 		t.Fatal("the oldest body was kept past the bound")
 	}
 	for _, k := range []string{"b", "c"} {
-		if r, ok := c.get(k, at); !ok || len(r.body) != 4 {
-			t.Fatalf("%s: %v %d bytes", k, ok, len(r.body))
+		if r, ok := c.get(k, at); !ok || len(r.Body) != 4 {
+			t.Fatalf("%s: %v %d bytes", k, ok, len(r.Body))
 		}
 	}
 	c.put("big", body(11), at)
 	if _, ok := c.get("big", at); ok {
 		t.Fatal("a body over the whole bound was kept")
 	}
-	c.put("e", reply{status: http.StatusTooManyRequests, header: http.Header{}, body: []byte("x")}, at)
+	c.put("e", Reply{Status: http.StatusTooManyRequests, Header: http.Header{}, Body: []byte("x")}, at)
 	if _, ok := c.get("e", at); ok {
 		t.Fatal("a 429 was cached")
 	}
 	r, _ := c.get("b", at)
-	r.header.Set("X", "changed")
-	if r2, _ := c.get("b", at); r2.header.Get("X") != "4" {
+	r.Header.Set("X", "changed")
+	if r2, _ := c.get("b", at); r2.Header.Get("X") != "4" {
 		t.Fatal("a caller's header change reached the cached answer")
 	}
 	if c.bytes != 8 || len(c.order) != 2 {

@@ -19,40 +19,40 @@ import (
 // same path with from (or to, descending) moved to the next bar and a cursor holding limit, sort
 // and adjusted, and without the key, which the client adds again. An empty window has no
 // results key; an unknown ticker is an empty window.
-var massiveEmulation = &emulation{
-	name:     "massive",
-	sessions: preRegPost,
-	auth: func(r *http.Request) authState {
-		bearer, _ := headerKey(r, "Authorization", "Bearer")
-		return keyCheck(r.URL.Query().Get("apiKey"), bearer)
+var massiveEmulation = &Emulation{
+	Name:     "massive",
+	Sessions: PreRegPost,
+	Auth: func(r *http.Request) AuthState {
+		bearer, _ := HeaderKey(r, "Authorization", "Bearer")
+		return KeyCheck(r.URL.Query().Get("apiKey"), bearer)
 	},
-	denied: func(rq *request, missing bool) reply {
+	Denied: func(rq *Request, missing bool) Reply {
 		msg := "Unknown API Key"
 		if missing {
 			msg = "API Key was not provided"
 		}
-		return jsonReply(http.StatusUnauthorized, map[string]string{"status": "ERROR", "request_id": requestID(rq), "error": msg})
+		return JSONReply(http.StatusUnauthorized, map[string]string{"status": "ERROR", "request_id": RequestID(rq), "error": msg})
 	},
-	limited: func(rq *request) reply {
-		return jsonReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": requestID(rq),
+	Limited: func(rq *Request) Reply {
+		return JSONReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": RequestID(rq),
 			"error": "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue. https://polygon.io/pricing"})
 	},
-	inBody: func(rq *request) reply {
-		return jsonReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": requestID(rq),
+	InBody: func(rq *Request) Reply {
+		return JSONReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": RequestID(rq),
 			"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
 	},
-	serve: massiveAggs,
+	Serve: massiveAggs,
 }
 
-func massiveError(rq *request, status int, msg string) reply {
-	return jsonReply(status, map[string]string{"status": "ERROR", "request_id": requestID(rq), "error": msg})
+func massiveError(rq *Request, status int, msg string) Reply {
+	return JSONReply(status, map[string]string{"status": "ERROR", "request_id": RequestID(rq), "error": msg})
 }
 
-func massiveAggs(s *Server, rq *request) reply {
-	rest, ok := strings.CutPrefix(rq.path, "/v2/aggs/ticker/")
+func massiveAggs(rq *Request) Reply {
+	rest, ok := strings.CutPrefix(rq.Path, "/v2/aggs/ticker/")
 	parts := strings.Split(rest, "/")
 	if !ok || len(parts) != 6 || parts[1] != "range" {
-		return rawJSON(http.StatusNotFound, []byte(`{"status":"NOT_FOUND","message":"Not Found"}`))
+		return RawJSON(http.StatusNotFound, []byte(`{"status":"NOT_FOUND","message":"Not Found"}`))
 	}
 	ticker, mult, span, fromText, toText := parts[0], parts[2], parts[3], parts[4], parts[5]
 	if mult != "1" || span != "minute" {
@@ -63,8 +63,8 @@ func massiveAggs(s *Server, rq *request) reply {
 	if !ok1 || !ok2 {
 		return massiveError(rq, http.StatusBadRequest, "Could not parse the time parameter: 'from' and 'to' must be YYYY-MM-DD or a millisecond timestamp")
 	}
-	params := rq.q
-	if c := rq.q.Get("cursor"); c != "" {
+	params := rq.Query
+	if c := rq.Query.Get("cursor"); c != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(c)
 		if err != nil {
 			return massiveError(rq, http.StatusBadRequest, "invalid cursor")
@@ -84,14 +84,14 @@ func massiveAggs(s *Server, rq *request) reply {
 		limit = min(n, 50000)
 	}
 
-	sym := rq.tapeSymbol(strings.ToUpper(ticker))
-	var bars []ohlcv // this page and one more, to know whether there is a next
+	sym := rq.TapeSymbol(strings.ToUpper(ticker))
+	var bars []OHLCV // this page and one more, to know whether there is a next
 	switch {
 	case sym == "":
 	case desc:
-		bars = reversed(s.latest(rq, sym, from, to, preRegPost, adjusted, limit+1))
+		bars = Reversed(rq.Latest(sym, from, to, PreRegPost, adjusted, limit+1))
 	default:
-		bars = s.first(rq, sym, from, to, preRegPost, adjusted, limit+1)
+		bars = rq.First(sym, from, to, PreRegPost, adjusted, limit+1)
 	}
 	label := strings.ToUpper(ticker)
 	if sym != "" {
@@ -101,55 +101,55 @@ func massiveAggs(s *Server, rq *request) reply {
 	if len(bars) > limit {
 		next := bars[limit]
 		bars = bars[:limit]
-		ms := strconv.FormatInt(next.start.UnixMilli(), 10)
+		ms := strconv.FormatInt(next.Start.UnixMilli(), 10)
 		f, t := ms, toText
 		if desc {
 			f, t = fromText, ms
 		}
 		cursor := url.Values{"adjusted": {strconv.FormatBool(adjusted)}, "limit": {strconv.Itoa(limit)}, "sort": {map[bool]string{false: "asc", true: "desc"}[desc]}}
 		scheme := "http"
-		if rq.r.TLS != nil {
+		if rq.R.TLS != nil {
 			scheme = "https"
 		}
-		prefix := strings.TrimSuffix(rq.r.URL.Path, rq.path)
+		prefix := strings.TrimSuffix(rq.R.URL.Path, rq.Path)
 		nextURL = fmt.Sprintf("%s://%s%s/v2/aggs/ticker/%s/range/1/minute/%s/%s?cursor=%s",
-			scheme, rq.r.Host, prefix, ticker, f, t, base64.RawURLEncoding.EncodeToString([]byte(cursor.Encode())))
+			scheme, rq.R.Host, prefix, ticker, f, t, base64.RawURLEncoding.EncodeToString([]byte(cursor.Encode())))
 	}
-	return rawJSON(http.StatusOK, renderMassive(label, adjusted, requestID(rq), nextURL, bars))
+	return RawJSON(http.StatusOK, renderMassive(label, adjusted, RequestID(rq), nextURL, bars))
 }
 
 // renderMassive writes an aggregates page as Massive does (encoding/json of a map, so its keys
 // sorted): next_url only when there is a next page, results only when there are bars.
-func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars []ohlcv) []byte {
+func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars []OHLCV) []byte {
 	buf := make([]byte, 0, 256+len(bars)*140)
 	buf = strconv.AppendBool(append(buf, `{"adjusted":`...), adjusted)
 	buf = strconv.AppendInt(append(buf, `,"count":`...), int64(len(bars)), 10)
 	if nextURL != "" {
-		buf = appendJSONString(append(buf, `,"next_url":`...), nextURL)
+		buf = AppendJSONString(append(buf, `,"next_url":`...), nextURL)
 	}
 	buf = strconv.AppendInt(append(buf, `,"queryCount":`...), int64(len(bars)), 10)
-	buf = appendJSONString(append(buf, `,"request_id":`...), requestID)
+	buf = AppendJSONString(append(buf, `,"request_id":`...), requestID)
 	if len(bars) > 0 {
 		buf = append(buf, `,"results":[`...)
 		for i, b := range bars {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 10_000 * 10_000
-			buf = appendDecimal(append(buf, `{"c":`...), int64(b.c), numeric.Scale)
-			buf = appendDecimal(append(buf, `,"h":`...), int64(b.h), numeric.Scale)
-			buf = appendDecimal(append(buf, `,"l":`...), int64(b.l), numeric.Scale)
-			buf = strconv.AppendInt(append(buf, `,"n":`...), b.v/97+1, 10)
-			buf = appendDecimal(append(buf, `,"o":`...), int64(b.o), numeric.Scale)
-			buf = strconv.AppendInt(append(buf, `,"t":`...), b.start.UnixMilli(), 10)
-			buf = strconv.AppendInt(append(buf, `,"v":`...), b.v, 10)
-			buf = appendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+			vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 10_000 * 10_000
+			buf = AppendDecimal(append(buf, `{"c":`...), int64(b.C), numeric.Scale)
+			buf = AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
+			buf = AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
+			buf = strconv.AppendInt(append(buf, `,"n":`...), b.V/97+1, 10)
+			buf = AppendDecimal(append(buf, `,"o":`...), int64(b.O), numeric.Scale)
+			buf = strconv.AppendInt(append(buf, `,"t":`...), b.Start.UnixMilli(), 10)
+			buf = strconv.AppendInt(append(buf, `,"v":`...), b.V, 10)
+			buf = AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
 			buf = append(buf, '}')
 		}
 		buf = append(buf, ']')
 	}
 	buf = strconv.AppendInt(append(buf, `,"resultsCount":`...), int64(len(bars)), 10)
-	buf = appendJSONString(append(buf, `,"status":"OK","ticker":`...), ticker)
+	buf = AppendJSONString(append(buf, `,"status":"OK","ticker":`...), ticker)
 	return append(buf, '}')
 }
 
@@ -163,13 +163,13 @@ func massiveTime(text string, end bool) (time.Time, bool) {
 		}
 		return t, true
 	}
-	d, ok := nyDate(text)
+	d, ok := NYDate(text)
 	if ok && end {
-		d = nextDay(d)
+		d = NextDay(d)
 	}
 	return d, ok
 }
 
 func init() {
-	register(massiveEmulation)
+	Register(massiveEmulation)
 }

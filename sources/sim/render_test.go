@@ -22,7 +22,7 @@ func TestAppendDecimalAndFixedMatchTheirText(t *testing.T) {
 	for i := range 200_000 {
 		v := r.Int64N(1 << uint(1+i%62))
 		for _, scale := range []int{0, 1, 4, 8} {
-			if got, want := string(appendDecimal(nil, v, scale)), decimalText(v, scale); got != want {
+			if got, want := string(AppendDecimal(nil, v, scale)), decimalText(v, scale); got != want {
 				t.Fatalf("appendDecimal(%d, %d) = %q, decimalText %q", v, scale, got, want)
 			}
 		}
@@ -30,7 +30,7 @@ func TestAppendDecimalAndFixedMatchTheirText(t *testing.T) {
 			continue
 		}
 		for _, n := range []int{0, 1, 2, 4, 5, 8} {
-			if got, want := string(appendFixed(nil, numeric.Scaled(v), n)), fixedText(numeric.Scaled(v), n); got != want {
+			if got, want := string(AppendFixed(nil, numeric.Scaled(v), n)), FixedText(numeric.Scaled(v), n); got != want {
 				t.Fatalf("appendFixed(%d, %d) = %q, fixedText %q", v, n, got, want)
 			}
 		}
@@ -39,26 +39,26 @@ func TestAppendDecimalAndFixedMatchTheirText(t *testing.T) {
 
 // randomBars is n bars a minute apart from start with prices of 0 to 8 decimals and volumes
 // from 0 up.
-func randomBars(r *rand.Rand, start time.Time, n int) []ohlcv {
-	bars := make([]ohlcv, n)
+func randomBars(r *rand.Rand, start time.Time, n int) []OHLCV {
+	bars := make([]OHLCV, n)
 	for i := range bars {
 		p := func() numeric.Scaled {
 			return numeric.Scaled(r.Int64N(500_000)*ipow10(r.IntN(9)) + 1)
 		}
-		bars[i] = ohlcv{start: start.Add(time.Duration(i) * time.Minute), o: p(), h: p(), l: p(), c: p(), v: r.Int64N(1 << uint(r.IntN(40)))}
+		bars[i] = OHLCV{Start: start.Add(time.Duration(i) * time.Minute), O: p(), H: p(), L: p(), C: p(), V: r.Int64N(1 << uint(r.IntN(40)))}
 	}
 	return bars
 }
 
 type alpacaBarRef struct {
 	T  string `json:"t"`
-	O  num    `json:"o"`
-	H  num    `json:"h"`
-	L  num    `json:"l"`
-	C  num    `json:"c"`
-	V  num    `json:"v"`
-	N  num    `json:"n"`
-	VW num    `json:"vw"`
+	O  Num    `json:"o"`
+	H  Num    `json:"h"`
+	L  Num    `json:"l"`
+	C  Num    `json:"c"`
+	V  Num    `json:"v"`
+	N  Num    `json:"n"`
+	VW Num    `json:"vw"`
 }
 
 func renderAlpacaRef(page []alpacaItem, single bool, name, nextTok string) []byte {
@@ -69,11 +69,11 @@ func renderAlpacaRef(page []alpacaItem, single bool, name, nextTok string) []byt
 	out := map[string][]alpacaBarRef{}
 	for _, it := range page {
 		b := it.bar
-		vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 100 * 100
+		vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 100 * 100
 		out[it.sym] = append(out[it.sym], alpacaBarRef{
-			T: b.start.UTC().Format(time.RFC3339), O: num(scaledText(b.o)), H: num(scaledText(b.h)),
-			L: num(scaledText(b.l)), C: num(scaledText(b.c)), V: intNum(b.v), N: intNum(b.v/97 + 1),
-			VW: num(scaledText(scaled(vw))),
+			T: b.Start.UTC().Format(time.RFC3339), O: Num(ScaledText(b.O)), H: Num(ScaledText(b.H)),
+			L: Num(ScaledText(b.L)), C: Num(ScaledText(b.C)), V: IntNum(b.V), N: IntNum(b.V/97 + 1),
+			VW: Num(ScaledText(scaled(vw))),
 		})
 	}
 	if single {
@@ -81,9 +81,9 @@ func renderAlpacaRef(page []alpacaItem, single bool, name, nextTok string) []byt
 		for _, bs := range out {
 			bars = bs
 		}
-		return jsonReply(200, map[string]any{"bars": bars, "symbol": name, "next_page_token": next}).body
+		return JSONReply(200, map[string]any{"bars": bars, "symbol": name, "next_page_token": next}).Body
 	}
-	return jsonReply(200, map[string]any{"bars": out, "next_page_token": next}).body
+	return JSONReply(200, map[string]any{"bars": out, "next_page_token": next}).Body
 }
 
 func TestRenderAlpacaMatchesEncodingJSON(t *testing.T) {
@@ -114,17 +114,17 @@ func TestRenderAlpacaMatchesEncodingJSON(t *testing.T) {
 }
 
 type massiveAggRef struct {
-	C  num `json:"c"`
-	H  num `json:"h"`
-	L  num `json:"l"`
-	N  num `json:"n"`
-	O  num `json:"o"`
-	T  num `json:"t"`
-	V  num `json:"v"`
-	VW num `json:"vw"`
+	C  Num `json:"c"`
+	H  Num `json:"h"`
+	L  Num `json:"l"`
+	N  Num `json:"n"`
+	O  Num `json:"o"`
+	T  Num `json:"t"`
+	V  Num `json:"v"`
+	VW Num `json:"vw"`
 }
 
-func renderMassiveRef(ticker string, adjusted bool, requestID, nextURL string, bars []ohlcv) []byte {
+func renderMassiveRef(ticker string, adjusted bool, requestID, nextURL string, bars []OHLCV) []byte {
 	out := map[string]any{"ticker": ticker, "adjusted": adjusted, "status": "OK", "request_id": requestID}
 	if nextURL != "" {
 		out["next_url"] = nextURL
@@ -133,15 +133,15 @@ func renderMassiveRef(ticker string, adjusted bool, requestID, nextURL string, b
 	if len(bars) > 0 {
 		results := make([]massiveAggRef, len(bars))
 		for i, b := range bars {
-			vw := (int64(b.h) + int64(b.l) + int64(b.c)) / 3 / 10_000 * 10_000
+			vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 10_000 * 10_000
 			results[i] = massiveAggRef{
-				C: num(scaledText(b.c)), H: num(scaledText(b.h)), L: num(scaledText(b.l)), N: intNum(b.v/97 + 1),
-				O: num(scaledText(b.o)), T: intNum(b.start.UnixMilli()), V: intNum(b.v), VW: num(scaledText(scaled(vw))),
+				C: Num(ScaledText(b.C)), H: Num(ScaledText(b.H)), L: Num(ScaledText(b.L)), N: IntNum(b.V/97 + 1),
+				O: Num(ScaledText(b.O)), T: IntNum(b.Start.UnixMilli()), V: IntNum(b.V), VW: Num(ScaledText(scaled(vw))),
 			}
 		}
 		out["results"] = results
 	}
-	return jsonReply(200, out).body
+	return JSONReply(200, out).Body
 }
 
 func TestRenderMassiveMatchesEncodingJSON(t *testing.T) {
@@ -161,8 +161,8 @@ func TestRenderMassiveMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-func renderAlphavantageRef(sym, size string, bars []ohlcv) []byte {
-	key := func(b ohlcv) string { return b.start.In(market.NewYork).Format(time.DateTime) }
+func renderAlphavantageRef(sym, size string, bars []OHLCV) []byte {
+	key := func(b OHLCV) string { return b.Start.In(market.NewYork).Format(time.DateTime) }
 	var buf bytes.Buffer
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	buf.WriteString("{\n    \"Meta Data\": {\n")
@@ -176,7 +176,7 @@ func renderAlphavantageRef(sym, size string, bars []ohlcv) []byte {
 		b := bars[i]
 		fmt.Fprintf(&buf, "        %s: {\n", q(key(b)))
 		fmt.Fprintf(&buf, "            \"1. open\": %q,\n            \"2. high\": %q,\n            \"3. low\": %q,\n            \"4. close\": %q,\n            \"5. volume\": %q\n        }",
-			fixedText(b.o, 4), fixedText(b.h, 4), fixedText(b.l, 4), fixedText(b.c, 4), strconv.FormatInt(b.v, 10))
+			FixedText(b.O, 4), FixedText(b.H, 4), FixedText(b.L, 4), FixedText(b.C, 4), strconv.FormatInt(b.V, 10))
 		if i > 0 {
 			buf.WriteString(",")
 		}

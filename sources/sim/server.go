@@ -141,7 +141,7 @@ func New(o Options) *Server {
 func Providers() []string {
 	out := make([]string, len(emulations))
 	for i, e := range emulations {
-		out[i] = e.name
+		out[i] = e.Name
 	}
 	return out
 }
@@ -151,7 +151,7 @@ func Providers() []string {
 // should say. nil for an unknown provider.
 func Sessions(provider string) []market.Session {
 	if e := emulationOf(provider); e != nil {
-		return slices.Clone(e.sessions)
+		return slices.Clone(e.Sessions)
 	}
 	return nil
 }
@@ -159,8 +159,8 @@ func Sessions(provider string) []market.Session {
 // ProviderSymbol is the provider's name for a tape symbol, as its emulation declares it
 // (Equity.US.NVDA/USD for pyth); the ticker itself for the others.
 func ProviderSymbol(provider, symbol string) string {
-	if e := emulationOf(provider); e != nil && e.symbol != nil {
-		return e.symbol(symbol)
+	if e := emulationOf(provider); e != nil && e.Symbol != nil {
+		return e.Symbol(symbol)
 	}
 	return symbol
 }
@@ -237,79 +237,81 @@ func (s *Server) ResetCounts() {
 }
 
 // request is one call to an emulation.
-type request struct {
-	r        *http.Request
-	path     string // after "/<provider>", starting with "/"
-	q        url.Values
-	now      time.Time
-	provider string
+type Request struct {
+	R        *http.Request
+	Path     string // after "/<provider>", starting with "/"
+	Query    url.Values
+	Now      time.Time
+	Provider string
+	Limit    int // the provider's requests per minute (0: unlimited)
+	Used     int // requests in this minute, this one included
+
+	s        *Server
 	wrongSym bool
 	view     view
-	limit    int // the provider's requests per minute (0: unlimited)
-	used     int // requests in this minute, this one included
 }
 
 // reply is an emulation's answer, buffered so faults can rewrite it.
-type reply struct {
-	status int
-	header http.Header
-	body   []byte
+type Reply struct {
+	Status int
+	Header http.Header
+	Body   []byte
 }
 
-func jsonReply(status int, v any) reply {
+func JSONReply(status int, v any) Reply {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic("sim: " + err.Error())
 	}
-	return rawJSON(status, b)
+	return RawJSON(status, b)
 }
 
-func rawJSON(status int, body []byte) reply {
-	return reply{status: status, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, body: body}
+func RawJSON(status int, body []byte) Reply {
+	return Reply{Status: status, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Body: body}
 }
 
-func textReply(status int, text string) reply {
-	return reply{status: status, header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, body: []byte(text)}
+func TextReply(status int, text string) Reply {
+	return Reply{Status: status, Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(text)}
 }
 
 // authState is what the request's credentials amount to.
-type authState int
+type AuthState int
 
 const (
-	authOK authState = iota
-	authMissing
-	authWrong
+	AuthOK AuthState = iota
+	AuthMissing
+	AuthWrong
 )
 
 // emulation is one provider.
-type emulation struct {
-	name     string
-	sessions []market.Session
-	auth     func(r *http.Request) authState       // nil: no key needed
-	denied   func(rq *request, missing bool) reply // the unauthorized answer
-	limited  func(rq *request) reply               // the 429 body (Retry-After is added)
-	inBody   func(rq *request) reply               // an error in a 200 body
-	serve    func(s *Server, rq *request) reply    // the normal answer
-	headers  func(rq *request) http.Header         // extra headers on every answer, may be nil
-	symbol   func(ticker string) string            // the provider's name of a tape symbol; nil: the ticker
+type Emulation struct {
+	Name     string
+	Sessions []market.Session
+	Auth     func(r *http.Request) AuthState       // nil: no key needed
+	Denied   func(rq *Request, missing bool) Reply // the unauthorized answer
+	Limited  func(rq *Request) Reply               // the 429 body (Retry-After is added)
+	InBody   func(rq *Request) Reply               // an error in a 200 body
+	Serve    func(rq *Request) Reply               // the normal answer
+	Headers  func(rq *Request) http.Header         // extra headers on every answer, may be nil
+	Symbol   func(ticker string) string            // the provider's name of a tape symbol; nil: the ticker
 }
 
 // emulations are the registered providers, sorted by name.
-var emulations []*emulation
+var emulations []*Emulation
 
 // register adds a provider's emulation; each emulation's file calls it from init, so adding a
 // provider touches no list here.
-func register(e *emulation) {
-	if emulationOf(e.name) != nil {
-		panic("sim: provider " + e.name + " registered twice")
+func Register(e *Emulation) {
+	if emulationOf(e.Name) != nil {
+		panic("sim: provider " + e.Name + " registered twice")
 	}
 	emulations = append(emulations, e)
-	slices.SortFunc(emulations, func(a, b *emulation) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(emulations, func(a, b *Emulation) int { return strings.Compare(a.Name, b.Name) })
 }
 
-func emulationOf(name string) *emulation {
+func emulationOf(name string) *Emulation {
 	for _, e := range emulations {
-		if e.name == name {
+		if e.Name == name {
 			return e
 		}
 	}
@@ -359,53 +361,53 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r.Context(), latency) {
 		panic(http.ErrAbortHandler)
 	}
-	rq := &request{
-		r: r, path: "/" + rest, q: r.URL.Query(), now: now, provider: name,
+	rq := &Request{
+		R: r, Path: "/" + rest, Query: r.URL.Query(), Now: now, Provider: name, s: s,
 		wrongSym: st.fault == FaultWrongSymbol,
 		view:     view{now: now, driftBps: st.driftBps, extra: st.extra},
-		limit:    limit, used: used,
+		Limit:    limit, Used: used,
 	}
-	var rep reply
+	var rep Reply
 	switch {
 	case st.fault == FaultTimeout:
 		s.wait(r.Context(), math.MaxInt64)
 		panic(http.ErrAbortHandler)
 	case st.fault == Fault5xx:
-		rep = textReply(http.StatusServiceUnavailable, "503 Service Unavailable")
+		rep = TextReply(http.StatusServiceUnavailable, "503 Service Unavailable")
 	case limited:
-		rep = e.limited(rq)
-		rep.header.Set("Retry-After", strconv.Itoa(retryAfter(now)))
-	case st.fault == FaultUnauthorized && e.denied != nil:
-		rep = e.denied(rq, false)
-	case e.auth != nil && e.auth(r) != authOK:
-		rep = e.denied(rq, e.auth(r) == authMissing)
+		rep = e.Limited(rq)
+		rep.Header.Set("Retry-After", strconv.Itoa(retryAfter(now)))
+	case st.fault == FaultUnauthorized && e.Denied != nil:
+		rep = e.Denied(rq, false)
+	case e.Auth != nil && e.Auth(r) != AuthOK:
+		rep = e.Denied(rq, e.Auth(r) == AuthMissing)
 	case st.fault == FaultErrorIn200:
-		rep = e.inBody(rq)
+		rep = e.InBody(rq)
 	case s.cache != nil && st.fault == FaultNone && st.driftBps == 0 && len(st.extra) == 0:
 		key := cacheKey(r)
 		var hit bool
 		if rep, hit = s.cache.get(key, now); !hit {
-			rep = e.serve(s, rq)
+			rep = e.Serve(rq)
 			s.cache.put(key, rep, now)
 		}
 	default:
-		rep = e.serve(s, rq)
-		if st.fault == FaultTruncated && rep.status == http.StatusOK {
-			rep.body = rep.body[:len(rep.body)/2]
+		rep = e.Serve(rq)
+		if st.fault == FaultTruncated && rep.Status == http.StatusOK {
+			rep.Body = rep.Body[:len(rep.Body)/2]
 		}
 	}
-	if e.headers != nil {
-		for k, v := range e.headers(rq) {
-			rep.header[k] = v
+	if e.Headers != nil {
+		for k, v := range e.Headers(rq) {
+			rep.Header[k] = v
 		}
 	}
-	for k, v := range rep.header {
+	for k, v := range rep.Header {
 		w.Header()[k] = v
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(rep.body)))
-	w.WriteHeader(rep.status)
+	w.Header().Set("Content-Length", strconv.Itoa(len(rep.Body)))
+	w.WriteHeader(rep.Status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(rep.body)
+		_, _ = w.Write(rep.Body)
 	}
 }
 
@@ -434,10 +436,10 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 
 // tapeSymbol maps a provider's symbol text to the tape symbol whose data it serves, honouring
 // FaultWrongSymbol (the next symbol's data, and name); "" when unknown.
-func (rq *request) tapeSymbol(text string) string {
+func (rq *Request) TapeSymbol(text string) string {
 	sym := ""
 	for _, t := range tapeSymbols {
-		if strings.EqualFold(ProviderSymbol(rq.provider, t), strings.TrimSpace(text)) {
+		if strings.EqualFold(ProviderSymbol(rq.Provider, t), strings.TrimSpace(text)) {
 			sym = t
 		}
 	}
@@ -456,17 +458,17 @@ type view struct {
 
 // series lists a provider's bars of symbol starting in [from, to) — only minutes that have closed
 // by now and lie in one of sessions — split-adjusted as of now when adjusted is true, else raw.
-func (s *Server) series(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool) []ohlcv {
-	return s.first(rq, symbol, from, to, sessions, adjusted, 0)
+func (rq *Request) Series(symbol string, from, to time.Time, sessions []market.Session, adjusted bool) []OHLCV {
+	return rq.First(symbol, from, to, sessions, adjusted, 0)
 }
 
 // first is series cut to its first n bars (n ≤ 0: all), walking no further than it must.
-func (s *Server) first(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []ohlcv {
-	var out []ohlcv
+func (rq *Request) First(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []OHLCV {
+	var out []OHLCV
 	if span := to.Sub(from) / time.Minute; span > 0 {
-		out = make([]ohlcv, 0, min(span*2/3, 50_000)) // at most 16 of 24 hours have a session
+		out = make([]OHLCV, 0, min(span*2/3, 50_000)) // at most 16 of 24 hours have a session
 	}
-	s.walk(rq, symbol, from, to, sessions, adjusted, func(b ohlcv, ok bool) bool {
+	rq.Walk(symbol, from, to, sessions, adjusted, func(b OHLCV, ok bool) bool {
 		if ok {
 			out = append(out, b)
 		}
@@ -477,17 +479,17 @@ func (s *Server) first(rq *request, symbol string, from, to time.Time, sessions 
 
 // latest is series cut to its last n bars (still oldest first), walking back from to a week at a
 // time so a wide window with a small n stays cheap.
-func (s *Server) latest(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []ohlcv {
-	if end := rq.now.Truncate(time.Minute); to.After(end) {
+func (rq *Request) Latest(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []OHLCV {
+	if end := rq.Now.Truncate(time.Minute); to.After(end) {
 		to = end
 	}
-	var out []ohlcv
+	var out []OHLCV
 	for hi := to; hi.After(from) && len(out) < n; {
 		lo := hi.Add(-7 * 24 * time.Hour)
 		if lo.Before(from) {
 			lo = from
 		}
-		chunk := s.series(rq, symbol, lo, hi, sessions, adjusted)
+		chunk := rq.Series(symbol, lo, hi, sessions, adjusted)
 		out = append(chunk, out...)
 		hi = lo
 		if lo.Before(dayStart(tapeFirst)) {
@@ -500,8 +502,8 @@ func (s *Server) latest(rq *request, symbol string, from, to time.Time, sessions
 	return out
 }
 
-func reversed(bars []ohlcv) []ohlcv {
-	out := make([]ohlcv, len(bars))
+func Reversed(bars []OHLCV) []OHLCV {
+	out := make([]OHLCV, len(bars))
 	for i, b := range bars {
 		out[len(bars)-1-i] = b
 	}
@@ -511,7 +513,7 @@ func reversed(bars []ohlcv) []ohlcv {
 // walk calls fn, in time order, until it returns false, for every minute of [from, to) in sessions that has closed by
 // now, with the provider's bar and whether the tape traded in it. It steps through each New York
 // day's session bounds rather than asking the calendar minute by minute.
-func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions []market.Session, adjusted bool, fn func(b ohlcv, ok bool) bool) {
+func (rq *Request) Walk(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, fn func(b OHLCV, ok bool) bool) {
 	start := from.Truncate(time.Minute)
 	if start.Before(from) {
 		start = start.Add(time.Minute)
@@ -519,7 +521,7 @@ func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions [
 	if first := dayStart(tapeFirst); start.Before(first) {
 		start = first
 	}
-	end := rq.now.Truncate(time.Minute) // the current minute has not closed
+	end := rq.Now.Truncate(time.Minute) // the current minute has not closed
 	if last := dayStart(tapeLast + 1); end.After(last) {
 		end = last
 	}
@@ -538,7 +540,7 @@ func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions [
 		}
 		var cache *dayBars
 		if symbolIndex(symbol) >= 0 {
-			cache = s.tape.dayBarsOf(symbol, day, info)
+			cache = rq.s.tape.dayBarsOf(symbol, day, info)
 		}
 		for _, sess := range market.AllSessions { // in the order of the day
 			if !slices.Contains(sessions, sess) {
@@ -552,20 +554,20 @@ func (s *Server) walk(rq *request, symbol string, from, to time.Time, sessions [
 				b = end
 			}
 			if cache != nil {
-				cache.fill(s.tape, symbol, a, b, sess)
+				cache.fill(rq.s.tape, symbol, a, b, sess)
 			}
 			for m := a; m.Before(b); m = m.Add(time.Minute) {
-				var bar ohlcv
+				var bar OHLCV
 				var traded bool
 				if cache != nil {
 					bar, traded = cache.bar(m, sess)
 				} else {
-					bar, traded = s.tape.barIn(symbol, m, sess)
+					bar, traded = rq.s.tape.barIn(symbol, m, sess)
 				}
 				if traded {
 					bar = rq.view.apply(symbol, bar, adjusted)
 				} else {
-					bar = ohlcv{start: m, session: sess}
+					bar = OHLCV{Start: m, Session: sess}
 				}
 				if !fn(bar, traded) {
 					return
@@ -582,17 +584,17 @@ func nyDayOf(t time.Time) int64 {
 }
 
 // apply turns a raw tape bar into what the provider shows.
-func (v view) apply(symbol string, b ohlcv, adjusted bool) ohlcv {
+func (v view) apply(symbol string, b OHLCV, adjusted bool) OHLCV {
 	div := int64(1)
 	if adjusted {
 		for _, sp := range splitTable[symbol] {
-			if b.start.Before(sp.Effective) && !v.now.Before(sp.Effective) {
+			if b.Start.Before(sp.Effective) && !v.now.Before(sp.Effective) {
 				div *= sp.Ratio
 			}
 		}
 	}
 	for _, x := range v.extra {
-		if b.start.Before(x.on) {
+		if b.Start.Before(x.on) {
 			div *= x.ratio
 		}
 	}
@@ -603,8 +605,8 @@ func (v view) apply(symbol string, b ohlcv, adjusted bool) ohlcv {
 		}
 		return numeric.Scaled(q)
 	}
-	b.o, b.h, b.l, b.c = price(b.o), price(b.h), price(b.l), price(b.c)
-	b.v *= div
+	b.O, b.H, b.L, b.C = price(b.O), price(b.H), price(b.L), price(b.C)
+	b.V *= div
 	return b
 }
 
@@ -617,11 +619,11 @@ func divRound(a, b int64) int64 {
 }
 
 // scaledText prints a scaled price as the shortest decimal: 103.64, 3380, 0.0123.
-func scaledText(p numeric.Scaled) string { return decimalText(int64(p), numeric.Scale) }
+func ScaledText(p numeric.Scaled) string { return decimalText(int64(p), numeric.Scale) }
 
 // fixedText prints a scaled price with exactly n decimals (n ≤ 8), rounding half away from zero:
 // Twelve Data's "177.91010", Alpha Vantage's "86.4900".
-func fixedText(p numeric.Scaled, n int) string {
+func FixedText(p numeric.Scaled, n int) string {
 	unit := int64(1)
 	for i := n; i < numeric.Scale; i++ {
 		unit *= 10
@@ -639,8 +641,8 @@ func fixedText(p numeric.Scaled, n int) string {
 
 // float32Text prints a price the way Yahoo does: the float32 it stores, widened to float64 and
 // printed in full (103.64 → "103.63999938964844").
-func float32Text(p numeric.Scaled) string {
-	f, err := strconv.ParseFloat(scaledText(p), 32) // rounds the decimal straight to float32
+func Float32Text(p numeric.Scaled) string {
+	f, err := strconv.ParseFloat(ScaledText(p), 32) // rounds the decimal straight to float32
 	if err != nil {
 		panic("sim: " + err.Error())
 	}
@@ -655,7 +657,7 @@ func scaled(v int64) numeric.Scaled { return numeric.Scaled(v) }
 // The render tests hold each hand-written body to encoding/json's, byte for byte.
 
 // appendDecimal appends decimalText(v, scale).
-func appendDecimal(dst []byte, v int64, scale int) []byte {
+func AppendDecimal(dst []byte, v int64, scale int) []byte {
 	pow := ipow10(scale)
 	dst = strconv.AppendInt(dst, v/pow, 10)
 	frac := v % pow
@@ -679,7 +681,7 @@ func appendPadded(dst []byte, v int64, n int) []byte {
 }
 
 // appendFixed appends fixedText(p, n).
-func appendFixed(dst []byte, p numeric.Scaled, n int) []byte {
+func AppendFixed(dst []byte, p numeric.Scaled, n int) []byte {
 	unit := int64(1)
 	for i := n; i < numeric.Scale; i++ {
 		unit *= 10
@@ -702,7 +704,7 @@ func ipow10(n int) int64 {
 }
 
 // appendJSONString appends s as encoding/json writes a string.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendJSONString(dst []byte, s string) []byte {
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic("sim: " + err.Error())
@@ -711,24 +713,24 @@ func appendJSONString(dst []byte, s string) []byte {
 }
 
 // num is JSON number text written as is.
-type num string
+type Num string
 
-func (n num) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+func (n Num) MarshalJSON() ([]byte, error) { return []byte(n), nil }
 
-func intNum(v int64) num { return num(strconv.FormatInt(v, 10)) }
+func IntNum(v int64) Num { return Num(strconv.FormatInt(v, 10)) }
 
 // requestID is a hex id in the shape providers print, derived from the request so answers stay
 // deterministic.
-func requestID(rq *request) string {
-	h := mix64(uint64(len(rq.r.URL.RawQuery)) ^ uint64(rq.now.UnixNano()))
-	for _, c := range rq.r.URL.String() {
+func RequestID(rq *Request) string {
+	h := mix64(uint64(len(rq.R.URL.RawQuery)) ^ uint64(rq.Now.UnixNano()))
+	for _, c := range rq.R.URL.String() {
 		h = mix64(h ^ uint64(c))
 	}
 	return fmt.Sprintf("%016x%016x", h, mix64(h))
 }
 
 // parseUnix reads whole unix seconds.
-func parseUnix(text string) (time.Time, bool) {
+func ParseUnix(text string) (time.Time, bool) {
 	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 	if err != nil {
 		return time.Time{}, false
@@ -737,19 +739,19 @@ func parseUnix(text string) (time.Time, bool) {
 }
 
 // nyDate reads YYYY-MM-DD as midnight New York.
-func nyDate(text string) (time.Time, bool) {
+func NYDate(text string) (time.Time, bool) {
 	d, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(text), market.NewYork)
 	return d, err == nil
 }
 
 // nextDay is midnight New York of the day after the New York date of t.
-func nextDay(t time.Time) time.Time {
+func NextDay(t time.Time) time.Time {
 	y, m, d := t.In(market.NewYork).Date()
 	return time.Date(y, m, d+1, 0, 0, 0, 0, market.NewYork)
 }
 
 // headerKey reads a credential from a header that carries "<scheme> <key>" (scheme may be "").
-func headerKey(r *http.Request, header, scheme string) (string, bool) {
+func HeaderKey(r *http.Request, header, scheme string) (string, bool) {
 	v := strings.TrimSpace(r.Header.Get(header))
 	if v == "" {
 		return "", false
@@ -765,29 +767,40 @@ func headerKey(r *http.Request, header, scheme string) (string, bool) {
 }
 
 // keyCheck turns the credentials found into an authState.
-func keyCheck(values ...string) authState {
+func KeyCheck(values ...string) AuthState {
 	for _, v := range values {
 		if v == Key {
-			return authOK
+			return AuthOK
 		}
 	}
 	for _, v := range values {
 		if v != "" {
-			return authWrong
+			return AuthWrong
 		}
 	}
-	return authMissing
+	return AuthMissing
 }
 
 // maxSpan bounds the window of the providers with no documented limit (tiingo, pyth, fmp, udf),
 // which their adapters stay well inside (a week at a time): it keeps one stray request from
 // walking, and printing, a year of minutes.
-const maxSpan = 31 * 24 * time.Hour
+const MaxSpan = 31 * 24 * time.Hour
 
-const tooWide = "Error: the simulator serves at most 31 days per request"
+const TooWide = "Error: the simulator serves at most 31 days per request"
 
 var (
-	preRegPost = []market.Session{market.Pre, market.Regular, market.Post}
-	regular    = []market.Session{market.Regular}
-	allDay     = []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
+	PreRegPost = []market.Session{market.Pre, market.Regular, market.Post}
+	Regular    = []market.Session{market.Regular}
+	AllDay     = []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
 )
+
+// Bar is the provider's bar of the minute m of a tape symbol (split-adjusted as of now when
+// adjusted, else raw), ignoring the clock and the sessions it serves: false when the tape did not
+// trade in it.
+func (rq *Request) Bar(symbol string, m time.Time, adjusted bool) (OHLCV, bool) {
+	b, ok := rq.s.tape.bar(symbol, m)
+	if !ok {
+		return OHLCV{}, false
+	}
+	return rq.view.apply(symbol, b, adjusted), true
+}

@@ -130,7 +130,7 @@ func TestTapeHasSubPennyPricesThatSurviveFloat32AndMinutesWithoutTrades(t *testi
 		if b.Close <= 0 || b.Volume <= 0 || int64(b.Close)%10_000 != 0 {
 			t.Fatalf("%s: close %s volume %d: want a positive price with at most 4 decimals and a positive volume", m, b.Close, b.Volume)
 		}
-		text, err := numeric.CanonicalFloat32(float32Text(b.Close))
+		text, err := numeric.CanonicalFloat32(Float32Text(b.Close))
 		if err != nil || numeric.MustPrice(text) != b.Close {
 			t.Fatalf("%s: %s does not survive Yahoo's float32 (%q, %v)", m, b.Close, text, err)
 		}
@@ -291,11 +291,11 @@ func TestAdjustmentConventions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s %v", tc.provider, tc.extra), func(t *testing.T) {
 			got := f.bars(tc.provider, "NVDA", from, to, tc.extra)
-			want := tapeBars(f.s.Tape(), "NVDA", from, to, regular, tc.adjusted, now)
+			want := tapeBars(f.s.Tape(), "NVDA", from, to, Regular, tc.adjusted, now)
 			if d := diffBars(got, want); d != "" {
 				t.Fatal(d)
 			}
-			raw := tapeBars(f.s.Tape(), "NVDA", from, to, regular, false, now)
+			raw := tapeBars(f.s.Tape(), "NVDA", from, to, Regular, false, now)
 			if tc.adjusted && raw[0].close != got[0].close*10 {
 				t.Fatalf("adjusted %s is not raw %s ÷ 10", got[0].close, raw[0].close)
 			}
@@ -487,7 +487,7 @@ func TestAlpacaPagination(t *testing.T) {
 		q.Set("page_token", *p.Next)
 	}
 	for _, sym := range []string{"NVDA", "TSLA"} {
-		want := tapeBars(f.s.Tape(), sym, ny(2026, 11, 23, 4, 0), ny(2026, 11, 23, 20, 0), preRegPost, false, tuesday)
+		want := tapeBars(f.s.Tape(), sym, ny(2026, 11, 23, 4, 0), ny(2026, 11, 23, 20, 0), PreRegPost, false, tuesday)
 		if d := diffBars(got[sym], want); d != "" {
 			t.Fatalf("%s over %d pages: %s", sym, pages, d)
 		}
@@ -550,7 +550,7 @@ func TestMassivePaginationHidesTheKey(t *testing.T) {
 		}
 		target = body.NextURL
 	}
-	want := tapeBars(f.s.Tape(), "SPY", from, to, preRegPost, false, tuesday)
+	want := tapeBars(f.s.Tape(), "SPY", from, to, PreRegPost, false, tuesday)
 	if d := diffBars(all, want); d != "" {
 		t.Fatal(d)
 	}
@@ -626,7 +626,7 @@ func TestWireConventions(t *testing.T) {
 	f := newFixture(t, tuesday, Options{})
 	day := url.Values{"symbol": {"NVDA"}, "interval": {"1min"}, "start_date": {"2026-11-23 09:30:00"}, "end_date": {"2026-11-23 09:34:00"}}
 	// what the tape traded on Monday's regular session, printed in New York time
-	monday := tapeBars(f.s.Tape(), "NVDA", ny(2026, 11, 23, 9, 30), ny(2026, 11, 23, 16, 0), regular, false, tuesday)
+	monday := tapeBars(f.s.Tape(), "NVDA", ny(2026, 11, 23, 9, 30), ny(2026, 11, 23, 16, 0), Regular, false, tuesday)
 	nyText := func(b tb) string { return b.start.In(market.NewYork).Format(time.DateTime) }
 	open, closing := nyText(monday[0]), nyText(monday[len(monday)-1])
 	t.Run("twelvedata exchange time, desc, 5 decimals", func(t *testing.T) {

@@ -132,18 +132,18 @@ func (t *Tape) Splits(symbol string) []Split { return append([]Split(nil), split
 // 2020–2028, or has not closed yet by the tape's clock.
 func (t *Tape) Bar(symbol string, minute time.Time) (sources.Bar, bool) {
 	b, ok := t.bar(symbol, minute.Truncate(time.Minute))
-	if !ok || !b.start.Before(t.now().Truncate(time.Minute)) {
+	if !ok || !b.Start.Before(t.now().Truncate(time.Minute)) {
 		return sources.Bar{}, false
 	}
-	return sources.Bar{Start: b.start, Close: b.c, Volume: b.v}, true
+	return sources.Bar{Start: b.Start, Close: b.C, Volume: b.V}, true
 }
 
 // ohlcv is a bar with all its prices, as the emulations print them.
-type ohlcv struct {
-	start      time.Time
-	o, h, l, c numeric.Scaled
-	v          int64
-	session    market.Session
+type OHLCV struct {
+	Start      time.Time
+	O, H, L, C numeric.Scaled
+	V          int64
+	Session    market.Session
 }
 
 // Per-minute volatility in parts per million, per session: regular minutes move most.
@@ -167,30 +167,30 @@ const (
 )
 
 // bar computes the raw bar of a minute start m (aligned), ignoring the clock.
-func (t *Tape) bar(symbol string, m time.Time) (ohlcv, bool) {
+func (t *Tape) bar(symbol string, m time.Time) (OHLCV, bool) {
 	session, ok := market.SessionAt(m)
 	if !ok {
-		return ohlcv{}, false
+		return OHLCV{}, false
 	}
 	return t.barIn(symbol, m, session)
 }
 
 // barIn is bar for a minute whose session the caller knows.
-func (t *Tape) barIn(symbol string, m time.Time, session market.Session) (ohlcv, bool) {
+func (t *Tape) barIn(symbol string, m time.Time, session market.Session) (OHLCV, bool) {
 	sym := symbolIndex(symbol)
 	if sym < 0 {
-		return ohlcv{}, false
+		return OHLCV{}, false
 	}
 	ny := m.In(market.NewYork)
 	day := civilDay(ny.Year(), ny.Month(), ny.Day())
 	if day < tapeFirst || day > tapeLast {
-		return ohlcv{}, false
+		return OHLCV{}, false
 	}
 	splits := splitTable[symbol]
 	if session == market.Overnight {
 		for _, s := range splits {
 			if m.Before(s.Effective) && !m.Before(s.Effective.Add(-8*time.Hour)) {
-				return ohlcv{}, false // the ambiguous night before a split
+				return OHLCV{}, false // the ambiguous night before a split
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func (t *Tape) barIn(symbol string, m time.Time, session market.Session) (ohlcv,
 		skip /= 3
 	}
 	if u%10000 < skip {
-		return ohlcv{}, false
+		return OHLCV{}, false
 	}
 
 	path := t.path(sym, symbol, day)
@@ -239,10 +239,10 @@ func (t *Tape) barIn(symbol string, m time.Time, session market.Session) (ohlcv,
 	l = max(min(float32Safe(l, views), o, c), 100) // never below a cent
 	raw := views[0]
 	toScaled := func(p int64) numeric.Scaled { return numeric.Scaled(p * raw * 10_000) }
-	return ohlcv{
-		start: m, session: session,
-		o: toScaled(o), h: toScaled(h), l: toScaled(l), c: toScaled(c),
-		v: t.volume(sym, symbol, m, session), // shares of the minute, as traded
+	return OHLCV{
+		Start: m, Session: session,
+		O: toScaled(o), H: toScaled(h), L: toScaled(l), C: toScaled(c),
+		V: t.volume(sym, symbol, m, session), // shares of the minute, as traded
 	}, true
 }
 

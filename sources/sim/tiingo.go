@@ -16,28 +16,28 @@ import (
 // &columns=open,high,low,close,volume (volume only when asked) &token=. The key comes as token=
 // or "Authorization: Token <key>". Raw IEX prices; dates are ISO UTC with milliseconds and Z;
 // no data is []; errors are {"detail": "…"}. The simulator serves at most 31 days per request.
-var tiingoEmulation = &emulation{
-	name:     "tiingo",
-	sessions: preRegPost,
-	auth: func(r *http.Request) authState {
-		h, _ := headerKey(r, "Authorization", "Token")
-		return keyCheck(r.URL.Query().Get("token"), h)
+var tiingoEmulation = &Emulation{
+	Name:     "tiingo",
+	Sessions: PreRegPost,
+	Auth: func(r *http.Request) AuthState {
+		h, _ := HeaderKey(r, "Authorization", "Token")
+		return KeyCheck(r.URL.Query().Get("token"), h)
 	},
-	denied: func(_ *request, missing bool) reply {
+	Denied: func(_ *Request, missing bool) Reply {
 		if missing {
 			return tiingoDetail(http.StatusForbidden, "Please supply a token")
 		}
 		return tiingoDetail(http.StatusUnauthorized, "Invalid token.")
 	},
-	limited: func(*request) reply {
+	Limited: func(*Request) Reply {
 		return tiingoDetail(http.StatusTooManyRequests, "Error: You have run over your hourly request allocation. Please upgrade at https://api.tiingo.com/pricing to have your limits increased.")
 	},
-	inBody: func(*request) reply { return tiingoDetail(http.StatusOK, "Error: temporary database unavailable") },
-	serve:  tiingoPrices,
+	InBody: func(*Request) Reply { return tiingoDetail(http.StatusOK, "Error: temporary database unavailable") },
+	Serve:  tiingoPrices,
 }
 
-func tiingoDetail(status int, msg string) reply {
-	return jsonReply(status, map[string]string{"detail": msg})
+func tiingoDetail(status int, msg string) Reply {
+	return JSONReply(status, map[string]string{"detail": msg})
 }
 
 // tiingoTime reads a date (New York; as an end, the whole day) or an RFC 3339 instant.
@@ -48,51 +48,51 @@ func tiingoTime(v string, end bool) (time.Time, bool) {
 		}
 		return t, true
 	}
-	d, ok := nyDate(v)
+	d, ok := NYDate(v)
 	if ok && end {
-		d = nextDay(d)
+		d = NextDay(d)
 	}
 	return d, ok
 }
 
-func tiingoPrices(s *Server, rq *request) reply {
-	rest, ok := strings.CutPrefix(rq.path, "/iex/")
+func tiingoPrices(rq *Request) Reply {
+	rest, ok := strings.CutPrefix(rq.Path, "/iex/")
 	ticker, tail, _ := strings.Cut(rest, "/")
 	if !ok || ticker == "" || tail != "prices" {
 		return tiingoDetail(http.StatusNotFound, "Not found.")
 	}
-	sym := rq.tapeSymbol(strings.ToUpper(ticker))
+	sym := rq.TapeSymbol(strings.ToUpper(ticker))
 	if sym == "" {
 		return tiingoDetail(http.StatusNotFound, fmt.Sprintf("Error: Ticker '%s' not found", ticker))
 	}
-	if f := strings.ToLower(rq.q.Get("resampleFreq")); f != "1min" {
-		return tiingoDetail(http.StatusBadRequest, fmt.Sprintf("Error: resampleFreq %q is not served by the simulator (1min only)", rq.q.Get("resampleFreq")))
+	if f := strings.ToLower(rq.Query.Get("resampleFreq")); f != "1min" {
+		return tiingoDetail(http.StatusBadRequest, fmt.Sprintf("Error: resampleFreq %q is not served by the simulator (1min only)", rq.Query.Get("resampleFreq")))
 	}
-	if f := rq.q.Get("format"); f != "" && f != "json" {
+	if f := rq.Query.Get("format"); f != "" && f != "json" {
 		return tiingoDetail(http.StatusBadRequest, "Error: the simulator serves format=json only")
 	}
-	now := rq.now.In(market.NewYork)
+	now := rq.Now.In(market.NewYork)
 	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, market.NewYork)
-	to := rq.now
-	if v := rq.q.Get("startDate"); v != "" {
+	to := rq.Now
+	if v := rq.Query.Get("startDate"); v != "" {
 		if from, ok = tiingoTime(v, false); !ok {
 			return tiingoDetail(http.StatusBadRequest, "Error: startDate must be YYYY-MM-DD")
 		}
 	}
-	if v := rq.q.Get("endDate"); v != "" {
+	if v := rq.Query.Get("endDate"); v != "" {
 		if to, ok = tiingoTime(v, true); !ok {
 			return tiingoDetail(http.StatusBadRequest, "Error: endDate must be YYYY-MM-DD")
 		}
 	}
-	if to.Sub(from) > maxSpan {
-		return tiingoDetail(http.StatusBadRequest, tooWide)
+	if to.Sub(from) > MaxSpan {
+		return tiingoDetail(http.StatusBadRequest, TooWide)
 	}
-	sessions := regular
-	if rq.q.Get("afterHours") == "true" {
-		sessions = preRegPost
+	sessions := Regular
+	if rq.Query.Get("afterHours") == "true" {
+		sessions = PreRegPost
 	}
 	cols := []string{"open", "high", "low", "close"}
-	if v := rq.q.Get("columns"); v != "" {
+	if v := rq.Query.Get("columns"); v != "" {
 		cols = nil
 		for _, c := range strings.Split(v, ",") {
 			switch c = strings.TrimSpace(strings.ToLower(c)); c {
@@ -104,17 +104,17 @@ func tiingoPrices(s *Server, rq *request) reply {
 			}
 		}
 	}
-	fill := rq.q.Get("forceFill") == "true"
+	fill := rq.Query.Get("forceFill") == "true"
 	var buf bytes.Buffer
 	buf.WriteByte('[')
-	var last *ohlcv
+	var last *OHLCV
 	n := 0
-	s.walk(rq, sym, from, to, sessions, false, func(b ohlcv, traded bool) bool {
+	rq.Walk(sym, from, to, sessions, false, func(b OHLCV, traded bool) bool {
 		if !traded {
 			if !fill || last == nil {
 				return true
 			}
-			b = ohlcv{start: b.start, o: last.c, h: last.c, l: last.c, c: last.c}
+			b = OHLCV{Start: b.Start, O: last.C, H: last.C, L: last.C, C: last.C}
 		} else {
 			last = &b
 		}
@@ -122,11 +122,11 @@ func tiingoPrices(s *Server, rq *request) reply {
 			buf.WriteByte(',')
 		}
 		n++
-		fmt.Fprintf(&buf, `{"date":"%s"`, b.start.UTC().Format("2006-01-02T15:04:05.000Z"))
+		fmt.Fprintf(&buf, `{"date":"%s"`, b.Start.UTC().Format("2006-01-02T15:04:05.000Z"))
 		for _, c := range cols {
-			v := map[string]string{"open": scaledText(b.o), "high": scaledText(b.h), "low": scaledText(b.l), "close": scaledText(b.c)}[c]
+			v := map[string]string{"open": ScaledText(b.O), "high": ScaledText(b.H), "low": ScaledText(b.L), "close": ScaledText(b.C)}[c]
 			if c == "volume" {
-				v = fmt.Sprint(b.v)
+				v = fmt.Sprint(b.V)
 			}
 			fmt.Fprintf(&buf, `,"%s":%s`, c, v)
 		}
@@ -134,9 +134,9 @@ func tiingoPrices(s *Server, rq *request) reply {
 		return true
 	})
 	buf.WriteByte(']')
-	return rawJSON(http.StatusOK, buf.Bytes())
+	return RawJSON(http.StatusOK, buf.Bytes())
 }
 
 func init() {
-	register(tiingoEmulation)
+	Register(tiingoEmulation)
 }

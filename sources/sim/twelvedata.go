@@ -18,27 +18,27 @@ import (
 // HTTP 200: an empty window is {"code":400,"message":"No data is available on the specified
 // dates…"}. Datetimes print in the asked time zone, numbers as strings with 5 decimals. Regular
 // session only (pre/post are a Pro-plan option the simulator does not grant).
-var twelvedataEmulation = &emulation{
-	name:     "twelvedata",
-	sessions: regular,
-	auth: func(r *http.Request) authState {
-		h, _ := headerKey(r, "Authorization", "apikey")
-		return keyCheck(r.URL.Query().Get("apikey"), h)
+var twelvedataEmulation = &Emulation{
+	Name:     "twelvedata",
+	Sessions: Regular,
+	Auth: func(r *http.Request) AuthState {
+		h, _ := HeaderKey(r, "Authorization", "apikey")
+		return KeyCheck(r.URL.Query().Get("apikey"), h)
 	},
-	denied: func(*request, bool) reply {
+	Denied: func(*Request, bool) Reply {
 		return tdError(http.StatusUnauthorized, 401, "apikey parameter is incorrect or not specified. You can get your free API key instantly following this link: https://twelvedata.com/pricing. If you believe that everything is correct, you can contact us at https://twelvedata.com/contact/customer")
 	},
-	limited: func(rq *request) reply {
-		return tdError(http.StatusTooManyRequests, 429, fmt.Sprintf("You have run out of API credits for the current minute. %d API credits were used, with the current limit being %d. Wait for the next minute or consider switching to a higher tier plan at https://twelvedata.com/pricing", rq.used, rq.limit))
+	Limited: func(rq *Request) Reply {
+		return tdError(http.StatusTooManyRequests, 429, fmt.Sprintf("You have run out of API credits for the current minute. %d API credits were used, with the current limit being %d. Wait for the next minute or consider switching to a higher tier plan at https://twelvedata.com/pricing", rq.Used, rq.Limit))
 	},
-	inBody: func(*request) reply {
+	InBody: func(*Request) Reply {
 		return tdError(http.StatusOK, 500, "We are having an internal error. Please try again later.")
 	},
-	serve: twelvedataSeries,
+	Serve: twelvedataSeries,
 }
 
-func tdError(status, code int, msg string) reply {
-	return jsonReply(status, map[string]any{"code": code, "message": msg, "status": "error"})
+func tdError(status, code int, msg string) Reply {
+	return JSONReply(status, map[string]any{"code": code, "message": msg, "status": "error"})
 }
 
 var tdInfo = map[string]struct{ exchange, mic, kind string }{
@@ -58,23 +58,23 @@ type tdValue struct {
 
 var tdLayouts = []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly}
 
-func twelvedataSeries(s *Server, rq *request) reply {
-	if rq.path != "/time_series" {
+func twelvedataSeries(rq *Request) Reply {
+	if rq.Path != "/time_series" {
 		return tdError(http.StatusNotFound, 404, "Not Found")
 	}
-	name := strings.TrimSpace(rq.q.Get("symbol"))
+	name := strings.TrimSpace(rq.Query.Get("symbol"))
 	if name == "" {
 		return tdError(http.StatusOK, 400, "**symbol** parameter is missing or invalid. Please provide a valid symbol according to API documentation: https://twelvedata.com/docs#reference-data")
 	}
-	if iv := rq.q.Get("interval"); iv != "1min" {
+	if iv := rq.Query.Get("interval"); iv != "1min" {
 		return tdError(http.StatusOK, 400, fmt.Sprintf("**interval** %q is not supported by the simulator, which serves 1min", iv))
 	}
-	sym := rq.tapeSymbol(strings.ToUpper(name))
+	sym := rq.TapeSymbol(strings.ToUpper(name))
 	if sym == "" {
 		return tdError(http.StatusOK, 404, fmt.Sprintf("**symbol** not found: %s. Please specify it correctly according to API Documentation.", name))
 	}
 	loc := market.NewYork
-	switch tz := rq.q.Get("timezone"); tz {
+	switch tz := rq.Query.Get("timezone"); tz {
 	case "", "Exchange", "exchange":
 	case "UTC", "utc":
 		loc = time.UTC
@@ -85,31 +85,31 @@ func twelvedataSeries(s *Server, rq *request) reply {
 		}
 		loc = l
 	}
-	parse := func(key string) (time.Time, bool, reply) {
-		v := strings.TrimSpace(rq.q.Get(key))
+	parse := func(key string) (time.Time, bool, Reply) {
+		v := strings.TrimSpace(rq.Query.Get(key))
 		if v == "" {
-			return time.Time{}, false, reply{}
+			return time.Time{}, false, Reply{}
 		}
 		for _, layout := range tdLayouts {
 			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-				return t, true, reply{}
+				return t, true, Reply{}
 			}
 		}
 		return time.Time{}, false, tdError(http.StatusOK, 400, fmt.Sprintf("**%s** %q is not in the format 2006-01-02 or 2006-01-02 15:04:05", key, v))
 	}
 	start, hasStart, bad := parse("start_date")
-	if bad.status != 0 {
+	if bad.Status != 0 {
 		return bad
 	}
 	end, hasEnd, bad := parse("end_date")
-	if bad.status != 0 {
+	if bad.Status != 0 {
 		return bad
 	}
 	if !hasEnd {
-		end = rq.now
+		end = rq.Now
 	}
-	if d := rq.q.Get("date"); d != "" {
-		now := rq.now.In(loc)
+	if d := rq.Query.Get("date"); d != "" {
+		now := rq.Now.In(loc)
 		day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 		switch d {
 		case "today":
@@ -128,7 +128,7 @@ func twelvedataSeries(s *Server, rq *request) reply {
 	if hasStart || hasEnd {
 		size = 5000
 	}
-	if v := rq.q.Get("outputsize"); v != "" {
+	if v := rq.Query.Get("outputsize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 5000 {
 			return tdError(http.StatusOK, 400, "**outputsize** parameter must be between 1 and 5000")
@@ -139,28 +139,28 @@ func twelvedataSeries(s *Server, rq *request) reply {
 		start = dayStart(tapeFirst)
 	}
 	adjusted := true
-	switch rq.q.Get("adjust") {
+	switch rq.Query.Get("adjust") {
 	case "", "splits", "all":
 	case "none", "dividends":
 		adjusted = false
 	default:
 		return tdError(http.StatusOK, 400, "**adjust** must be one of all, splits, dividends, none")
 	}
-	bars := s.latest(rq, sym, start, end.Add(time.Nanosecond), regular, adjusted, size) // the latest size bars
+	bars := rq.Latest(sym, start, end.Add(time.Nanosecond), Regular, adjusted, size) // the latest size bars
 	if len(bars) == 0 {
 		return tdError(http.StatusOK, 400, "No data is available on the specified dates. Try setting different start/end dates.")
 	}
 	values := make([]tdValue, len(bars))
-	desc := !strings.EqualFold(rq.q.Get("order"), "asc")
+	desc := !strings.EqualFold(rq.Query.Get("order"), "asc")
 	for i, b := range bars {
 		j := i
 		if desc {
 			j = len(bars) - 1 - i
 		}
 		values[j] = tdValue{
-			Datetime: b.start.In(loc).Format("2006-01-02 15:04:05"),
-			Open:     fixedText(b.o, 5), High: fixedText(b.h, 5), Low: fixedText(b.l, 5), Close: fixedText(b.c, 5),
-			Volume: strconv.FormatInt(b.v, 10),
+			Datetime: b.Start.In(loc).Format("2006-01-02 15:04:05"),
+			Open:     FixedText(b.O, 5), High: FixedText(b.H, 5), Low: FixedText(b.L, 5), Close: FixedText(b.C, 5),
+			Volume: strconv.FormatInt(b.V, 10),
 		}
 	}
 	info := tdInfo[sym]
@@ -173,7 +173,7 @@ func twelvedataSeries(s *Server, rq *request) reply {
 		MIC              string `json:"mic_code"`
 		Type             string `json:"type"`
 	}
-	return jsonReply(http.StatusOK, struct {
+	return JSONReply(http.StatusOK, struct {
 		Meta   tdMeta    `json:"meta"`
 		Values []tdValue `json:"values"`
 		Status string    `json:"status"`
@@ -181,5 +181,5 @@ func twelvedataSeries(s *Server, rq *request) reply {
 }
 
 func init() {
-	register(twelvedataEmulation)
+	Register(twelvedataEmulation)
 }

@@ -14,108 +14,108 @@ import (
 // s "ok" with arrays (empty when there is nothing: never "no_data"), s "error" with errmsg.
 // Raw prices (a split applies from the next pre-market), all four sessions including
 // overnight, volume always 0 (aggregate prices, not trades). At most 31 days per request.
-var pythEmulation = &emulation{
-	name:     "pyth",
-	sessions: allDay,
-	symbol:   func(ticker string) string { return "Equity.US." + ticker + "/USD" },
-	auth: func(r *http.Request) authState {
-		v, _ := headerKey(r, "Authorization", "Bearer")
-		return keyCheck(v)
+var pythEmulation = &Emulation{
+	Name:     "pyth",
+	Sessions: AllDay,
+	Symbol:   func(ticker string) string { return "Equity.US." + ticker + "/USD" },
+	Auth: func(r *http.Request) AuthState {
+		v, _ := HeaderKey(r, "Authorization", "Bearer")
+		return KeyCheck(v)
 	},
-	denied: func(_ *request, missing bool) reply {
+	Denied: func(_ *Request, missing bool) Reply {
 		if missing {
-			return textReply(http.StatusUnauthorized, "Unauthorized: missing API key")
+			return TextReply(http.StatusUnauthorized, "Unauthorized: missing API key")
 		}
-		return textReply(http.StatusUnauthorized, "Unauthorized: invalid API key")
+		return TextReply(http.StatusUnauthorized, "Unauthorized: invalid API key")
 	},
-	limited: func(*request) reply { return textReply(http.StatusTooManyRequests, "Too Many Requests") },
-	inBody:  udfInBody,
-	serve: func(s *Server, rq *request) reply {
-		p := strings.TrimPrefix(rq.path, "/v1")
+	Limited: func(*Request) Reply { return TextReply(http.StatusTooManyRequests, "Too Many Requests") },
+	InBody:  udfInBody,
+	Serve: func(rq *Request) Reply {
+		p := strings.TrimPrefix(rq.Path, "/v1")
 		channel, tail, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		if channel == "" || tail != "history" {
-			return textReply(http.StatusNotFound, "Not Found")
+			return TextReply(http.StatusNotFound, "Not Found")
 		}
-		return udfHistory(s, rq, allDay, false)
+		return udfHistory(rq, AllDay, false)
 	},
 }
 
 // UDF: a generic TradingView UDF history endpoint, GET /history?symbol=NVDA&resolution=1&from=&to=,
 // with an optional bearer key (none is fine; a wrong one is 401). Raw prices, pre, regular and
 // post, real volumes. At most 31 days per request.
-var udfEmulation = &emulation{
-	name:     "udf",
-	sessions: preRegPost,
-	auth: func(r *http.Request) authState {
-		v, present := headerKey(r, "Authorization", "Bearer")
+var udfEmulation = &Emulation{
+	Name:     "udf",
+	Sessions: PreRegPost,
+	Auth: func(r *http.Request) AuthState {
+		v, present := HeaderKey(r, "Authorization", "Bearer")
 		if !present || v == Key {
-			return authOK
+			return AuthOK
 		}
-		return authWrong
+		return AuthWrong
 	},
-	denied: func(*request, bool) reply {
-		return jsonReply(http.StatusUnauthorized, map[string]string{"s": "error", "errmsg": "unauthorized"})
+	Denied: func(*Request, bool) Reply {
+		return JSONReply(http.StatusUnauthorized, map[string]string{"s": "error", "errmsg": "unauthorized"})
 	},
-	limited: func(*request) reply {
-		return jsonReply(http.StatusTooManyRequests, map[string]string{"s": "error", "errmsg": "too many requests"})
+	Limited: func(*Request) Reply {
+		return JSONReply(http.StatusTooManyRequests, map[string]string{"s": "error", "errmsg": "too many requests"})
 	},
-	inBody: udfInBody,
-	serve: func(s *Server, rq *request) reply {
-		if rq.path != "/history" {
-			return textReply(http.StatusNotFound, "Not Found")
+	InBody: udfInBody,
+	Serve: func(rq *Request) Reply {
+		if rq.Path != "/history" {
+			return TextReply(http.StatusNotFound, "Not Found")
 		}
-		return udfHistory(s, rq, preRegPost, true)
+		return udfHistory(rq, PreRegPost, true)
 	},
 }
 
-func udfInBody(*request) reply {
-	return rawJSON(http.StatusOK, []byte(`{"s":"error","errmsg":"An error occured."}`))
+func udfInBody(*Request) Reply {
+	return RawJSON(http.StatusOK, []byte(`{"s":"error","errmsg":"An error occured."}`))
 }
 
-func udfError(msg string) reply {
-	return jsonReply(http.StatusOK, map[string]string{"s": "error", "errmsg": msg})
+func udfError(msg string) Reply {
+	return JSONReply(http.StatusOK, map[string]string{"s": "error", "errmsg": msg})
 }
 
 // udfHistory answers a UDF history request over [from, to], both inclusive.
-func udfHistory(s *Server, rq *request, sessions []market.Session, volume bool) reply {
-	sym := rq.tapeSymbol(rq.q.Get("symbol"))
+func udfHistory(rq *Request, sessions []market.Session, volume bool) Reply {
+	sym := rq.TapeSymbol(rq.Query.Get("symbol"))
 	if sym == "" {
 		return udfError("unknown_symbol")
 	}
-	if rq.q.Get("resolution") != "1" {
+	if rq.Query.Get("resolution") != "1" {
 		return udfError("unsupported resolution: the simulator serves 1")
 	}
-	from, ok1 := parseUnix(rq.q.Get("from"))
-	to, ok2 := parseUnix(rq.q.Get("to"))
+	from, ok1 := ParseUnix(rq.Query.Get("from"))
+	to, ok2 := ParseUnix(rq.Query.Get("to"))
 	if !ok1 || !ok2 {
-		return jsonReply(http.StatusUnprocessableEntity, map[string]string{"s": "error", "errmsg": "from and to must be unix seconds"})
+		return JSONReply(http.StatusUnprocessableEntity, map[string]string{"s": "error", "errmsg": "from and to must be unix seconds"})
 	}
-	if to.Sub(from) > maxSpan {
-		return udfError(tooWide)
+	if to.Sub(from) > MaxSpan {
+		return udfError(TooWide)
 	}
-	bars := s.series(rq, sym, from, to.Add(time.Nanosecond), sessions, false)
-	t, o, h, l, c, v := []num{}, []num{}, []num{}, []num{}, []num{}, []num{}
+	bars := rq.Series(sym, from, to.Add(time.Nanosecond), sessions, false)
+	t, o, h, l, c, v := []Num{}, []Num{}, []Num{}, []Num{}, []Num{}, []Num{}
 	for _, b := range bars {
-		t = append(t, intNum(b.start.Unix()))
-		o, h, l, c = append(o, num(scaledText(b.o))), append(h, num(scaledText(b.h))), append(l, num(scaledText(b.l))), append(c, num(scaledText(b.c)))
+		t = append(t, IntNum(b.Start.Unix()))
+		o, h, l, c = append(o, Num(ScaledText(b.O))), append(h, Num(ScaledText(b.H))), append(l, Num(ScaledText(b.L))), append(c, Num(ScaledText(b.C)))
 		vol := int64(0)
 		if volume {
-			vol = b.v
+			vol = b.V
 		}
-		v = append(v, intNum(vol))
+		v = append(v, IntNum(vol))
 	}
-	return jsonReply(http.StatusOK, struct {
+	return JSONReply(http.StatusOK, struct {
 		S string `json:"s"`
-		T []num  `json:"t"`
-		O []num  `json:"o"`
-		H []num  `json:"h"`
-		L []num  `json:"l"`
-		C []num  `json:"c"`
-		V []num  `json:"v"`
+		T []Num  `json:"t"`
+		O []Num  `json:"o"`
+		H []Num  `json:"h"`
+		L []Num  `json:"l"`
+		C []Num  `json:"c"`
+		V []Num  `json:"v"`
 	}{"ok", t, o, h, l, c, v})
 }
 
 func init() {
-	register(pythEmulation)
-	register(udfEmulation)
+	Register(pythEmulation)
+	Register(udfEmulation)
 }

@@ -15,20 +15,20 @@ import (
 // words). Prices are split-adjusted float32s printed as float64; period2 is exclusive; a minute
 // with no trade in the regular session is a null entry, elsewhere it is left out; with
 // includePrePost=false the latest regular close gets Yahoo's synthetic volume-0 bar.
-var yahooEmulation = &emulation{
-	name:     "yahoo",
-	sessions: preRegPost,
-	denied: func(*request, bool) reply {
-		return rawJSON(http.StatusUnauthorized, []byte(`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`))
+var yahooEmulation = &Emulation{
+	Name:     "yahoo",
+	Sessions: PreRegPost,
+	Denied: func(*Request, bool) Reply {
+		return RawJSON(http.StatusUnauthorized, []byte(`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`))
 	},
-	limited: func(*request) reply { return textReply(http.StatusTooManyRequests, "Edge: Too Many Requests") },
-	inBody: func(*request) reply {
-		return rawJSON(http.StatusOK, []byte(`{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`))
+	Limited: func(*Request) Reply { return TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests") },
+	InBody: func(*Request) Reply {
+		return RawJSON(http.StatusOK, []byte(`{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`))
 	},
-	serve: yahooChart,
+	Serve: yahooChart,
 }
 
-func yahooError(status int, code, description string) reply {
+func yahooError(status int, code, description string) Reply {
 	type yerr struct {
 		Code        string `json:"code"`
 		Description string `json:"description"`
@@ -37,7 +37,7 @@ func yahooError(status int, code, description string) reply {
 		Result any  `json:"result"`
 		Error  yerr `json:"error"`
 	}
-	return jsonReply(status, map[string]chart{"chart": {Error: yerr{code, description}}})
+	return JSONReply(status, map[string]chart{"chart": {Error: yerr{code, description}}})
 }
 
 // yahoo instrument facts for meta.
@@ -50,41 +50,41 @@ var yahooInfo = map[string]struct {
 	"SPY":  {"PCX", "NYSEArca", "ETF", 728317800},
 }
 
-func yahooChart(s *Server, rq *request) reply {
-	if !strings.HasPrefix(strings.ToLower(rq.r.Header.Get("User-Agent")), "mozilla/") {
-		return textReply(http.StatusTooManyRequests, "Edge: Too Many Requests")
+func yahooChart(rq *Request) Reply {
+	if !strings.HasPrefix(strings.ToLower(rq.R.Header.Get("User-Agent")), "mozilla/") {
+		return TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests")
 	}
-	text, ok := strings.CutPrefix(rq.path, "/v8/finance/chart/")
+	text, ok := strings.CutPrefix(rq.Path, "/v8/finance/chart/")
 	if !ok || text == "" || strings.Contains(text, "/") {
 		return yahooError(http.StatusNotFound, "Not Found", "HTTP 404 Not Found")
 	}
-	sym := rq.tapeSymbol(strings.ToUpper(text))
+	sym := rq.TapeSymbol(strings.ToUpper(text))
 	if sym == "" {
 		return yahooError(http.StatusNotFound, "Not Found", "No data found, symbol may be delisted")
 	}
-	if iv := rq.q.Get("interval"); iv != "1m" {
+	if iv := rq.Query.Get("interval"); iv != "1m" {
 		if iv == "" {
 			iv = "1d"
 		}
 		return yahooError(http.StatusBadRequest, "Bad Request", fmt.Sprintf("Invalid input - interval=%s is not supported by this simulator. Valid intervals: [1m]", iv))
 	}
-	now := rq.now
+	now := rq.Now
 	var from, to time.Time
 	switch {
-	case rq.q.Has("period1"):
+	case rq.Query.Has("period1"):
 		var ok1, ok2 bool
-		from, ok1 = parseUnix(rq.q.Get("period1"))
+		from, ok1 = ParseUnix(rq.Query.Get("period1"))
 		to, ok2 = now, true
-		if rq.q.Has("period2") {
-			to, ok2 = parseUnix(rq.q.Get("period2"))
+		if rq.Query.Has("period2") {
+			to, ok2 = ParseUnix(rq.Query.Get("period2"))
 		}
 		if !ok1 || !ok2 {
 			return yahooError(http.StatusBadRequest, "Bad Request", "Invalid input - period1 and period2 must be unix seconds")
 		}
 	default:
-		days := map[string]int{"": 1, "1d": 1, "5d": 5, "7d": 7}[rq.q.Get("range")]
+		days := map[string]int{"": 1, "1d": 1, "5d": 5, "7d": 7}[rq.Query.Get("range")]
 		if days == 0 {
-			return yahooError(http.StatusUnprocessableEntity, "Unprocessable Entity", fmt.Sprintf("1m data not available for range=%s. The requested range must be within the last 30 days.", rq.q.Get("range")))
+			return yahooError(http.StatusUnprocessableEntity, "Unprocessable Entity", fmt.Sprintf("1m data not available for range=%s. The requested range must be within the last 30 days.", rq.Query.Get("range")))
 		}
 		from, to = now.Add(-time.Duration(days)*24*time.Hour), now
 	}
@@ -97,38 +97,38 @@ func yahooChart(s *Server, rq *request) reply {
 	if to.Sub(from) > 8*24*time.Hour {
 		return yahooError(http.StatusUnprocessableEntity, "Unprocessable Entity", "Only 8 days worth of 1m granularity data are allowed to be fetched per request.")
 	}
-	prePost := rq.q.Get("includePrePost") == "true"
-	sessions := regular
+	prePost := rq.Query.Get("includePrePost") == "true"
+	sessions := Regular
 	if prePost {
-		sessions = preRegPost
+		sessions = PreRegPost
 	}
 
-	var ts []num
+	var ts []Num
 	var o, h, l, c, v []any
-	s.walk(rq, sym, from, to, sessions, true, func(b ohlcv, traded bool) bool {
+	rq.Walk(sym, from, to, sessions, true, func(b OHLCV, traded bool) bool {
 		if !traded {
-			if b.session == market.Regular {
-				ts = append(ts, intNum(b.start.Unix()))
+			if b.Session == market.Regular {
+				ts = append(ts, IntNum(b.Start.Unix()))
 				o, h, l, c, v = append(o, nil), append(h, nil), append(l, nil), append(c, nil), append(v, nil)
 			}
 			return true
 		}
-		ts = append(ts, intNum(b.start.Unix()))
-		o = append(o, num(float32Text(b.o)))
-		h = append(h, num(float32Text(b.h)))
-		l = append(l, num(float32Text(b.l)))
-		c = append(c, num(float32Text(b.c)))
-		v = append(v, intNum(b.v))
+		ts = append(ts, IntNum(b.Start.Unix()))
+		o = append(o, Num(Float32Text(b.O)))
+		h = append(h, Num(Float32Text(b.H)))
+		l = append(l, Num(Float32Text(b.L)))
+		c = append(c, Num(Float32Text(b.C)))
+		v = append(v, IntNum(b.V))
 		return true
 	})
-	last, lastOK := s.lastRegularClose(rq, sym)
+	last, lastOK := lastRegularClose(rq, sym)
 	if !prePost && lastOK {
 		// Yahoo appends the regular close itself as a bar at the closing minute, volume 0.
-		closeAt := market.DayOf(last.start).Close
+		closeAt := market.DayOf(last.Start).Close
 		if !closeAt.Before(from) && closeAt.Before(to) && closeAt.Before(now) {
-			ts = append(ts, intNum(closeAt.Unix()))
-			p := num(float32Text(last.c))
-			o, h, l, c, v = append(o, p), append(h, p), append(l, p), append(c, p), append(v, num("0"))
+			ts = append(ts, IntNum(closeAt.Unix()))
+			p := Num(Float32Text(last.C))
+			o, h, l, c, v = append(o, p), append(h, p), append(l, p), append(c, p), append(v, Num("0"))
 		}
 	}
 
@@ -142,8 +142,8 @@ func yahooChart(s *Server, rq *request) reply {
 		"validRanges": []string{"1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "10y", "ytd", "max"},
 	}
 	if lastOK {
-		meta["regularMarketTime"] = last.start.Add(time.Minute).Unix()
-		meta["regularMarketPrice"] = num(scaledText(last.c))
+		meta["regularMarketTime"] = last.Start.Add(time.Minute).Unix()
+		meta["regularMarketPrice"] = Num(ScaledText(last.C))
 	}
 	if period := yahooTradingPeriod(now); period != nil {
 		meta["currentTradingPeriod"] = period
@@ -157,7 +157,7 @@ func yahooChart(s *Server, rq *request) reply {
 	}
 	type result struct {
 		Meta       map[string]any `json:"meta"`
-		Timestamp  []num          `json:"timestamp,omitempty"` // absent, not empty, when there are no bars
+		Timestamp  []Num          `json:"timestamp,omitempty"` // absent, not empty, when there are no bars
 		Indicators struct {
 			Quote []quote `json:"quote"`
 		} `json:"indicators"`
@@ -168,25 +168,25 @@ func yahooChart(s *Server, rq *request) reply {
 		Result []result `json:"result"`
 		Error  any      `json:"error"`
 	}
-	return jsonReply(http.StatusOK, map[string]chart{"chart": {Result: []result{res}}})
+	return JSONReply(http.StatusOK, map[string]chart{"chart": {Result: []result{res}}})
 }
 
 // lastRegularClose finds the latest regular-session bar before now (split-adjusted), looking
 // back at most ten days.
-func (s *Server) lastRegularClose(rq *request, sym string) (ohlcv, bool) {
-	t := rq.now.Truncate(time.Minute)
+func lastRegularClose(rq *Request, sym string) (OHLCV, bool) {
+	t := rq.Now.Truncate(time.Minute)
 	floor := t.Add(-10 * 24 * time.Hour)
 	for t.After(floor) {
-		m, ok := market.PrevSessionMinute(t, regular, t.Sub(floor))
+		m, ok := market.PrevSessionMinute(t, Regular, t.Sub(floor))
 		if !ok {
 			break
 		}
-		if b, ok := s.tape.bar(sym, m); ok {
-			return rq.view.apply(sym, b, true), true
+		if b, ok := rq.Bar(sym, m, true); ok {
+			return b, true
 		}
 		t = m
 	}
-	return ohlcv{}, false
+	return OHLCV{}, false
 }
 
 // yahooTradingPeriod is meta.currentTradingPeriod: the sessions of now's trading day, or the next
@@ -210,5 +210,5 @@ func yahooTradingPeriod(now time.Time) map[string]any {
 }
 
 func init() {
-	register(yahooEmulation)
+	Register(yahooEmulation)
 }
