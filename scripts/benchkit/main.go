@@ -27,6 +27,7 @@ import (
 	"github.com/alpacahq/alpaca-trade-api-go/v3/marketdata"
 
 	"github.com/pricerig/pricerig/market"
+	_ "github.com/pricerig/pricerig/sources/all" // the emulations register with their adapters
 	"github.com/pricerig/pricerig/sources/sim"
 )
 

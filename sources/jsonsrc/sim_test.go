@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/sources"
+	_ "github.com/pricerig/pricerig/sources/fmp" // the emulations this test reads register with their adapters
 	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	_ "github.com/pricerig/pricerig/sources/jsonsrc"
 	"github.com/pricerig/pricerig/sources/sim"
+	_ "github.com/pricerig/pricerig/sources/tiingo"
 )
 
 // specs describe two of the simulator's providers as a user would in sources.yaml, to show the

@@ -497,3 +497,7 @@ func gauss(u uint64) int64 {
 	}
 	return s - 2*65535
 }
+
+// TapeStart is the tape's first minute: midnight New York of 2020-01-01 (an emulation's
+// default start when a request gives none).
+func TapeStart() time.Time { return dayStart(tapeFirst) }

@@ -1,7 +1,8 @@
-package sim
+package twelvedata
 
 import (
 	"fmt"
+	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,27 +19,27 @@ import (
 // HTTP 200: an empty window is {"code":400,"message":"No data is available on the specified
 // dates…"}. Datetimes print in the asked time zone, numbers as strings with 5 decimals. Regular
 // session only (pre/post are a Pro-plan option the simulator does not grant).
-var twelvedataEmulation = &Emulation{
+var twelvedataEmulation = &sim.Emulation{
 	Name:     "twelvedata",
-	Sessions: Regular,
-	Auth: func(r *http.Request) AuthState {
-		h, _ := HeaderKey(r, "Authorization", "apikey")
-		return KeyCheck(r.URL.Query().Get("apikey"), h)
+	Sessions: sim.Regular,
+	Auth: func(r *http.Request) sim.AuthState {
+		h, _ := sim.HeaderKey(r, "Authorization", "apikey")
+		return sim.KeyCheck(r.URL.Query().Get("apikey"), h)
 	},
-	Denied: func(*Request, bool) Reply {
+	Denied: func(*sim.Request, bool) sim.Reply {
 		return tdError(http.StatusUnauthorized, 401, "apikey parameter is incorrect or not specified. You can get your free API key instantly following this link: https://twelvedata.com/pricing. If you believe that everything is correct, you can contact us at https://twelvedata.com/contact/customer")
 	},
-	Limited: func(rq *Request) Reply {
+	Limited: func(rq *sim.Request) sim.Reply {
 		return tdError(http.StatusTooManyRequests, 429, fmt.Sprintf("You have run out of API credits for the current minute. %d API credits were used, with the current limit being %d. Wait for the next minute or consider switching to a higher tier plan at https://twelvedata.com/pricing", rq.Used, rq.Limit))
 	},
-	InBody: func(*Request) Reply {
+	InBody: func(*sim.Request) sim.Reply {
 		return tdError(http.StatusOK, 500, "We are having an internal error. Please try again later.")
 	},
 	Serve: twelvedataSeries,
 }
 
-func tdError(status, code int, msg string) Reply {
-	return JSONReply(status, map[string]any{"code": code, "message": msg, "status": "error"})
+func tdError(status, code int, msg string) sim.Reply {
+	return sim.JSONReply(status, map[string]any{"code": code, "message": msg, "status": "error"})
 }
 
 var tdInfo = map[string]struct{ exchange, mic, kind string }{
@@ -58,7 +59,7 @@ type tdValue struct {
 
 var tdLayouts = []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", time.DateOnly}
 
-func twelvedataSeries(rq *Request) Reply {
+func twelvedataSeries(rq *sim.Request) sim.Reply {
 	if rq.Path != "/time_series" {
 		return tdError(http.StatusNotFound, 404, "Not Found")
 	}
@@ -85,14 +86,14 @@ func twelvedataSeries(rq *Request) Reply {
 		}
 		loc = l
 	}
-	parse := func(key string) (time.Time, bool, Reply) {
+	parse := func(key string) (time.Time, bool, sim.Reply) {
 		v := strings.TrimSpace(rq.Query.Get(key))
 		if v == "" {
-			return time.Time{}, false, Reply{}
+			return time.Time{}, false, sim.Reply{}
 		}
 		for _, layout := range tdLayouts {
 			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-				return t, true, Reply{}
+				return t, true, sim.Reply{}
 			}
 		}
 		return time.Time{}, false, tdError(http.StatusOK, 400, fmt.Sprintf("**%s** %q is not in the format 2006-01-02 or 2006-01-02 15:04:05", key, v))
@@ -136,7 +137,7 @@ func twelvedataSeries(rq *Request) Reply {
 		size = n
 	}
 	if !hasStart {
-		start = dayStart(tapeFirst)
+		start = sim.TapeStart()
 	}
 	adjusted := true
 	switch rq.Query.Get("adjust") {
@@ -146,7 +147,7 @@ func twelvedataSeries(rq *Request) Reply {
 	default:
 		return tdError(http.StatusOK, 400, "**adjust** must be one of all, splits, dividends, none")
 	}
-	bars := rq.Latest(sym, start, end.Add(time.Nanosecond), Regular, adjusted, size) // the latest size bars
+	bars := rq.Latest(sym, start, end.Add(time.Nanosecond), sim.Regular, adjusted, size) // the latest size bars
 	if len(bars) == 0 {
 		return tdError(http.StatusOK, 400, "No data is available on the specified dates. Try setting different start/end dates.")
 	}
@@ -159,7 +160,7 @@ func twelvedataSeries(rq *Request) Reply {
 		}
 		values[j] = tdValue{
 			Datetime: b.Start.In(loc).Format("2006-01-02 15:04:05"),
-			Open:     FixedText(b.O, 5), High: FixedText(b.H, 5), Low: FixedText(b.L, 5), Close: FixedText(b.C, 5),
+			Open:     sim.FixedText(b.O, 5), High: sim.FixedText(b.H, 5), Low: sim.FixedText(b.L, 5), Close: sim.FixedText(b.C, 5),
 			Volume: strconv.FormatInt(b.V, 10),
 		}
 	}
@@ -173,13 +174,11 @@ func twelvedataSeries(rq *Request) Reply {
 		MIC              string `json:"mic_code"`
 		Type             string `json:"type"`
 	}
-	return JSONReply(http.StatusOK, struct {
+	return sim.JSONReply(http.StatusOK, struct {
 		Meta   tdMeta    `json:"meta"`
 		Values []tdValue `json:"values"`
 		Status string    `json:"status"`
 	}{tdMeta{sym, "1min", "USD", "America/New_York", info.exchange, info.mic, info.kind}, values, "ok"})
 }
 
-func init() {
-	Register(twelvedataEmulation)
-}
+func init() { sim.Register(twelvedataEmulation) }

@@ -1,8 +1,9 @@
-package sim
+package alpaca
 
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"slices"
 	"sort"
@@ -22,32 +23,32 @@ import (
 // Alpaca's 403; without a feed the end defaults to 15 minutes ago. feed=boats serves the
 // overnight session; the others pre, regular and post. The tape has no dividends, so the
 // dividend adjustments change nothing.
-var alpacaEmulation = &Emulation{
+var alpacaEmulation = &sim.Emulation{
 	Name:     "alpaca",
-	Sessions: PreRegPost,
-	Auth: func(r *http.Request) AuthState {
+	Sessions: sim.PreRegPost,
+	Auth: func(r *http.Request) sim.AuthState {
 		id, secret := r.Header.Get("APCA-API-KEY-ID"), r.Header.Get("APCA-API-SECRET-KEY")
 		switch {
 		case id == "" && secret == "":
-			return AuthMissing
-		case id == Key && secret == Secret:
-			return AuthOK
+			return sim.AuthMissing
+		case id == sim.Key && secret == sim.Secret:
+			return sim.AuthOK
 		}
-		return AuthWrong
+		return sim.AuthWrong
 	},
-	Denied: func(_ *Request, missing bool) Reply {
+	Denied: func(_ *sim.Request, missing bool) sim.Reply {
 		if missing {
-			return RawJSON(http.StatusUnauthorized, []byte(`{"message":"unauthorized."}`))
+			return sim.RawJSON(http.StatusUnauthorized, []byte(`{"message":"unauthorized."}`))
 		}
-		return RawJSON(http.StatusForbidden, []byte(`{"message":"forbidden."}`))
+		return sim.RawJSON(http.StatusForbidden, []byte(`{"message":"forbidden."}`))
 	},
-	Limited: func(*Request) Reply {
-		return RawJSON(http.StatusTooManyRequests, []byte(`{"code":42910000,"message":"rate limit exceeded"}`))
+	Limited: func(*sim.Request) sim.Reply {
+		return sim.RawJSON(http.StatusTooManyRequests, []byte(`{"code":42910000,"message":"rate limit exceeded"}`))
 	},
-	InBody: func(*Request) Reply {
-		return RawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
+	InBody: func(*sim.Request) sim.Reply {
+		return sim.RawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
 	},
-	Headers: func(rq *Request) http.Header {
+	Headers: func(rq *sim.Request) http.Header {
 		limit, used := rq.Limit, rq.Used
 		if limit <= 0 {
 			return nil
@@ -62,16 +63,16 @@ var alpacaEmulation = &Emulation{
 	Serve: alpacaBars,
 }
 
-func alpacaError(status, code int, msg string) Reply {
-	return JSONReply(status, map[string]any{"code": code, "message": msg})
+func alpacaError(status, code int, msg string) sim.Reply {
+	return sim.JSONReply(status, map[string]any{"code": code, "message": msg})
 }
 
 type alpacaItem struct {
 	sym string
-	bar OHLCV
+	bar sim.OHLCV
 }
 
-func alpacaBars(rq *Request) Reply {
+func alpacaBars(rq *sim.Request) sim.Reply {
 	var symbols []string
 	single := ""
 	switch {
@@ -87,17 +88,17 @@ func alpacaBars(rq *Request) Reply {
 	case strings.HasPrefix(rq.Path, "/v2/stocks/") && strings.HasSuffix(rq.Path, "/bars"):
 		single = strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(rq.Path, "/v2/stocks/"), "/bars"))
 		if single == "" || strings.Contains(single, "/") {
-			return TextReply(http.StatusNotFound, "Not Found")
+			return sim.TextReply(http.StatusNotFound, "Not Found")
 		}
 		symbols = []string{single}
 	default:
-		return TextReply(http.StatusNotFound, "Not Found")
+		return sim.TextReply(http.StatusNotFound, "Not Found")
 	}
 	if tf := rq.Query.Get("timeframe"); tf != "1Min" && tf != "1T" {
 		return alpacaError(http.StatusUnprocessableEntity, 42210000, fmt.Sprintf("invalid timeframe %q (the simulator serves 1Min)", tf))
 	}
 	feed := strings.ToLower(rq.Query.Get("feed"))
-	sessions := PreRegPost
+	sessions := sim.PreRegPost
 	switch feed {
 	case "", "sip", "iex", "otc", "delayed_sip":
 	case "boats", "overnight":
@@ -122,7 +123,7 @@ func alpacaBars(rq *Request) Reply {
 		}
 		end = t
 		if feed == "sip" && end.After(rq.Now.Add(-15*time.Minute)) {
-			return RawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
+			return sim.RawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
 		}
 	}
 	if feed == "" && end.After(rq.Now.Add(-15*time.Minute)) {
@@ -181,9 +182,9 @@ func alpacaBars(rq *Request) Reply {
 				lo = tokAt
 			}
 		}
-		var bars []OHLCV
+		var bars []sim.OHLCV
 		if desc {
-			bars = Reversed(rq.Latest(sym, lo, hi, sessions, adjusted, want-len(items)))
+			bars = sim.Reversed(rq.Latest(sym, lo, hi, sessions, adjusted, want-len(items)))
 		} else {
 			bars = rq.First(sym, lo, hi, sessions, adjusted, want-len(items))
 		}
@@ -208,7 +209,7 @@ func alpacaBars(rq *Request) Reply {
 			name = served[0]
 		}
 	}
-	return RawJSON(http.StatusOK, renderAlpaca(page, single != "", name, next))
+	return sim.RawJSON(http.StatusOK, renderAlpaca(page, single != "", name, next))
 }
 
 // renderAlpaca writes a bars page as Alpaca's Go backend does (encoding/json of a map, so its
@@ -230,7 +231,7 @@ func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
 				buf = append(buf, "],"...)
 			}
 			if !single {
-				buf = append(AppendJSONString(buf, it.sym), ':')
+				buf = append(sim.AppendJSONString(buf, it.sym), ':')
 			}
 			buf = append(buf, '[')
 		} else {
@@ -240,13 +241,13 @@ func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
 		vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 100 * 100 // 6 decimals, like Alpaca's
 		buf = append(buf, `{"t":"`...)
 		buf = b.Start.UTC().AppendFormat(buf, time.RFC3339)
-		buf = AppendDecimal(append(buf, `","o":`...), int64(b.O), numeric.Scale)
-		buf = AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
-		buf = AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
-		buf = AppendDecimal(append(buf, `,"c":`...), int64(b.C), numeric.Scale)
+		buf = sim.AppendDecimal(append(buf, `","o":`...), int64(b.O), numeric.Scale)
+		buf = sim.AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
+		buf = sim.AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
+		buf = sim.AppendDecimal(append(buf, `,"c":`...), int64(b.C), numeric.Scale)
 		buf = strconv.AppendInt(append(buf, `,"v":`...), b.V, 10)
 		buf = strconv.AppendInt(append(buf, `,"n":`...), b.V/97+1, 10)
-		buf = AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+		buf = sim.AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
 		buf = append(buf, '}')
 	}
 	if len(page) > 0 {
@@ -259,10 +260,10 @@ func renderAlpaca(page []alpacaItem, single bool, name, next string) []byte {
 	if next == "" {
 		buf = append(buf, "null"...)
 	} else {
-		buf = AppendJSONString(buf, next)
+		buf = sim.AppendJSONString(buf, next)
 	}
 	if single {
-		buf = AppendJSONString(append(buf, `,"symbol":`...), name)
+		buf = sim.AppendJSONString(append(buf, `,"symbol":`...), name)
 	}
 	return append(buf, '}')
 }
@@ -272,9 +273,9 @@ func alpacaTime(v string, end bool) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t, true
 	}
-	d, ok := NYDate(v)
+	d, ok := sim.NYDate(v)
 	if ok && end {
-		d = NextDay(d).Add(-time.Nanosecond)
+		d = sim.NextDay(d).Add(-time.Nanosecond)
 	}
 	return d, ok
 }
@@ -301,6 +302,4 @@ func decodeAlpacaToken(tok string) (string, time.Time, bool) {
 	return parts[0], time.Unix(0, ns).UTC(), true
 }
 
-func init() {
-	Register(alpacaEmulation)
-}
+func init() { sim.Register(alpacaEmulation) }

@@ -1,8 +1,9 @@
-package sim
+package massive
 
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,40 +20,40 @@ import (
 // same path with from (or to, descending) moved to the next bar and a cursor holding limit, sort
 // and adjusted, and without the key, which the client adds again. An empty window has no
 // results key; an unknown ticker is an empty window.
-var massiveEmulation = &Emulation{
+var massiveEmulation = &sim.Emulation{
 	Name:     "massive",
-	Sessions: PreRegPost,
-	Auth: func(r *http.Request) AuthState {
-		bearer, _ := HeaderKey(r, "Authorization", "Bearer")
-		return KeyCheck(r.URL.Query().Get("apiKey"), bearer)
+	Sessions: sim.PreRegPost,
+	Auth: func(r *http.Request) sim.AuthState {
+		bearer, _ := sim.HeaderKey(r, "Authorization", "Bearer")
+		return sim.KeyCheck(r.URL.Query().Get("apiKey"), bearer)
 	},
-	Denied: func(rq *Request, missing bool) Reply {
+	Denied: func(rq *sim.Request, missing bool) sim.Reply {
 		msg := "Unknown API Key"
 		if missing {
 			msg = "API Key was not provided"
 		}
-		return JSONReply(http.StatusUnauthorized, map[string]string{"status": "ERROR", "request_id": RequestID(rq), "error": msg})
+		return sim.JSONReply(http.StatusUnauthorized, map[string]string{"status": "ERROR", "request_id": sim.RequestID(rq), "error": msg})
 	},
-	Limited: func(rq *Request) Reply {
-		return JSONReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": RequestID(rq),
+	Limited: func(rq *sim.Request) sim.Reply {
+		return sim.JSONReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": sim.RequestID(rq),
 			"error": "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue. https://polygon.io/pricing"})
 	},
-	InBody: func(rq *Request) Reply {
-		return JSONReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": RequestID(rq),
+	InBody: func(rq *sim.Request) sim.Reply {
+		return sim.JSONReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": sim.RequestID(rq),
 			"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
 	},
 	Serve: massiveAggs,
 }
 
-func massiveError(rq *Request, status int, msg string) Reply {
-	return JSONReply(status, map[string]string{"status": "ERROR", "request_id": RequestID(rq), "error": msg})
+func massiveError(rq *sim.Request, status int, msg string) sim.Reply {
+	return sim.JSONReply(status, map[string]string{"status": "ERROR", "request_id": sim.RequestID(rq), "error": msg})
 }
 
-func massiveAggs(rq *Request) Reply {
+func massiveAggs(rq *sim.Request) sim.Reply {
 	rest, ok := strings.CutPrefix(rq.Path, "/v2/aggs/ticker/")
 	parts := strings.Split(rest, "/")
 	if !ok || len(parts) != 6 || parts[1] != "range" {
-		return RawJSON(http.StatusNotFound, []byte(`{"status":"NOT_FOUND","message":"Not Found"}`))
+		return sim.RawJSON(http.StatusNotFound, []byte(`{"status":"NOT_FOUND","message":"Not Found"}`))
 	}
 	ticker, mult, span, fromText, toText := parts[0], parts[2], parts[3], parts[4], parts[5]
 	if mult != "1" || span != "minute" {
@@ -85,13 +86,13 @@ func massiveAggs(rq *Request) Reply {
 	}
 
 	sym := rq.TapeSymbol(strings.ToUpper(ticker))
-	var bars []OHLCV // this page and one more, to know whether there is a next
+	var bars []sim.OHLCV // this page and one more, to know whether there is a next
 	switch {
 	case sym == "":
 	case desc:
-		bars = Reversed(rq.Latest(sym, from, to, PreRegPost, adjusted, limit+1))
+		bars = sim.Reversed(rq.Latest(sym, from, to, sim.PreRegPost, adjusted, limit+1))
 	default:
-		bars = rq.First(sym, from, to, PreRegPost, adjusted, limit+1)
+		bars = rq.First(sym, from, to, sim.PreRegPost, adjusted, limit+1)
 	}
 	label := strings.ToUpper(ticker)
 	if sym != "" {
@@ -115,20 +116,20 @@ func massiveAggs(rq *Request) Reply {
 		nextURL = fmt.Sprintf("%s://%s%s/v2/aggs/ticker/%s/range/1/minute/%s/%s?cursor=%s",
 			scheme, rq.R.Host, prefix, ticker, f, t, base64.RawURLEncoding.EncodeToString([]byte(cursor.Encode())))
 	}
-	return RawJSON(http.StatusOK, renderMassive(label, adjusted, RequestID(rq), nextURL, bars))
+	return sim.RawJSON(http.StatusOK, renderMassive(label, adjusted, sim.RequestID(rq), nextURL, bars))
 }
 
 // renderMassive writes an aggregates page as Massive does (encoding/json of a map, so its keys
 // sorted): next_url only when there is a next page, results only when there are bars.
-func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars []OHLCV) []byte {
+func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars []sim.OHLCV) []byte {
 	buf := make([]byte, 0, 256+len(bars)*140)
 	buf = strconv.AppendBool(append(buf, `{"adjusted":`...), adjusted)
 	buf = strconv.AppendInt(append(buf, `,"count":`...), int64(len(bars)), 10)
 	if nextURL != "" {
-		buf = AppendJSONString(append(buf, `,"next_url":`...), nextURL)
+		buf = sim.AppendJSONString(append(buf, `,"next_url":`...), nextURL)
 	}
 	buf = strconv.AppendInt(append(buf, `,"queryCount":`...), int64(len(bars)), 10)
-	buf = AppendJSONString(append(buf, `,"request_id":`...), requestID)
+	buf = sim.AppendJSONString(append(buf, `,"request_id":`...), requestID)
 	if len(bars) > 0 {
 		buf = append(buf, `,"results":[`...)
 		for i, b := range bars {
@@ -136,20 +137,20 @@ func renderMassive(ticker string, adjusted bool, requestID, nextURL string, bars
 				buf = append(buf, ',')
 			}
 			vw := (int64(b.H) + int64(b.L) + int64(b.C)) / 3 / 10_000 * 10_000
-			buf = AppendDecimal(append(buf, `{"c":`...), int64(b.C), numeric.Scale)
-			buf = AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
-			buf = AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
+			buf = sim.AppendDecimal(append(buf, `{"c":`...), int64(b.C), numeric.Scale)
+			buf = sim.AppendDecimal(append(buf, `,"h":`...), int64(b.H), numeric.Scale)
+			buf = sim.AppendDecimal(append(buf, `,"l":`...), int64(b.L), numeric.Scale)
 			buf = strconv.AppendInt(append(buf, `,"n":`...), b.V/97+1, 10)
-			buf = AppendDecimal(append(buf, `,"o":`...), int64(b.O), numeric.Scale)
+			buf = sim.AppendDecimal(append(buf, `,"o":`...), int64(b.O), numeric.Scale)
 			buf = strconv.AppendInt(append(buf, `,"t":`...), b.Start.UnixMilli(), 10)
 			buf = strconv.AppendInt(append(buf, `,"v":`...), b.V, 10)
-			buf = AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
+			buf = sim.AppendDecimal(append(buf, `,"vw":`...), vw, numeric.Scale)
 			buf = append(buf, '}')
 		}
 		buf = append(buf, ']')
 	}
 	buf = strconv.AppendInt(append(buf, `,"resultsCount":`...), int64(len(bars)), 10)
-	buf = AppendJSONString(append(buf, `,"status":"OK","ticker":`...), ticker)
+	buf = sim.AppendJSONString(append(buf, `,"status":"OK","ticker":`...), ticker)
 	return append(buf, '}')
 }
 
@@ -163,13 +164,11 @@ func massiveTime(text string, end bool) (time.Time, bool) {
 		}
 		return t, true
 	}
-	d, ok := NYDate(text)
+	d, ok := sim.NYDate(text)
 	if ok && end {
-		d = NextDay(d)
+		d = sim.NextDay(d)
 	}
 	return d, ok
 }
 
-func init() {
-	Register(massiveEmulation)
-}
+func init() { sim.Register(massiveEmulation) }

@@ -1,7 +1,8 @@
-package sim
+package yahoo
 
 import (
 	"fmt"
+	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
@@ -15,20 +16,22 @@ import (
 // words). Prices are split-adjusted float32s printed as float64; period2 is exclusive; a minute
 // with no trade in the regular session is a null entry, elsewhere it is left out; with
 // includePrePost=false the latest regular close gets Yahoo's synthetic volume-0 bar.
-var yahooEmulation = &Emulation{
+var yahooEmulation = &sim.Emulation{
 	Name:     "yahoo",
-	Sessions: PreRegPost,
-	Denied: func(*Request, bool) Reply {
-		return RawJSON(http.StatusUnauthorized, []byte(`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`))
+	Sessions: sim.PreRegPost,
+	Denied: func(*sim.Request, bool) sim.Reply {
+		return sim.RawJSON(http.StatusUnauthorized, []byte(`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`))
 	},
-	Limited: func(*Request) Reply { return TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests") },
-	InBody: func(*Request) Reply {
-		return RawJSON(http.StatusOK, []byte(`{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`))
+	Limited: func(*sim.Request) sim.Reply {
+		return sim.TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests")
+	},
+	InBody: func(*sim.Request) sim.Reply {
+		return sim.RawJSON(http.StatusOK, []byte(`{"chart":{"result":null,"error":{"code":"Internal Server Error","description":"Will be right back"}}}`))
 	},
 	Serve: yahooChart,
 }
 
-func yahooError(status int, code, description string) Reply {
+func yahooError(status int, code, description string) sim.Reply {
 	type yerr struct {
 		Code        string `json:"code"`
 		Description string `json:"description"`
@@ -37,7 +40,7 @@ func yahooError(status int, code, description string) Reply {
 		Result any  `json:"result"`
 		Error  yerr `json:"error"`
 	}
-	return JSONReply(status, map[string]chart{"chart": {Error: yerr{code, description}}})
+	return sim.JSONReply(status, map[string]chart{"chart": {Error: yerr{code, description}}})
 }
 
 // yahoo instrument facts for meta.
@@ -50,9 +53,9 @@ var yahooInfo = map[string]struct {
 	"SPY":  {"PCX", "NYSEArca", "ETF", 728317800},
 }
 
-func yahooChart(rq *Request) Reply {
+func yahooChart(rq *sim.Request) sim.Reply {
 	if !strings.HasPrefix(strings.ToLower(rq.R.Header.Get("User-Agent")), "mozilla/") {
-		return TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests")
+		return sim.TextReply(http.StatusTooManyRequests, "Edge: Too Many Requests")
 	}
 	text, ok := strings.CutPrefix(rq.Path, "/v8/finance/chart/")
 	if !ok || text == "" || strings.Contains(text, "/") {
@@ -73,10 +76,10 @@ func yahooChart(rq *Request) Reply {
 	switch {
 	case rq.Query.Has("period1"):
 		var ok1, ok2 bool
-		from, ok1 = ParseUnix(rq.Query.Get("period1"))
+		from, ok1 = sim.ParseUnix(rq.Query.Get("period1"))
 		to, ok2 = now, true
 		if rq.Query.Has("period2") {
-			to, ok2 = ParseUnix(rq.Query.Get("period2"))
+			to, ok2 = sim.ParseUnix(rq.Query.Get("period2"))
 		}
 		if !ok1 || !ok2 {
 			return yahooError(http.StatusBadRequest, "Bad Request", "Invalid input - period1 and period2 must be unix seconds")
@@ -98,27 +101,27 @@ func yahooChart(rq *Request) Reply {
 		return yahooError(http.StatusUnprocessableEntity, "Unprocessable Entity", "Only 8 days worth of 1m granularity data are allowed to be fetched per request.")
 	}
 	prePost := rq.Query.Get("includePrePost") == "true"
-	sessions := Regular
+	sessions := sim.Regular
 	if prePost {
-		sessions = PreRegPost
+		sessions = sim.PreRegPost
 	}
 
-	var ts []Num
+	var ts []sim.Num
 	var o, h, l, c, v []any
-	rq.Walk(sym, from, to, sessions, true, func(b OHLCV, traded bool) bool {
+	rq.Walk(sym, from, to, sessions, true, func(b sim.OHLCV, traded bool) bool {
 		if !traded {
 			if b.Session == market.Regular {
-				ts = append(ts, IntNum(b.Start.Unix()))
+				ts = append(ts, sim.IntNum(b.Start.Unix()))
 				o, h, l, c, v = append(o, nil), append(h, nil), append(l, nil), append(c, nil), append(v, nil)
 			}
 			return true
 		}
-		ts = append(ts, IntNum(b.Start.Unix()))
-		o = append(o, Num(Float32Text(b.O)))
-		h = append(h, Num(Float32Text(b.H)))
-		l = append(l, Num(Float32Text(b.L)))
-		c = append(c, Num(Float32Text(b.C)))
-		v = append(v, IntNum(b.V))
+		ts = append(ts, sim.IntNum(b.Start.Unix()))
+		o = append(o, sim.Num(sim.Float32Text(b.O)))
+		h = append(h, sim.Num(sim.Float32Text(b.H)))
+		l = append(l, sim.Num(sim.Float32Text(b.L)))
+		c = append(c, sim.Num(sim.Float32Text(b.C)))
+		v = append(v, sim.IntNum(b.V))
 		return true
 	})
 	last, lastOK := lastRegularClose(rq, sym)
@@ -126,9 +129,9 @@ func yahooChart(rq *Request) Reply {
 		// Yahoo appends the regular close itself as a bar at the closing minute, volume 0.
 		closeAt := market.DayOf(last.Start).Close
 		if !closeAt.Before(from) && closeAt.Before(to) && closeAt.Before(now) {
-			ts = append(ts, IntNum(closeAt.Unix()))
-			p := Num(Float32Text(last.C))
-			o, h, l, c, v = append(o, p), append(h, p), append(l, p), append(c, p), append(v, Num("0"))
+			ts = append(ts, sim.IntNum(closeAt.Unix()))
+			p := sim.Num(sim.Float32Text(last.C))
+			o, h, l, c, v = append(o, p), append(h, p), append(l, p), append(c, p), append(v, sim.Num("0"))
 		}
 	}
 
@@ -143,7 +146,7 @@ func yahooChart(rq *Request) Reply {
 	}
 	if lastOK {
 		meta["regularMarketTime"] = last.Start.Add(time.Minute).Unix()
-		meta["regularMarketPrice"] = Num(ScaledText(last.C))
+		meta["regularMarketPrice"] = sim.Num(sim.ScaledText(last.C))
 	}
 	if period := yahooTradingPeriod(now); period != nil {
 		meta["currentTradingPeriod"] = period
@@ -157,7 +160,7 @@ func yahooChart(rq *Request) Reply {
 	}
 	type result struct {
 		Meta       map[string]any `json:"meta"`
-		Timestamp  []Num          `json:"timestamp,omitempty"` // absent, not empty, when there are no bars
+		Timestamp  []sim.Num      `json:"timestamp,omitempty"` // absent, not empty, when there are no bars
 		Indicators struct {
 			Quote []quote `json:"quote"`
 		} `json:"indicators"`
@@ -168,16 +171,16 @@ func yahooChart(rq *Request) Reply {
 		Result []result `json:"result"`
 		Error  any      `json:"error"`
 	}
-	return JSONReply(http.StatusOK, map[string]chart{"chart": {Result: []result{res}}})
+	return sim.JSONReply(http.StatusOK, map[string]chart{"chart": {Result: []result{res}}})
 }
 
 // lastRegularClose finds the latest regular-session bar before now (split-adjusted), looking
 // back at most ten days.
-func lastRegularClose(rq *Request, sym string) (OHLCV, bool) {
+func lastRegularClose(rq *sim.Request, sym string) (sim.OHLCV, bool) {
 	t := rq.Now.Truncate(time.Minute)
 	floor := t.Add(-10 * 24 * time.Hour)
 	for t.After(floor) {
-		m, ok := market.PrevSessionMinute(t, Regular, t.Sub(floor))
+		m, ok := market.PrevSessionMinute(t, sim.Regular, t.Sub(floor))
 		if !ok {
 			break
 		}
@@ -186,7 +189,7 @@ func lastRegularClose(rq *Request, sym string) (OHLCV, bool) {
 		}
 		t = m
 	}
-	return OHLCV{}, false
+	return sim.OHLCV{}, false
 }
 
 // yahooTradingPeriod is meta.currentTradingPeriod: the sessions of now's trading day, or the next
@@ -209,6 +212,4 @@ func yahooTradingPeriod(now time.Time) map[string]any {
 	return nil
 }
 
-func init() {
-	Register(yahooEmulation)
-}
+func init() { sim.Register(yahooEmulation) }

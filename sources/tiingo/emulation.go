@@ -1,8 +1,9 @@
-package sim
+package tiingo
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
@@ -16,28 +17,30 @@ import (
 // &columns=open,high,low,close,volume (volume only when asked) &token=. The key comes as token=
 // or "Authorization: Token <key>". Raw IEX prices; dates are ISO UTC with milliseconds and Z;
 // no data is []; errors are {"detail": "…"}. The simulator serves at most 31 days per request.
-var tiingoEmulation = &Emulation{
+var tiingoEmulation = &sim.Emulation{
 	Name:     "tiingo",
-	Sessions: PreRegPost,
-	Auth: func(r *http.Request) AuthState {
-		h, _ := HeaderKey(r, "Authorization", "Token")
-		return KeyCheck(r.URL.Query().Get("token"), h)
+	Sessions: sim.PreRegPost,
+	Auth: func(r *http.Request) sim.AuthState {
+		h, _ := sim.HeaderKey(r, "Authorization", "Token")
+		return sim.KeyCheck(r.URL.Query().Get("token"), h)
 	},
-	Denied: func(_ *Request, missing bool) Reply {
+	Denied: func(_ *sim.Request, missing bool) sim.Reply {
 		if missing {
 			return tiingoDetail(http.StatusForbidden, "Please supply a token")
 		}
 		return tiingoDetail(http.StatusUnauthorized, "Invalid token.")
 	},
-	Limited: func(*Request) Reply {
+	Limited: func(*sim.Request) sim.Reply {
 		return tiingoDetail(http.StatusTooManyRequests, "Error: You have run over your hourly request allocation. Please upgrade at https://api.tiingo.com/pricing to have your limits increased.")
 	},
-	InBody: func(*Request) Reply { return tiingoDetail(http.StatusOK, "Error: temporary database unavailable") },
-	Serve:  tiingoPrices,
+	InBody: func(*sim.Request) sim.Reply {
+		return tiingoDetail(http.StatusOK, "Error: temporary database unavailable")
+	},
+	Serve: tiingoPrices,
 }
 
-func tiingoDetail(status int, msg string) Reply {
-	return JSONReply(status, map[string]string{"detail": msg})
+func tiingoDetail(status int, msg string) sim.Reply {
+	return sim.JSONReply(status, map[string]string{"detail": msg})
 }
 
 // tiingoTime reads a date (New York; as an end, the whole day) or an RFC 3339 instant.
@@ -48,14 +51,14 @@ func tiingoTime(v string, end bool) (time.Time, bool) {
 		}
 		return t, true
 	}
-	d, ok := NYDate(v)
+	d, ok := sim.NYDate(v)
 	if ok && end {
-		d = NextDay(d)
+		d = sim.NextDay(d)
 	}
 	return d, ok
 }
 
-func tiingoPrices(rq *Request) Reply {
+func tiingoPrices(rq *sim.Request) sim.Reply {
 	rest, ok := strings.CutPrefix(rq.Path, "/iex/")
 	ticker, tail, _ := strings.Cut(rest, "/")
 	if !ok || ticker == "" || tail != "prices" {
@@ -84,12 +87,12 @@ func tiingoPrices(rq *Request) Reply {
 			return tiingoDetail(http.StatusBadRequest, "Error: endDate must be YYYY-MM-DD")
 		}
 	}
-	if to.Sub(from) > MaxSpan {
-		return tiingoDetail(http.StatusBadRequest, TooWide)
+	if to.Sub(from) > sim.MaxSpan {
+		return tiingoDetail(http.StatusBadRequest, sim.TooWide)
 	}
-	sessions := Regular
+	sessions := sim.Regular
 	if rq.Query.Get("afterHours") == "true" {
-		sessions = PreRegPost
+		sessions = sim.PreRegPost
 	}
 	cols := []string{"open", "high", "low", "close"}
 	if v := rq.Query.Get("columns"); v != "" {
@@ -107,14 +110,14 @@ func tiingoPrices(rq *Request) Reply {
 	fill := rq.Query.Get("forceFill") == "true"
 	var buf bytes.Buffer
 	buf.WriteByte('[')
-	var last *OHLCV
+	var last *sim.OHLCV
 	n := 0
-	rq.Walk(sym, from, to, sessions, false, func(b OHLCV, traded bool) bool {
+	rq.Walk(sym, from, to, sessions, false, func(b sim.OHLCV, traded bool) bool {
 		if !traded {
 			if !fill || last == nil {
 				return true
 			}
-			b = OHLCV{Start: b.Start, O: last.C, H: last.C, L: last.C, C: last.C}
+			b = sim.OHLCV{Start: b.Start, O: last.C, H: last.C, L: last.C, C: last.C}
 		} else {
 			last = &b
 		}
@@ -124,7 +127,7 @@ func tiingoPrices(rq *Request) Reply {
 		n++
 		fmt.Fprintf(&buf, `{"date":"%s"`, b.Start.UTC().Format("2006-01-02T15:04:05.000Z"))
 		for _, c := range cols {
-			v := map[string]string{"open": ScaledText(b.O), "high": ScaledText(b.H), "low": ScaledText(b.L), "close": ScaledText(b.C)}[c]
+			v := map[string]string{"open": sim.ScaledText(b.O), "high": sim.ScaledText(b.H), "low": sim.ScaledText(b.L), "close": sim.ScaledText(b.C)}[c]
 			if c == "volume" {
 				v = fmt.Sprint(b.V)
 			}
@@ -134,9 +137,7 @@ func tiingoPrices(rq *Request) Reply {
 		return true
 	})
 	buf.WriteByte(']')
-	return RawJSON(http.StatusOK, buf.Bytes())
+	return sim.RawJSON(http.StatusOK, buf.Bytes())
 }
 
-func init() {
-	Register(tiingoEmulation)
-}
+func init() { sim.Register(tiingoEmulation) }
