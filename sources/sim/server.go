@@ -9,7 +9,10 @@
 // "/<provider>/…" and BaseURL gives the base_url to configure. Faults, latency, drift and an
 // unrecorded split can be injected per provider while it runs.
 //
-// The package must not import any adapter: the adapters' tests import it.
+// Each provider's emulation lives in its adapter's folder (sources/<type>/emulation.go) and
+// registers itself (Register, from its init), so the simulator speaks the providers linked into
+// the binary: import sources/all for every one. The package must not import any adapter: the
+// adapters import it.
 package sim
 
 import (
@@ -236,7 +239,7 @@ func (s *Server) ResetCounts() {
 	}
 }
 
-// request is one call to an emulation.
+// Request is one call to an emulation.
 type Request struct {
 	R        *http.Request
 	Path     string // after "/<provider>", starting with "/"
@@ -251,13 +254,14 @@ type Request struct {
 	view     view
 }
 
-// reply is an emulation's answer, buffered so faults can rewrite it.
+// Reply is an emulation's answer, buffered so faults can rewrite it.
 type Reply struct {
 	Status int
 	Header http.Header
 	Body   []byte
 }
 
+// JSONReply is status with v encoded as JSON.
 func JSONReply(status int, v any) Reply {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -266,15 +270,17 @@ func JSONReply(status int, v any) Reply {
 	return RawJSON(status, b)
 }
 
+// RawJSON is status with a JSON body written already.
 func RawJSON(status int, body []byte) Reply {
 	return Reply{Status: status, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Body: body}
 }
 
+// TextReply is status with a plain-text body.
 func TextReply(status int, text string) Reply {
 	return Reply{Status: status, Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: []byte(text)}
 }
 
-// authState is what the request's credentials amount to.
+// AuthState is what the request's credentials amount to.
 type AuthState int
 
 const (
@@ -283,7 +289,8 @@ const (
 	AuthWrong
 )
 
-// emulation is one provider.
+// Emulation is one provider: how it checks credentials, answers a refusal, and serves a request.
+// ServeHTTP applies the faults, latency, rate limits and the body cache around it.
 type Emulation struct {
 	Name     string
 	Sessions []market.Session
@@ -299,7 +306,8 @@ type Emulation struct {
 // emulations are the registered providers, sorted by name.
 var emulations []*Emulation
 
-// register adds a provider's emulation; each emulation's file calls it from init, so adding a
+// Register adds a provider's emulation; each emulation calls it from its package's init (in the
+// provider's folder), so adding a
 // provider touches no list here.
 func Register(e *Emulation) {
 	if emulationOf(e.Name) != nil {
@@ -456,13 +464,13 @@ type view struct {
 	extra    []extraSplit
 }
 
-// series lists a provider's bars of symbol starting in [from, to) — only minutes that have closed
+// Series lists a provider's bars of symbol starting in [from, to) — only minutes that have closed
 // by now and lie in one of sessions — split-adjusted as of now when adjusted is true, else raw.
 func (rq *Request) Series(symbol string, from, to time.Time, sessions []market.Session, adjusted bool) []OHLCV {
 	return rq.First(symbol, from, to, sessions, adjusted, 0)
 }
 
-// first is series cut to its first n bars (n ≤ 0: all), walking no further than it must.
+// First is Series cut to its first n bars (n ≤ 0: all), walking no further than it must.
 func (rq *Request) First(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []OHLCV {
 	var out []OHLCV
 	if span := to.Sub(from) / time.Minute; span > 0 {
@@ -477,7 +485,7 @@ func (rq *Request) First(symbol string, from, to time.Time, sessions []market.Se
 	return out
 }
 
-// latest is series cut to its last n bars (still oldest first), walking back from to a week at a
+// Latest is Series cut to its last n bars (still oldest first), walking back from to a week at a
 // time so a wide window with a small n stays cheap.
 func (rq *Request) Latest(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []OHLCV {
 	if end := rq.Now.Truncate(time.Minute); to.After(end) {
@@ -502,6 +510,7 @@ func (rq *Request) Latest(symbol string, from, to time.Time, sessions []market.S
 	return out
 }
 
+// Reversed is bars newest first.
 func Reversed(bars []OHLCV) []OHLCV {
 	out := make([]OHLCV, len(bars))
 	for i, b := range bars {
@@ -510,7 +519,7 @@ func Reversed(bars []OHLCV) []OHLCV {
 	return out
 }
 
-// walk calls fn, in time order, until it returns false, for every minute of [from, to) in sessions that has closed by
+// Walk calls fn, in time order, until it returns false, for every minute of [from, to) in sessions that has closed by
 // now, with the provider's bar and whether the tape traded in it. It steps through each New York
 // day's session bounds rather than asking the calendar minute by minute.
 func (rq *Request) Walk(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, fn func(b OHLCV, ok bool) bool) {

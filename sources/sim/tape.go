@@ -138,7 +138,7 @@ func (t *Tape) Bar(symbol string, minute time.Time) (sources.Bar, bool) {
 	return sources.Bar{Start: b.Start, Close: b.C, Volume: b.V}, true
 }
 
-// ohlcv is a bar with all its prices, as the emulations print them.
+// OHLCV is a bar with all its prices, as the emulations print them.
 type OHLCV struct {
 	Start      time.Time
 	O, H, L, C numeric.Scaled
