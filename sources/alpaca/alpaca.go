@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -394,13 +393,9 @@ func bar(row *sources.Fields, i int, symbol string, keep sources.Window) (source
 	if !keep.Has(start) || len(c) == 0 || string(c) == "null" {
 		return sources.Bar{}, false, nil // outside the window, or no trade
 	}
-	price, err := numeric.ParsePriceBytes(c)
-	if err != nil {
-		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: close: %v", text, symbol, err)
-	}
-	vol, err := sources.ParseVolumeBytes(row.Get(2))
+	b, err := sources.ParseBar(start, c, row.Get(2))
 	if err != nil {
 		return sources.Bar{}, false, sources.Errorf("", sources.ErrBadResponse, "bar %s of %s: %v", text, symbol, err)
 	}
-	return sources.Bar{Start: start, Close: price, Volume: vol}, true, nil
+	return b, true, nil
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -275,17 +274,15 @@ func Decode(s *sources.Stream, keep sources.Window) ([]sources.Bar, error) {
 		if string(c) == "null" {
 			continue
 		}
-		price, err := numeric.ParsePriceBytes(c)
-		if err != nil {
-			return nil, sources.Errorf("", sources.ErrBadResponse, "c[%d]: %v", i, err)
-		}
-		var vol int64
+		var vol []byte // no v array (Pyth's aggregate prices): volume 0
 		if volumes.Len() != 0 {
-			if vol, err = sources.ParseVolumeBytes(volumes.At(i)); err != nil {
-				return nil, sources.Errorf("", sources.ErrBadResponse, "v[%d]: %v", i, err)
-			}
+			vol = volumes.At(i)
 		}
-		bars = append(bars, sources.Bar{Start: time.Unix(times[k], 0).UTC(), Close: price, Volume: vol})
+		bar, err := sources.ParseBar(time.Unix(times[k], 0).UTC(), c, vol)
+		if err != nil {
+			return nil, sources.Errorf("", sources.ErrBadResponse, "bar %d: %v", i, err)
+		}
+		bars = append(bars, bar)
 	}
 	return bars, nil
 }

@@ -272,6 +272,10 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 	if closes.Len() != nt || (volumes.Present() && volumes.Len() != nt) {
 		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", nt, closes.Len(), volumes.Len())
 	}
+	// Not sources.ParseBar, and not for speed: a close is Yahoo's float32 printed as a float64
+	// ("103.63999938964844"), which is a price only once CanonicalFloat32 has recovered its
+	// shortest decimal, and a volume Yahoo left out (null, or no volume array) must stay told
+	// apart from 0 (hasVol), which dropSyntheticEdges reads.
 	kept := make([]row, 0, len(rows))
 	for k, i := range rows {
 		start := time.Unix(times[k], 0).UTC()
