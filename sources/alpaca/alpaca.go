@@ -19,6 +19,9 @@ import (
 // Type is the source type sources.yaml names.
 const Type = "alpaca"
 
+// DefaultBaseURL is Alpaca's market data API, base_url's default.
+const DefaultBaseURL = "https://data.alpaca.markets"
+
 const (
 	// MaxWindow: a week of 1-minute bars of one symbol (at most 7×960) fits one 10000-bar page.
 	MaxWindow = 7 * 24 * time.Hour
@@ -55,7 +58,7 @@ var factory = sources.Adapter(sources.Factory{
 	KeyEnv:      "ALPACA_API_KEY_ID",
 	SecretEnv:   "ALPACA_API_SECRET_KEY",
 	KeyHelp:     "alpaca needs a key id and a secret",
-	BaseURL:     "https://data.alpaca.markets",
+	BaseURL:     DefaultBaseURL,
 	DefaultRate: DefaultRate,
 }, build)
 

@@ -32,6 +32,9 @@ import (
 // Type is the source type sources.yaml names.
 const Type = "alphavantage"
 
+// DefaultBaseURL is Alpha Vantage's API host, base_url's default.
+const DefaultBaseURL = "https://www.alphavantage.co"
+
 const (
 	keyLayout = "2006-01-02 15:04:05"
 	// DefaultDelay: the free plan's intraday series is updated at the end of the day; the delay
@@ -55,7 +58,7 @@ var options = map[string]string{
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://www.alphavantage.co"}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is an Alpha Vantage intraday source.
 type Source struct {

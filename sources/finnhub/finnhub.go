@@ -11,6 +11,9 @@ import (
 	"github.com/pricerig/pricerig/sources/udf"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "finnhub"
+
 // Defaults of the Finnhub API.
 const (
 	DefaultBaseURL = "https://finnhub.io"
@@ -21,7 +24,7 @@ const (
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: "finnhub", KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FINNHUB_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // build makes a finnhub source. The key goes in the X-Finnhub-Token header, which Finnhub
 // accepts like token=, so it never lands in a URL.

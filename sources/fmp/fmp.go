@@ -14,6 +14,9 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "fmp"
+
 // DefaultBaseURL is FMP's API host.
 const DefaultBaseURL = "https://financialmodelingprep.com"
 
@@ -27,7 +30,7 @@ const (
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: "fmp", KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is an fmp source.
 type Source struct{ sources.Base }

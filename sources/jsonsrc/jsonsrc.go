@@ -22,6 +22,9 @@ import (
 	"github.com/pricerig/pricerig/sources/udf"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "json"
+
 var options = map[string]string{
 	"url":           "path and query under base_url with {symbol}, {from}, {to} and {key} placeholders (required)",
 	"from_format":   "how {from} is written: unix (default), unixms, rfc3339 or date",
@@ -46,7 +49,7 @@ var options = map[string]string{
 var required = []string{"url", "time_path", "price_path"}
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: "json", Options: options, Required: required}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: options, Required: required}, build)
 
 // Spec says where a body keeps its bars and how to read them; Parse needs nothing else.
 type Spec struct {

@@ -17,6 +17,9 @@ import (
 // Type is the source type sources.yaml names.
 const Type = "massive"
 
+// DefaultBaseURL is Massive's API host, base_url's default.
+const DefaultBaseURL = "https://api.massive.com"
+
 const (
 	// MaxWindow: 30 days of 1-minute bars (at most 30×960 = 28800) fit one 50000-bar page.
 	MaxWindow = 30 * 24 * time.Hour
@@ -41,7 +44,7 @@ var options = map[string]string{
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://api.massive.com"}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is a Massive aggregates source: a one-ticker Pager over pages.
 type Source struct {

@@ -12,6 +12,9 @@ import (
 	"github.com/pricerig/pricerig/sources/udf"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "pyth"
+
 // Defaults from the Pyth Pro docs: GET {base}/v1/{channel}/history, channel fixed_rate@200ms.
 const (
 	DefaultBaseURL     = "https://pyth.dourolabs.app"
@@ -27,7 +30,7 @@ var options = map[string]string{
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: "pyth", KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "pyth needs a Pyth Pro API key", BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "pyth needs a Pyth Pro API key", BaseURL: DefaultBaseURL}, build)
 
 // build makes a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
 func build(s sources.Settings, d sources.Deps) (sources.Source, error) {

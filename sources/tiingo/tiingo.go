@@ -13,6 +13,9 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "tiingo"
+
 // DefaultBaseURL is Tiingo's API host.
 const DefaultBaseURL = "https://api.tiingo.com"
 
@@ -23,7 +26,7 @@ const maxDays = 7
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: "tiingo", KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL}, build)
 
 // Source is a tiingo source.
 type Source struct{ sources.Base }

@@ -20,6 +20,9 @@ import (
 // Type is the source type sources.yaml names.
 const Type = "twelvedata"
 
+// DefaultBaseURL is Twelve Data's API host, base_url's default.
+const DefaultBaseURL = "https://api.twelvedata.com"
+
 const (
 	// MaxWindow: 7 days hold at most 5 trading days, 4800 bars even with pre/post, under the
 	// 5000-bar outputsize.
@@ -38,7 +41,7 @@ var options = map[string]string{
 }
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: "https://api.twelvedata.com"}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is a Twelve Data time_series source: a one-ticker Pager over pages.
 type Source struct {

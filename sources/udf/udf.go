@@ -14,6 +14,9 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
+// Type is the source type sources.yaml names.
+const Type = "udf"
+
 // options are the "udf" type's own keys in sources.yaml.
 var options = map[string]string{
 	"history_path": "path of the history endpoint under base_url (default /history)",
@@ -29,7 +32,7 @@ var options = map[string]string{
 
 // factory is the type's one Factory: registered, and what its sources are built with. A generic endpoint
 // has no known rate limit and maybe no key: sources.yaml sets both.
-var factory = sources.Adapter(sources.Factory{Type: "udf", Options: options}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: options}, build)
 
 // Config is where a UDF source asks, beyond its Base (client and coverage).
 type Config struct {

@@ -20,6 +20,9 @@ import (
 // Type is the source type sources.yaml names.
 const Type = "yahoo"
 
+// DefaultBaseURL is Yahoo's chart API host, base_url's default.
+const DefaultBaseURL = "https://query2.finance.yahoo.com"
+
 const (
 	// Lookback: a 1-minute request that starts 29 days back succeeds and 30 days back fails with
 	// 422 (research §1, verified 2026-08).
@@ -35,7 +38,7 @@ const (
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: "https://query2.finance.yahoo.com"}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
 
 // Source is a Yahoo chart source.
 type Source struct{ sources.Base }
