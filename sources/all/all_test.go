@@ -54,7 +54,7 @@ func TestCoverageMatchesSimulator(t *testing.T) {
 			continue
 		}
 		if !slices.Contains(simulated, typ) {
-			t.Errorf("%s is registered but the simulator does not speak it: emulate it in sources/sim or say here why it is generic", typ)
+			t.Errorf("%s is registered but the simulator does not speak it: emulate it in its folder (emulation.go, sim.Register) or say here why it is generic", typ)
 			continue
 		}
 		checked++
