@@ -2,18 +2,24 @@ package alpaca
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// The emulation writes its bodies of bars by hand for speed; this test holds its writer to the
-// body the simulator wrote before with encoding/json and fmt (the reference renderer below),
-// byte for byte, over random pages.
+// The emulation writes its bodies of bars by hand for speed; the render test holds its writer
+// to the body the simulator wrote before with encoding/json and fmt (the reference renderer
+// below), byte for byte, over random pages.
 
 type alpacaBarRef struct {
 	T  string  `json:"t"`
@@ -75,5 +81,61 @@ func TestRenderAlpacaMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("page %d:\n got %s\nwant %s", i, adaptertest.Clip(got), adaptertest.Clip(want))
 		}
+	}
+}
+
+// TestEmulationPagesAcrossSymbols asks the multi-symbol endpoint for two symbols' whole day at
+// 700 bars a page: every page but the last holds exactly the limit, counted across symbols, the
+// pages joined by next_page_token are the tape's raw bars of both, and a token that is not one
+// is a 400.
+func TestEmulationPagesAcrossSymbols(t *testing.T) {
+	now := time.Date(2026, 11, 24, 18, 0, 30, 0, time.UTC) // a Tuesday
+	from, to := time.Date(2026, 11, 23, 4, 0, 0, 0, market.NewYork), time.Date(2026, 11, 23, 20, 0, 0, 0, market.NewYork)
+	s, get := adaptertest.Emulation(t, "alpaca", now)
+	keys := http.Header{"Apca-Api-Key-Id": {sim.Key}, "Apca-Api-Secret-Key": {sim.Secret}}
+	q := url.Values{
+		"symbols": {"TSLA,NVDA"}, "timeframe": {"1Min"}, "feed": {"iex"}, "limit": {"700"},
+		"start": {from.Format(time.RFC3339)}, "end": {to.Add(-time.Minute).Format(time.RFC3339)},
+	}
+	type page struct {
+		Bars map[string][]struct {
+			T time.Time   `json:"t"`
+			C json.Number `json:"c"`
+			V int64       `json:"v"`
+		} `json:"bars"`
+		Next *string `json:"next_page_token"`
+	}
+	got := map[string][]sources.Bar{}
+	pages := 0
+	for {
+		status, body := get("/v2/stocks/bars", q, keys)
+		var p page
+		if status != http.StatusOK || json.Unmarshal(body, &p) != nil {
+			t.Fatalf("page %d: HTTP %d %s", pages, status, adaptertest.Clip(body))
+		}
+		pages++
+		n := 0
+		for sym, bars := range p.Bars {
+			n += len(bars)
+			for _, b := range bars {
+				got[sym] = append(got[sym], sources.Bar{Start: b.T, Close: numeric.MustPrice(b.C.String()), Volume: b.V})
+			}
+		}
+		if p.Next == nil {
+			break
+		}
+		if n != 700 {
+			t.Fatalf("a page with a next token holds %d bars, want the limit 700", n)
+		}
+		q.Set("page_token", *p.Next)
+	}
+	for _, sym := range []string{"NVDA", "TSLA"} {
+		adaptertest.SameBars(t, fmt.Sprintf("%s over %d pages", sym, pages), got[sym], adaptertest.TapeBars(s.Tape(), sym, from, to, sim.PreRegPost))
+	}
+	if pages < 3 {
+		t.Fatalf("%d pages for two symbols' day at 700 a page", pages)
+	}
+	if status, _ := get("/v2/stocks/bars", url.Values{"symbols": {"NVDA"}, "timeframe": {"1Min"}, "page_token": {"%%%"}}, keys); status != http.StatusBadRequest {
+		t.Fatalf("a bad page token: HTTP %d", status)
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// The emulation writes its bodies of bars by hand for speed; this test holds its writer to the
-// body the simulator wrote before with encoding/json and fmt (the reference renderer below),
-// byte for byte, over random pages.
+// The emulation writes its bodies of bars by hand for speed; the render test holds its writer
+// to the body the simulator wrote before with encoding/json and fmt (the reference renderer
+// below), byte for byte, over random pages.
 
 func renderAlphavantageRef(sym, size string, bars []sim.OHLCV) []byte {
 	key := func(b sim.OHLCV) string { return b.Start.In(market.NewYork).Format(time.DateTime) }

@@ -2,19 +2,26 @@ package massive
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/internal/adaptertest"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// The emulation writes its bodies of bars by hand for speed; this test holds its writer to the
-// body the simulator wrote before with encoding/json and fmt (the reference renderer below),
-// byte for byte, over random pages.
+// The emulation writes its bodies of bars by hand for speed; the render test holds its writer
+// to the body the simulator wrote before with encoding/json and fmt (the reference renderer
+// below), byte for byte, over random pages.
 
 type massiveAggRef struct {
 	C  sim.Num `json:"c"`
@@ -62,4 +69,55 @@ func TestRenderMassiveMatchesEncodingJSON(t *testing.T) {
 			t.Fatalf("page %d:\n got %s\nwant %s", i, adaptertest.Clip(got), adaptertest.Clip(want))
 		}
 	}
+}
+
+// TestEmulationPagesWithoutTheKey reads SPY from Friday to Monday at 500 results a page: each
+// next_url carries no key (asked as is, it is a 401), every page that has one holds the limit,
+// and the pages joined are the tape's raw bars.
+func TestEmulationPagesWithoutTheKey(t *testing.T) {
+	now := time.Date(2026, 11, 24, 18, 0, 30, 0, time.UTC) // a Tuesday
+	from, to := time.Date(2026, 11, 20, 0, 0, 0, 0, market.NewYork), time.Date(2026, 11, 24, 0, 0, 0, 0, market.NewYork)
+	s, get := adaptertest.Emulation(t, "massive", now)
+	path := fmt.Sprintf("/v2/aggs/ticker/SPY/range/1/minute/%d/%d", from.UnixMilli(), to.UnixMilli()-1)
+	q := url.Values{"adjusted": {"false"}, "limit": {"500"}, "apiKey": {sim.Key}}
+	var all []sources.Bar
+	for pages := 0; ; pages++ {
+		status, raw := get(path, q, nil)
+		var body struct {
+			Results []struct {
+				T int64       `json:"t"`
+				C json.Number `json:"c"`
+				V int64       `json:"v"`
+			} `json:"results"`
+			NextURL string `json:"next_url"`
+		}
+		if status != http.StatusOK || json.Unmarshal(raw, &body) != nil {
+			t.Fatalf("page %d: HTTP %d %s", pages, status, adaptertest.Clip(raw))
+		}
+		for _, b := range body.Results {
+			all = append(all, sources.Bar{Start: time.UnixMilli(b.T).UTC(), Close: numeric.MustPrice(b.C.String()), Volume: b.V})
+		}
+		if body.NextURL == "" {
+			if pages < 2 {
+				t.Fatalf("%d pages", pages+1)
+			}
+			break
+		}
+		if len(body.Results) != 500 {
+			t.Fatalf("page %d with a next_url holds %d results", pages, len(body.Results))
+		}
+		u, err := url.Parse(body.NextURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(body.NextURL, sim.Key) || u.Query().Has("apiKey") {
+			t.Fatalf("next_url carries the key: %s", body.NextURL)
+		}
+		path, q = strings.TrimPrefix(u.Path, "/massive"), u.Query()
+		if status, _ := get(path, q, nil); status != http.StatusUnauthorized {
+			t.Fatalf("next_url without the key: HTTP %d", status)
+		}
+		q.Set("apiKey", sim.Key)
+	}
+	adaptertest.SameBars(t, "SPY over the pages", all, adaptertest.TapeBars(s.Tape(), "SPY", from, to, sim.PreRegPost))
 }
