@@ -658,8 +658,6 @@ func Float32Text(p numeric.Scaled) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-func scaled(v int64) numeric.Scaled { return numeric.Scaled(v) }
-
 // Bodies of bars are written by hand into one buffer (appendDecimal, appendFixed,
 // appendJSONString): the simulator shares the machine with what a benchmark measures, and
 // encoding/json's reflection over a struct of text per field cost it about a third of its CPU.
