@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"math/big"
@@ -17,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -33,8 +33,7 @@ func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
 	}
 	// A cap against a hang, not a timing: under -race on a loaded 2-core machine one devnet run
 	// took 115-125 s (CPU-starved, not stuck), so two minutes failed a run that was going fine.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx, _ := testbound.Context(t, testbound.Cap)
 	spec, err := os.ReadFile("../sources.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -228,8 +227,7 @@ func TestAuditFindsTheWastedGasOfARigBehindAStaleNode(t *testing.T) {
 	}
 	// A cap against a hang, not a timing: under -race on a loaded 2-core machine one devnet run
 	// took 115-125 s (CPU-starved, not stuck), so two minutes failed a run that was going fine.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx, _ := testbound.Context(t, testbound.Cap)
 	spec, err := os.ReadFile("../sources.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/internal/pgtest"
+	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -321,7 +322,10 @@ func sendLines(log string) []string {
 }
 
 func killLeaderOver(t *testing.T, instances, rounds, perRound int) {
-	ctx, cancel := testContext(t)
+	// The heaviest tests of the package, run beside each other (t.Parallel): two instances over
+	// four rounds took 205 s under -race at a load of 10-15 on 2 cores, so they get more than
+	// testbound.Cap.
+	ctx, cancel := testbound.Context(t, 15*time.Minute)
 	defer cancel()
 	f := newFailoverNet(t, ctx)
 	var procs []*rigProc

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -32,18 +33,13 @@ type chainT struct {
 	flags  []string // --network devnet --rpc … --contract … --config …
 }
 
-// testContext is the context of an end-to-end test. Its only bound stops a hang: it ends a
-// minute before go test's own -timeout would stop the binary, so a hang still fails the test by
-// name, while a slow run on a loaded machine finishes (fixed bounds of 2 to 4 minutes ran out in
-// a CI run beside other work, the tasks still on their way).
+// testContext is the context of an end-to-end test, bounded by the test's own cap (testbound):
+// a hang fails that test by name and the tests after it still run, while a slow run on a loaded
+// machine finishes (fixed bounds of 2 to 4 minutes ran out in a CI run beside other work, the
+// tasks still on their way).
 func testContext(t *testing.T) (context.Context, context.CancelFunc) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	if dl, ok := t.Deadline(); ok {
-		ctx, cancel = context.WithDeadline(context.Background(), dl.Add(-time.Minute))
-	}
-	t.Cleanup(cancel)
-	return ctx, cancel
+	return testbound.Context(t, testbound.Cap)
 }
 
 func startChainT(t *testing.T, o devnet.Options) *chainT {

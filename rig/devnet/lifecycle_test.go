@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
@@ -43,10 +44,16 @@ func testMinute() time.Time {
 
 func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	t.Helper()
+	return startDevnetWithin(t, o, testbound.Cap)
+}
+
+// startDevnetWithin is startDevnet for a test that needs more than testbound.Cap.
+func startDevnetWithin(t *testing.T, o Options, bound time.Duration) (*Devnet, context.Context) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	ctx := testContext(t)
+	ctx, _ := testbound.Context(t, bound)
 	if o.Spec == nil {
 		o.Spec = []byte(testSpec)
 	}
@@ -61,17 +68,14 @@ func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	return d, ctx
 }
 
-// testContext is the context of an end-to-end test. Its only bound stops a hang: it ends a
-// minute before go test's own -timeout would stop the binary, so a hang still fails this test
-// by name, while a slow run on a loaded machine finishes (fixed bounds of 2 minutes ran out at
-// a load of 28 on 2 cores, the tasks still on their way).
+// testContext is the context of an end-to-end test, bounded by the test's own cap (testbound):
+// a hang fails that test by name and the tests after it still run, while a slow run on a loaded
+// machine finishes (fixed bounds of 2 minutes ran out at a load of 28 on 2 cores, the tasks
+// still on their way; under -race at a load of 10-13 the tests here took 4-45 s, but for
+// TestScheduleHoldsWhenEachRankIsKilled's 360 s, which has a bound of its own).
 func testContext(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	if dl, ok := t.Deadline(); ok {
-		ctx, cancel = context.WithDeadline(context.Background(), dl.Add(-time.Minute))
-	}
-	t.Cleanup(cancel)
+	ctx, _ := testbound.Context(t, testbound.Cap)
 	return ctx
 }
 
