@@ -5,8 +5,9 @@ import (
 	"errors"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
+	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // FormatParquet is the Parquet export: one row per symbol and minute, sorted by symbol then
@@ -17,6 +18,35 @@ const FormatParquet = "parquet"
 // few MiB compressed — large enough for scans to read column chunks whole, small enough that a
 // reader filtering on symbol and minute skips most of the file by the row groups' statistics.
 const parquetRowGroup = 64 << 10
+
+// parquetPage is the size of the pages the writer fills before it compresses them (parquet-go's
+// default, named here because the compressor's window is sized for it).
+const parquetPage = 256 << 10
+
+// parquetZstd is the export's zstd codec. parquet-go's own (compress/zstd) makes its encoders
+// with zstd's default 8 MiB window, and each keeps a 16 MiB history however small the page it
+// compresses; its pool of them is emptied by every other GC and filled again, so a year's export
+// held 32 MiB of histories and allocated 128 MiB of them (heap profile, BENCHMARKS.md). A window
+// of one page sees every match a page holds, so the pages compress as before, from a 1 MiB
+// history. The file says ZSTD either way: readers need nothing of the window.
+type parquetZstd struct {
+	pqzstd.Codec // its name, format code and Decode
+	enc          *zstd.Encoder
+}
+
+func newParquetZstd() (*parquetZstd, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(parquetPage),
+		zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, err
+	}
+	return &parquetZstd{enc: enc}, nil
+}
+
+// Encode compresses one page; EncodeAll is safe for concurrent use.
+func (c *parquetZstd) Encode(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}
 
 // ParquetRow is one exported minute. Times are UTC timestamps in milliseconds; prices are the
 // integer × 10^8 (scaled) and its exact decimal text — never a float.
@@ -79,9 +109,15 @@ func parquetRowOf(a Answer) ParquetRow {
 // answers and makes their rows while another encodes and compresses the last (the two halves
 // cost about the same, BENCHMARKS.md).
 func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, error) {
+	codec, err := newParquetZstd()
+	if err != nil {
+		return 0, err
+	}
+	defer codec.enc.Close()
 	pw := parquet.NewGenericWriter[ParquetRow](w,
 		parquet.MaxRowsPerRowGroup(parquetRowGroup),
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		parquet.PageBufferSize(parquetPage),
+		parquet.Compression(codec),
 		parquet.CreatedBy("pricerig", "", ""),
 	)
 	const batch = 4096
@@ -112,7 +148,7 @@ func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, e
 		rows = make([]ParquetRow, 0, batch) // the writer owns the one it was handed
 		return nil
 	}
-	err := s.Answers(ctx, q, func(a Answer) error {
+	err = s.Answers(ctx, q, func(a Answer) error {
 		n++
 		rows = append(rows, parquetRowOf(a))
 		if len(rows) == batch {
