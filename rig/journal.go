@@ -117,9 +117,28 @@ var _ Journal = (*DBJournal)(nil)
 // SQLite file.
 func OpenJournal(target string) (*DBJournal, error) {
 	if IsPostgresURL(target) {
-		return openPostgresJournal(target)
+		return openPostgresJournal(target, true)
 	}
-	return openSQLiteJournal(target)
+	return openSQLiteJournal(target, true)
+}
+
+// OpenExistingJournal opens the journal at target for a command that only reads it (the audit,
+// `operator status --journal`, `answer`): a path or a database that holds no journal is refused
+// with an error that wraps ErrNoJournal, and nothing is made there. A journal of an older schema
+// is migrated as OpenJournal migrates it; one of a newer schema is refused.
+func OpenExistingJournal(target string) (*DBJournal, error) {
+	if IsPostgresURL(target) {
+		return openPostgresJournal(target, false)
+	}
+	return openSQLiteJournal(target, false)
+}
+
+// ErrNoJournal is what OpenExistingJournal's error wraps when its target holds no journal.
+var ErrNoJournal = errors.New("no pricerig rig journal")
+
+// NoJournalAt is the error for a target that holds no journal, shown without its password.
+func NoJournalAt(target string) error {
+	return fmt.Errorf("%w at %s: `pricerig rig --journal` makes one", ErrNoJournal, RedactURL(target))
 }
 
 // IsPostgresURL reports whether a journal or store target names a PostgreSQL database.

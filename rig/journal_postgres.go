@@ -3,8 +3,11 @@ package rig
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 )
@@ -58,7 +61,7 @@ CREATE TABLE IF NOT EXISTS leases (
 	6: migrationPayoutBlocks(true),
 }
 
-func openPostgresJournal(url string) (*DBJournal, error) {
+func openPostgresJournal(url string, create bool) (*DBJournal, error) {
 	shown := RedactURL(url)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
@@ -69,6 +72,18 @@ func openPostgresJournal(url string) (*DBJournal, error) {
 	j := &DBJournal{db: db, postgres: true, target: shown, now: time.Now}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if !create {
+		// A reader asks before anything is made: a database without the journal stays as it is.
+		v, err := j.pgVersion(ctx, db)
+		if err == nil && v == 0 {
+			db.Close()
+			return nil, NoJournalAt(url)
+		}
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("journal %s: %w", shown, err)
+		}
+	}
 	if err := j.migratePostgres(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", shown, err)
@@ -90,14 +105,13 @@ func (j *DBJournal) migratePostgres(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS pricerig_schema (component TEXT PRIMARY KEY, version INT NOT NULL)`); err != nil {
 		return err
 	}
-	var version int
-	err = tx.QueryRowContext(ctx, `SELECT version FROM pricerig_schema WHERE component = 'journal'`).Scan(&version)
-	if err != nil && err != sql.ErrNoRows {
+	version, err := j.pgVersion(ctx, tx)
+	if err != nil {
 		return err
 	}
 	newest := len(postgresMigrations) - 1
 	if version > newest {
-		return fmt.Errorf("schema version %d is newer than this pricerig (%d)", version, newest)
+		return newerJournal(version, newest)
 	}
 	for v := version + 1; v <= newest; v++ {
 		if _, err := tx.ExecContext(ctx, postgresMigrations[v]); err != nil {
@@ -109,4 +123,21 @@ func (j *DBJournal) migratePostgres(ctx context.Context) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// pgVersion reads the journal's schema version: 0 in a database pricerig never migrated, or one
+// where only the price history lives.
+func (j *DBJournal) pgVersion(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, `SELECT version FROM pricerig_schema WHERE component = 'journal'`).Scan(&v)
+	var pe *pgconn.PgError
+	switch {
+	case errors.Is(err, sql.ErrNoRows), errors.As(err, &pe) && pe.Code == "42P01": // undefined_table
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return v, nil
 }

@@ -2,7 +2,10 @@ package rig
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -12,19 +15,49 @@ import (
 // The SQLite journal's opening and schema; journal_postgres.go is PostgreSQL's. The schema
 // version is SQLite's user_version; each migration step runs in one transaction with it.
 
-func openSQLiteJournal(path string) (*DBJournal, error) {
+func openSQLiteJournal(path string, create bool) (*DBJournal, error) {
 	// A plain path, not a file: URI, where a '#' or '%' in a folder name would be read as URI
 	// syntax and open some other file. The driver cuts its options at the first '?'.
 	if strings.Contains(path, "?") {
 		return nil, fmt.Errorf("journal %s: a '?' in the path is not supported", path)
 	}
-	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	if !create {
+		// The driver makes a file that does not exist: a reader looks first.
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, NoJournalAt(path)
+		case err != nil:
+			return nil, fmt.Errorf("journal %s: %w", path, err)
+		case st.IsDir():
+			return nil, fmt.Errorf("journal %s is a directory", path)
+		}
+	}
+	dsn := path + "?_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+	if create {
+		// a reader leaves the mode as it finds it: a journal is WAL from its making, and a file
+		// that holds none is not written to
+		dsn += "&_pragma=journal_mode(WAL)"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway and this keeps transactions simple
 	j := &DBJournal{db: db, target: path, now: time.Now}
+	if !create {
+		var version int
+		err := db.QueryRow(`PRAGMA user_version`).Scan(&version)
+		if err == nil && version == 0 {
+			err = NoJournalAt(path)
+		} else if err != nil {
+			err = fmt.Errorf("%w (%v)", NoJournalAt(path), err) // not a database at all
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	if err := j.migrateSQLite(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: %w", path, err)
@@ -36,7 +69,7 @@ func (j *DBJournal) migrateSQLite() error {
 	var version int
 	_ = j.db.QueryRow(`PRAGMA user_version`).Scan(&version)
 	if version > schemaVersion {
-		return fmt.Errorf("schema version %d is newer than this pricerig (%d)", version, schemaVersion)
+		return newerJournal(version, schemaVersion)
 	}
 	if version == schemaVersion {
 		return nil
@@ -57,6 +90,12 @@ func (j *DBJournal) migrateSQLite() error {
 		}
 	}
 	return nil
+}
+
+// newerJournal is the error for a journal migrated by a later pricerig: refused rather than
+// misread, or written in a form it does not hold.
+func newerJournal(version, newest int) error {
+	return fmt.Errorf("schema version %d is newer than this pricerig (%d): use a pricerig at least as new as the one that wrote it", version, newest)
 }
 
 // migrations[v] takes the schema from version v to v+1. Never edit one that has shipped; add

@@ -23,7 +23,6 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/sources"
@@ -159,26 +158,17 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 
 	var journal *rig.DBJournal
 	if f.journal != "" {
-		if !rig.IsPostgresURL(f.journal) {
-			if err := mustExist("--journal", f.journal); err != nil {
-				return err
-			}
-		}
-		registerDBSecrets(f.journal)
-		j, err := rig.OpenJournal(f.journal)
+		j, err := openJournalToRead(f.journal, failedToRun)
 		if err != nil {
-			return failedToRun("--journal: %v", err)
+			return err
 		}
 		defer j.Close()
 		cfg.Journal, journal = j, j
 	}
 	if f.db != "" {
-		if err := historyMustExist(f.db); err != nil {
-			return err
-		}
-		st, err := history.Open(f.db)
+		st, err := openHistory(f.db, failedToRun)
 		if err != nil {
-			return failedToRun("--db: %v", err)
+			return err
 		}
 		defer st.Close()
 		cfg.History = audit.StoreHistory{Store: st}

@@ -330,12 +330,9 @@ distance_centibps, err and error_kind.`,
 				return badInput("--to %s is not after --from %s", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 			}
 			q.Symbols = splitUpper(symbolsText)
-			if err := historyMustExist(db); err != nil {
-				return err
-			}
-			store, err := history.Open(db)
+			store, err := openHistory(db, failed)
 			if err != nil {
-				return failed("%v", err)
+				return err
 			}
 			defer store.Close()
 			w := a.stdout

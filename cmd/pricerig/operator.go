@@ -447,8 +447,8 @@ the same for the whole journal (a relayer's draws and settles, the process's oth
 				return err
 			}
 			defer conn.Close()
-			if journal != "" && !rig.IsPostgresURL(journal) {
-				if err := mustExist("--journal", journal); err != nil {
+			if journal != "" {
+				if err := journalMustExist(journal); err != nil {
 					return err
 				}
 			}

@@ -53,15 +53,9 @@ func moneyOf(m rig.Money) moneyJSON {
 // journalAccounts reads the accounts of rigs ids (the key's) from the journal at target: the
 // last day before now and everything.
 func journalAccounts(ctx context.Context, target string, ids []uint64, now time.Time) (*accountsJSON, error) {
-	if !rig.IsPostgresURL(target) {
-		if err := mustExist("--journal", target); err != nil {
-			return nil, err
-		}
-	}
-	registerDBSecrets(target)
-	j, err := rig.OpenJournal(target)
+	j, err := openJournalToRead(target, failedToRun)
 	if err != nil {
-		return nil, failedToRun("--journal: %v", err)
+		return nil, err
 	}
 	defer j.Close()
 	day, err := j.Ledger(ctx, now.Add(-24*time.Hour))

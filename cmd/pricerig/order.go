@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -363,13 +362,11 @@ func answersVerdict(outs []answerJSON) error {
 }
 
 // refusalReason is why the rigs whose journals are given refused a task ("" when none says). A
-// journal that does not exist or cannot be read says nothing: the answer stands without it.
+// journal that does not exist or cannot be read says nothing: the answer stands without it (and
+// none is made where there was none).
 func refusalReason(ctx context.Context, journals []string, taskID uint64) string {
 	for _, path := range journals {
-		if _, err := os.Stat(path); err != nil {
-			continue // OpenJournal would create it
-		}
-		j, err := rig.OpenJournal(path)
+		j, err := rig.OpenExistingJournal(path)
 		if err != nil {
 			continue
 		}

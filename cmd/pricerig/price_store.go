@@ -7,19 +7,15 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/feeds/history"
 )
 
 // priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
 // it (done is true) and says that it came from the store; otherwise it says why not on stderr
 // and the caller asks the sources.
 func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	if err := historyMustExist(db); err != nil {
-		return false, err
-	}
-	store, err := history.Open(db)
+	store, err := openHistory(db, failed)
 	if err != nil {
-		return false, failed("%v", err)
+		return false, err
 	}
 	defer store.Close()
 	res, ok, note, err := store.Price(ctx, spec, symbol, minute)

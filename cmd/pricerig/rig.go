@@ -201,9 +201,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	var pricer rig.Pricer = reconciler
 	if f.db != "" {
-		store, err := history.Open(f.db)
+		store, err := openHistory(f.db, failed)
 		if err != nil {
-			return failed("%v", err)
+			return err
 		}
 		defer store.Close()
 		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}

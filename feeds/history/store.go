@@ -305,15 +305,40 @@ type scanner interface{ Scan(dest ...any) error }
 
 // Open opens the store at target, creating it and applying any migration it lacks: a
 // postgres:// (or postgresql://) URL opens a PostgreSQL database, anything else is the path of a
-// SQLite file.
-func Open(target string) (*Store, error) {
+// SQLite file. Open is for the store's writers (the backfill); a command that only reads the
+// history opens it with OpenExisting.
+func Open(target string) (*Store, error) { return open(target, true) }
+
+// OpenExisting opens the store at target for a command that only reads it (`price --db`,
+// export, the audit, the rig's answers from the history): a path or a database that holds no
+// store — a typo in a path or a URL, an empty file, a database only the rig's journal uses — is
+// refused with an error that wraps ErrNoStore, and nothing is made there: no file, no table.
+// A store of an older schema is migrated as Open migrates it; one of a newer schema is refused,
+// as by Open.
+func OpenExisting(target string) (*Store, error) { return open(target, false) }
+
+// ErrNoStore is what OpenExisting's error wraps when its target holds no pricerig history store.
+var ErrNoStore = errors.New("no pricerig history store")
+
+// NoStoreAt is the error for a target that holds no store, shown without its password.
+func NoStoreAt(target string) error {
+	return fmt.Errorf("%w at %s: `pricerig backfill --db` makes one", ErrNoStore, dburl.Shown(target))
+}
+
+func open(target string, create bool) (*Store, error) {
 	if strings.TrimSpace(target) == "" {
 		return nil, errors.New("no store path")
 	}
 	if dburl.IsPostgres(target) {
-		return openPostgres(target)
+		return openPostgres(target, create)
 	}
-	return openSQLite(target)
+	return openSQLite(target, create)
+}
+
+// newerSchema is the error for a store migrated by a later pricerig than this one: it is refused,
+// to readers and writers alike, rather than misread or written in a format it does not hold.
+func newerSchema(v int) error {
+	return fmt.Errorf("schema version %d is newer than this pricerig understands (%d): use a pricerig at least as new as the one that wrote it", v, SchemaVersion)
 }
 
 // Close closes the store.

@@ -25,7 +25,7 @@ type pgBackend struct{ pool *pgxpool.Pool }
 // journal takes the same one), so processes starting together migrate once.
 const schemaLock = `SELECT pg_advisory_xact_lock(hashtext('pricerig schema'))`
 
-func openPostgres(url string) (*Store, error) {
+func openPostgres(url string, create bool) (*Store, error) {
 	shown := dburl.Shown(url)
 	fail := func(err error) error {
 		// pgx masks a password it prints; the URL's own secrets are taken out whatever it does
@@ -42,6 +42,20 @@ func openPostgres(url string) (*Store, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 	if err != nil {
 		return nil, fail(err)
+	}
+	if !create {
+		// A reader asks before anything is made: a database without the store stays as it is.
+		v, err := pgVersion(ctx, conn)
+		if err == nil && v == 0 {
+			err = NoStoreAt(url)
+		}
+		if err != nil {
+			conn.Close(ctx)
+			if errors.Is(err, ErrNoStore) {
+				return nil, err
+			}
+			return nil, fail(err)
+		}
 	}
 	err = migratePostgres(ctx, conn)
 	conn.Close(ctx)
@@ -85,7 +99,7 @@ func migratePostgres(ctx context.Context, conn *pgx.Conn) error {
 		return nil
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
+		return newerSchema(v)
 	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
@@ -104,7 +118,7 @@ func migratePostgres(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("reading the schema version: %w", err)
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
+		return newerSchema(v)
 	}
 	for _, m := range migrations {
 		if m.version <= v {

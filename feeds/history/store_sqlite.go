@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 // sqliteBackend is the store in one SQLite file.
 type sqliteBackend struct{ db *sql.DB }
 
-func openSQLite(path string) (*Store, error) {
+func openSQLite(path string, create bool) (*Store, error) {
 	// WAL lets the audit and `price --db` read while a backfill writes. synchronous=NORMAL is
 	// safe in WAL mode: a crash can lose the last transactions, never corrupt the file, and
 	// coverage is written in the same transaction as its bars, so a lost window is fetched again.
@@ -26,16 +28,47 @@ func openSQLite(path string) (*Store, error) {
 	if strings.Contains(path, "?") {
 		return nil, fmt.Errorf("store %s: a '?' in the path is not supported", path)
 	}
+	if !create {
+		// The driver makes a file that does not exist: a reader looks first.
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, NoStoreAt(path)
+		case err != nil:
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		case st.IsDir():
+			return nil, fmt.Errorf("store %s is a directory", path)
+		}
+	}
 	// _txlock=immediate: every transaction takes the write lock when it begins (BEGIN
 	// IMMEDIATE), so a second process waits for it (busy_timeout) instead of failing when a
 	// read transaction cannot be upgraded — the "database is locked" of two backfills at once.
-	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	if create {
+		// A reader leaves the journal mode as it finds it: a store is WAL from its making (the
+		// mode is kept in the file), and a file that holds no store is not written to.
+		dsn += "&_pragma=journal_mode(WAL)"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4) // a streaming read and a write transaction at the same time
 	s := &Store{db: db, be: &sqliteBackend{db: db}, target: path}
+	if !create {
+		v, err := s.Version(context.Background())
+		if err == nil && v == 0 {
+			err = NoStoreAt(path)
+		}
+		if err != nil {
+			db.Close()
+			if errors.Is(err, ErrNoStore) {
+				return nil, err
+			}
+			// not a database at all ("file is not a database"): no store either, said plainly
+			return nil, fmt.Errorf("%w (%v)", NoStoreAt(path), err)
+		}
+	}
 	if err := s.migrateSQLite(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", path, err)
@@ -65,14 +98,14 @@ func (s *Store) migrateSQLite(ctx context.Context) error {
 		return nil
 	}
 	if v > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
+		return newerSchema(v)
 	}
 	return s.write(ctx, func(tx wtx) error {
 		if err := tx.queryRow(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 			return fmt.Errorf("reading the schema version: %w", err)
 		}
 		if v > SchemaVersion {
-			return fmt.Errorf("schema version %d is newer than this pricerig understands (%d)", v, SchemaVersion)
+			return newerSchema(v)
 		}
 		if err := tx.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`); err != nil {
