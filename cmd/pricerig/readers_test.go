@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pricerig/pricerig/internal/pgtest"
+)
+
+// readerCommands are the commands that only read the history (--db) or the rig's journal
+// (--journal) at target, each with what its refusal names.
+func readerCommands(url, config, target string) []struct {
+	args []string
+	want string
+} {
+	const noStore, noJournal = "--db: no pricerig history store at ", "--journal: no pricerig rig journal at "
+	return []struct {
+		args []string
+		want string
+	}{
+		{[]string{"backfill", "export", "--db", target, "--format", "parquet"}, noStore},
+		{[]string{"price", "--config", config, "--sim", url, "--db", target, "NVDA", "2025-11-03T14:30Z"}, noStore},
+		{[]string{"audit", "--config", config, "--sim", url, "--db", target, "--minutes", "1"}, noStore},
+		{[]string{"audit", "--config", config, "--sim", url, "--journal", target, "--minutes", "1"}, noJournal},
+	}
+}
+
+// A read-only command pointed at a path with no store — a typo, or an empty file — says there is
+// no pricerig store there (exit 2) and leaves the directory as it was: no file made, nothing
+// written into the empty one.
+func TestReadersMakeNoStoreInAFile(t *testing.T) {
+	_, url, config := backfillSim(t, time.Date(2025, 11, 20, 17, 0, 0, 0, time.UTC))
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{filepath.Join(dir, "typo.db"), empty} {
+		for _, c := range readerCommands(url, config, target) {
+			code, stdout, stderr := runCLI(t, c.args...)
+			if code != exitBadInput || !strings.Contains(stderr, c.want+target) || stdout != "" {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q: want 2 and %q", c.args, code, stdout, stderr, c.want+target)
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"empty.db"}) {
+		t.Fatalf("the refused commands left %v, want only the empty file", names)
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Fatalf("the empty file was written to (%v)", err)
+	}
+}
+
+// The same on PostgreSQL: a database that holds no store (a typo in the URL's database name
+// that names an existing one, a database only made) is refused by every reader, named without
+// the URL's password, and holds no table afterwards; the backfill, a writer, still makes the
+// store there, and the readers then read it.
+func TestReadersMakeNoStoreInPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	cluster := pgtest.Start(t)
+	_, url, config := backfillSim(t, time.Date(2025, 11, 20, 17, 0, 0, 0, time.UTC))
+	const password = "pg-rEaDeR-5531"
+	plain := cluster.NewDatabase(t)
+	// the throwaway cluster trusts local connections: the password is sent, never checked
+	target := strings.Replace(plain, "postgres://postgres@", "postgres://postgres:"+password+"@", 1)
+	if target == plain {
+		t.Fatalf("cannot put a password into %s", plain)
+	}
+	for _, c := range readerCommands(url, config, target) {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != exitBadInput || !strings.Contains(stderr, c.want+"postgres://") || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q: want 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+		if strings.Contains(stderr, password) {
+			t.Errorf("%v shows the password: %s", c.args, stderr)
+		}
+	}
+	if tables := pgTablesOf(t, plain); len(tables) != 0 {
+		t.Fatalf("the refused commands made tables %v", tables)
+	}
+
+	code, _, stderr := runCLI(t, "backfill", "--config", config, "--sim", url, "--from", "2025-11-03", "--to", "2025-11-03",
+		"--symbols", "NVDA", "--db", target, "--progress", "off")
+	if code != exitOK {
+		t.Fatalf("backfill: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "backfill", "export", "--db", target, "--format", "csv")
+	if code != exitOK || !strings.Contains(stdout, "\nNVDA,2025-11-03T14:30:00Z,") {
+		t.Fatalf("export after the backfill: exit %d\n%s\n%s", code, stderr, stdout)
+	}
+}
+
+// pgTablesOf lists the tables of a PostgreSQL database outside the system's schemas.
+func pgTablesOf(t *testing.T, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT schemaname || '.' || tablename FROM pg_tables
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg_temp%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}

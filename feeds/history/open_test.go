@@ -1,0 +1,166 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A reader opens only a store that is there. A path that does not exist, an empty file and a
+// database that holds no store are refused with ErrNoStore and left as they were — no file, no
+// -wal beside it, no table — and the same target opens once a writer made the store in it.
+func TestOpenExistingMakesNothing(t *testing.T) { eachBackend(t, testOpenExistingMakesNothing) }
+
+func testOpenExistingMakesNothing(t *testing.T, be storeBackend) {
+	refused := func(target string) {
+		t.Helper()
+		s, err := OpenExisting(target)
+		if err == nil {
+			s.Close()
+			t.Fatalf("OpenExisting(%s) opened a store that was never made", target)
+		}
+		if !errors.Is(err, ErrNoStore) || !strings.Contains(err.Error(), "no pricerig history store at") {
+			t.Fatalf("OpenExisting(%s): %v, want ErrNoStore", target, err)
+		}
+	}
+	var target string
+	if be == sqliteStore {
+		dir := t.TempDir()
+		missing := filepath.Join(dir, "typo.db")
+		refused(missing)
+		target = filepath.Join(dir, "empty.db")
+		if err := os.WriteFile(target, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		refused(target)
+		if names := dirNames(t, dir); !slices.Equal(names, []string{"empty.db"}) {
+			t.Fatalf("the refused opens left %v in the directory, want only the empty file", names)
+		}
+		if st, err := os.Stat(target); err != nil || st.Size() != 0 {
+			t.Fatalf("the empty file was written to: %v, %d bytes", err, st.Size())
+		}
+	} else {
+		target = be.target(t, "")
+		refused(target)
+		if tables := pgTables(t, target); len(tables) != 0 {
+			t.Fatalf("the refused open made tables %v", tables)
+		}
+	}
+	w, err := Open(target) // the writer makes the store
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := OpenExisting(target)
+	if err != nil {
+		t.Fatalf("OpenExisting after the writer made the store: %v", err)
+	}
+	defer r.Close()
+	if v, err := r.Version(context.Background()); err != nil || v != SchemaVersion {
+		t.Fatalf("version %d (%v), want %d", v, err, SchemaVersion)
+	}
+}
+
+// A store whose schema is newer than this pricerig's is refused, to a writer and to a reader,
+// and left at its version.
+func TestNewerSchemaIsRefused(t *testing.T) { eachBackend(t, testNewerSchemaIsRefused) }
+
+func testNewerSchemaIsRefused(t *testing.T, be storeBackend) {
+	target := be.target(t, "prices.db")
+	s, err := Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := SchemaVersion + 1
+	stmt := fmt.Sprintf(`PRAGMA user_version = %d`, newer)
+	if be == postgresStore {
+		stmt = fmt.Sprintf(`UPDATE pricerig_schema SET version = %d WHERE component = 'history'`, newer)
+	}
+	if _, err := s.DB().Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for name, open := range map[string]func(string) (*Store, error){"Open": Open, "OpenExisting": OpenExisting} {
+		s, err := open(target)
+		if err == nil {
+			s.Close()
+			t.Fatalf("%s opened a store of schema version %d", name, newer)
+		}
+		want := fmt.Sprintf("schema version %d is newer than this pricerig understands (%d)", newer, SchemaVersion)
+		if !strings.Contains(err.Error(), want) || errors.Is(err, ErrNoStore) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if v := rawVersion(t, be, target); v != newer {
+		t.Fatalf("the refused opens left the store at version %d, want %d", v, newer)
+	}
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// pgTables lists the tables of a PostgreSQL database outside the system's schemas.
+func pgTables(t *testing.T, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT schemaname || '.' || tablename FROM pg_tables
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg_temp%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}
+
+// rawVersion reads a store's schema version without opening it as a store.
+func rawVersion(t *testing.T, be storeBackend, target string) int {
+	t.Helper()
+	var v int
+	if be == postgresStore {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if err := conn.QueryRow(ctx, `SELECT version FROM pricerig_schema WHERE component = 'history'`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	db, err := sql.Open("sqlite", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
