@@ -80,34 +80,68 @@ type ParquetQuote struct {
 	ErrorKind        string  `parquet:"error_kind,dict"`
 }
 
-// parquetRowOf is the exported row of a stored answer.
-func parquetRowOf(a Answer) ParquetRow {
+// parquetBatch is a batch of rows and what they point at: their quotes and the values of their
+// optional fields, cut from slices the batch keeps. The writer copies every value into its column
+// buffers, so a batch it has written is filled again: the export allocates a few batches, not a
+// quotes slice a row and four values a quote (a fifth of the export's allocations, which set how
+// often the collector runs).
+type parquetBatch struct {
+	rows   []ParquetRow
+	quotes []ParquetQuote
+	ints   []int64
+	texts  []string
+}
+
+const parquetBatchRows = 4096
+
+func newParquetBatch() *parquetBatch {
+	return &parquetBatch{rows: make([]ParquetRow, 0, parquetBatchRows), quotes: make([]ParquetQuote, 0, 4*parquetBatchRows),
+		ints: make([]int64, 0, 16*parquetBatchRows), texts: make([]string, 0, 5*parquetBatchRows)}
+}
+
+func (b *parquetBatch) reset() {
+	b.rows, b.quotes, b.ints, b.texts = b.rows[:0], b.quotes[:0], b.ints[:0], b.texts[:0]
+}
+
+// An append that outgrows a slice moves it: what earlier rows point at stays in the old array,
+// unchanged, so their pointers stay good.
+func (b *parquetBatch) int64p(v int64) *int64 {
+	b.ints = append(b.ints, v)
+	return &b.ints[len(b.ints)-1]
+}
+
+func (b *parquetBatch) textp(v string) *string {
+	b.texts = append(b.texts, v)
+	return &b.texts[len(b.texts)-1]
+}
+
+// add appends the exported row of a stored answer.
+func (b *parquetBatch) add(a Answer) {
 	r := ParquetRow{Symbol: a.Symbol, Minute: a.Minute.UnixMilli(), Agreed: a.Agreed, SourcesAgreed: int32(a.Survivors),
-		Complete: a.Complete, Reason: a.Reason, Session: string(a.Session), Sources: make([]ParquetQuote, 0, len(a.Quotes))}
+		Complete: a.Complete, Reason: a.Reason, Session: string(a.Session)}
 	if a.Agreed {
-		v, p := int64(a.Price), a.Price.String()
-		r.Scaled, r.Price = &v, &p
+		r.Scaled, r.Price = b.int64p(int64(a.Price)), b.textp(a.Price.String())
 	}
+	first := len(b.quotes)
 	for _, q := range a.Quotes {
 		pq := ParquetQuote{Source: q.Source, Status: string(q.Status), Err: q.Err, ErrorKind: string(q.Kind)}
 		if q.Price > 0 {
-			v, p, bar := int64(q.Price), q.Price.String(), q.BarTime.UnixMilli()
-			pq.Scaled, pq.Price, pq.Bar = &v, &p, &bar
+			pq.Scaled, pq.Price, pq.Bar = b.int64p(int64(q.Price)), b.textp(q.Price.String()), b.int64p(q.BarTime.UnixMilli())
 		}
 		if q.DistanceCentiBps >= 0 {
-			d := q.DistanceCentiBps
-			pq.DistanceCentiBps = &d
+			pq.DistanceCentiBps = b.int64p(q.DistanceCentiBps)
 		}
-		r.Sources = append(r.Sources, pq)
+		b.quotes = append(b.quotes, pq)
 	}
-	return r
+	r.Sources = b.quotes[first:len(b.quotes):len(b.quotes)]
+	b.rows = append(b.rows, r)
 }
 
 // exportParquet streams the answers a query selects into a Parquet file, a batch of rows at a
 // time: a year of answers never sits in memory as rows, only as the current row group's pages.
 // Reading the store and encoding the file are a pipeline: one goroutine reads the next batch of
 // answers and makes their rows while another encodes and compresses the last (the two halves
-// cost about the same, BENCHMARKS.md).
+// cost about the same, BENCHMARKS.md); three batches go round between them.
 func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, error) {
 	codec, err := newParquetZstd()
 	if err != nil {
@@ -120,46 +154,51 @@ func (s *Store) exportParquet(ctx context.Context, w io.Writer, q Query) (int, e
 		parquet.Compression(codec),
 		parquet.CreatedBy("pricerig", "", ""),
 	)
-	const batch = 4096
-	batches := make(chan []ParquetRow, 2)
+	const inFlight = 3 // one filled, one waiting, one written
+	free := make(chan *parquetBatch, inFlight)
+	for range inFlight {
+		free <- newParquetBatch()
+	}
+	full := make(chan *parquetBatch, inFlight)
 	failed := make(chan struct{})
 	var writeErr error
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		for rows := range batches {
-			if writeErr != nil {
-				continue
+		for b := range full {
+			if writeErr == nil {
+				if _, err := pw.Write(b.rows); err != nil {
+					writeErr = err
+					close(failed)
+				}
 			}
-			if _, err := pw.Write(rows); err != nil {
-				writeErr = err
-				close(failed)
-			}
+			b.reset() // written: the writer holds none of it
+			free <- b
 		}
 	}()
 	n := 0
-	rows := make([]ParquetRow, 0, batch)
+	b := <-free
 	send := func() error {
+		full <- b // never blocks: there are only inFlight batches
 		select {
-		case batches <- rows:
+		case b = <-free:
+			return nil
 		case <-failed:
 			return errors.New("the Parquet writer stopped")
 		}
-		rows = make([]ParquetRow, 0, batch) // the writer owns the one it was handed
-		return nil
 	}
 	err = s.Answers(ctx, q, func(a Answer) error {
 		n++
-		rows = append(rows, parquetRowOf(a))
-		if len(rows) == batch {
+		b.add(a)
+		if len(b.rows) == parquetBatchRows {
 			return send()
 		}
 		return nil
 	})
-	if err == nil && len(rows) > 0 {
+	if err == nil && len(b.rows) > 0 {
 		err = send()
 	}
-	close(batches)
+	close(full)
 	<-written
 	if writeErr != nil {
 		err = writeErr
