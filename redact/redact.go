@@ -52,19 +52,21 @@ var (
 func Register(secrets ...string) {
 	mu.Lock()
 	defer mu.Unlock()
-	changed := false
+	// A new slice, never the old one changed in place: a redaction running meanwhile reads the
+	// registry it was handed (registered) without the lock.
+	next := slices.Clone(registry)
 	for _, s := range secrets {
 		for _, v := range forms(s) {
 			if len(v) < MinLen || known[v] {
 				continue
 			}
 			known[v] = true
-			registry = append(registry, v)
-			changed = true
+			next = append(next, v)
 		}
 	}
-	if changed {
-		sortLongestFirst(registry)
+	if len(next) > len(registry) {
+		sortLongestFirst(next)
+		registry = next
 	}
 }
 

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -177,4 +178,33 @@ func FuzzClipRedact(f *testing.F) {
 			t.Fatalf("%q holds the secret %q", got, secret)
 		}
 	})
+}
+
+// Register while other goroutines redact: each reads the registry it was handed, which Register
+// never changes in place (go test -race fails here when it sorts the shared slice).
+func TestRegisterWhileRedacting(t *testing.T) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = String("nothing secret here")
+			}
+		}
+	}()
+	for i := range 50 {
+		Register(fmt.Sprintf("concurrent-secret-%03d-%s", i, strings.Repeat("x", i)))
+	}
+	close(stop)
+	<-done
+	for i := range 50 {
+		s := fmt.Sprintf("concurrent-secret-%03d-%s", i, strings.Repeat("x", i))
+		if got := String("the secret is " + s); strings.Contains(got, s) {
+			t.Fatalf("%q is not redacted after Register: %q", s, got)
+		}
+	}
 }

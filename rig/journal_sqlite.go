@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // The SQLite journal's opening and schema; journal_postgres.go is PostgreSQL's. The schema
@@ -48,10 +49,14 @@ func openSQLiteJournal(path string, create bool) (*DBJournal, error) {
 	if !create {
 		var version int
 		err := db.QueryRow(`PRAGMA user_version`).Scan(&version)
-		if err == nil && version == 0 {
+		var se *sqlite.Error
+		switch {
+		case err == nil && version == 0:
 			err = NoJournalAt(path)
-		} else if err != nil {
-			err = fmt.Errorf("%w (%v)", NoJournalAt(path), err) // not a database at all
+		case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
+			err = fmt.Errorf("%w (%v)", NoJournalAt(path), err) // a file, but no database at all
+		case err != nil:
+			err = fmt.Errorf("journal %s: reading the schema version: %w", path, err)
 		}
 		if err != nil {
 			db.Close()

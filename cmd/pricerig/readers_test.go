@@ -32,7 +32,8 @@ func readerCommands(url, config, target string) []struct {
 	}
 }
 
-// A read-only command pointed at a path with no store — a typo, or an empty file — says there is
+// A read-only command pointed at a path with no store — a typo, an empty file, a file that is no
+// database — says there is
 // no pricerig store there (exit 2) and leaves the directory as it was: no file made, nothing
 // written into the empty one.
 func TestReadersMakeNoStoreInAFile(t *testing.T) {
@@ -42,7 +43,11 @@ func TestReadersMakeNoStoreInAFile(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, target := range []string{filepath.Join(dir, "typo.db"), empty} {
+	junk := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(junk, []byte("not a database\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{filepath.Join(dir, "typo.db"), empty, junk} {
 		for _, c := range readerCommands(url, config, target) {
 			code, stdout, stderr := runCLI(t, c.args...)
 			if code != exitBadInput || !strings.Contains(stderr, c.want+target) || stdout != "" {
@@ -58,11 +63,14 @@ func TestReadersMakeNoStoreInAFile(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{"empty.db"}) {
-		t.Fatalf("the refused commands left %v, want only the empty file", names)
+	if !slices.Equal(names, []string{"empty.db", "notes.txt"}) {
+		t.Fatalf("the refused commands left %v, want only the two files", names)
 	}
 	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
 		t.Fatalf("the empty file was written to (%v)", err)
+	}
+	if b, err := os.ReadFile(junk); err != nil || string(b) != "not a database\n" {
+		t.Fatalf("the file that is no database was written to: %q (%v)", b, err)
 	}
 }
 

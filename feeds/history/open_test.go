@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A reader opens only a store that is there. A path that does not exist, an empty file and a
-// database that holds no store are refused with ErrNoStore and left as they were — no file, no
+// A reader opens only a store that is there. A path that does not exist, an empty file, a file
+// that is no database and a database that holds no store are refused with ErrNoStore and left as they were — no file, no
 // -wal beside it, no table — and the same target opens once a writer made the store in it.
 func TestOpenExistingMakesNothing(t *testing.T) { eachBackend(t, testOpenExistingMakesNothing) }
 
@@ -41,8 +41,16 @@ func testOpenExistingMakesNothing(t *testing.T, be storeBackend) {
 			t.Fatal(err)
 		}
 		refused(target)
-		if names := dirNames(t, dir); !slices.Equal(names, []string{"empty.db"}) {
-			t.Fatalf("the refused opens left %v in the directory, want only the empty file", names)
+		junk := filepath.Join(dir, "notes.txt") // a file, but no database: a path that names the wrong file
+		if err := os.WriteFile(junk, []byte("not a database\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		refused(junk)
+		if names := dirNames(t, dir); !slices.Equal(names, []string{"empty.db", "notes.txt"}) {
+			t.Fatalf("the refused opens left %v in the directory, want only the two files", names)
+		}
+		if b, err := os.ReadFile(junk); err != nil || string(b) != "not a database\n" {
+			t.Fatalf("the file that is no database was written to: %q (%v)", b, err)
 		}
 		if st, err := os.Stat(target); err != nil || st.Size() != 0 {
 			t.Fatalf("the empty file was written to: %v, %d bytes", err, st.Size())

@@ -60,13 +60,16 @@ func openSQLite(path string, create bool) (*Store, error) {
 		if err == nil && v == 0 {
 			err = NoStoreAt(path)
 		}
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+			err = fmt.Errorf("%w (%v)", NoStoreAt(path), err) // a file, but no database at all
+		}
 		if err != nil {
 			db.Close()
 			if errors.Is(err, ErrNoStore) {
 				return nil, err
 			}
-			// not a database at all ("file is not a database"): no store either, said plainly
-			return nil, fmt.Errorf("%w (%v)", NoStoreAt(path), err)
+			return nil, fmt.Errorf("store %s: reading the schema version: %w", path, err)
 		}
 	}
 	if err := s.migrateSQLite(context.Background()); err != nil {
