@@ -33,9 +33,8 @@ func readerCommands(url, config, target string) []struct {
 }
 
 // A read-only command pointed at a path with no store — a typo, an empty file, a file that is no
-// database — says there is
-// no pricerig store there (exit 2) and leaves the directory as it was: no file made, nothing
-// written into the empty one.
+// database — says there is no pricerig store there (exit 2) and leaves the directory as it was:
+// no file made, nothing written into the files that were there.
 func TestReadersMakeNoStoreInAFile(t *testing.T) {
 	_, url, config := backfillSim(t, time.Date(2025, 11, 20, 17, 0, 0, 0, time.UTC))
 	dir := t.TempDir()
