@@ -13,7 +13,7 @@ import (
 // second broke (the history's CREATE TABLE failed, or the journal's CREATE TABLE IF NOT EXISTS
 // kept the history's columns and every cursor write failed). Both orders are tried.
 func TestJournalAndHistoryShareOnePostgresDatabase(t *testing.T) {
-	cluster := pgtest.Shared(t)
+	cluster := pgtest.Start(t) // rig has no TestMain to stop a shared one
 	for _, journalFirst := range []bool{true, false} {
 		name := map[bool]string{true: "journal first", false: "history first"}[journalFirst]
 		t.Run(name, func(t *testing.T) {
