@@ -15,12 +15,24 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 )
 
-// priceCall shares one price fetch among the rigs of this process drawn for the same task.
+// priceCall shares one price fetch among the rigs of this process drawn for the same task, and
+// among the tasks that ask the same symbol at the same minute: a hundred tasks drawn together
+// over three symbols make three fetches, not a hundred. Each fetch asks every source, and a
+// source's rate (sources.yaml: yahoo 60/min, one request a second) paces the requests that are
+// not in flight together; fetched per task, the tasks queued behind one another for seconds.
 type priceCall struct {
+	key       priceKey
+	users     int // tasks holding it in r.prices
 	done      chan struct{}
 	result    feeds.Result
 	err       error
 	following bool // taken while this instance followed (warm)
+}
+
+// priceKey is what a price answers: a symbol at a minute.
+type priceKey struct {
+	symbol string
+	minute int64 // unix seconds
 }
 
 // answer prices the task once and journals an answer and a fresh salt for each of our rigs
@@ -153,14 +165,21 @@ func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget t
 
 // priceAs is price, noting whether the fetch is made while following.
 func (r *Runner) priceAs(ctx context.Context, taskID uint64, input Input, budget time.Duration, following bool) (feeds.Result, error) {
+	key := priceKey{symbol: input.Symbol, minute: input.Minute.Unix()}
+	fetch := false
 	r.mu.Lock()
 	call, ok := r.prices[taskID]
 	if !ok {
-		call = &priceCall{done: make(chan struct{}), following: following}
+		if call, ok = r.priceOf[key]; !ok {
+			call = &priceCall{key: key, done: make(chan struct{}), following: following}
+			r.priceOf[key] = call
+			fetch = true
+		}
+		call.users++
 		r.prices[taskID] = call
 	}
 	r.mu.Unlock()
-	if !ok {
+	if fetch {
 		pctx, cancel := context.WithTimeout(ctx, budget)
 		call.result, call.err = r.pricer.Price(pctx, input.Symbol, input.Minute)
 		cancel()
@@ -174,8 +193,24 @@ func (r *Runner) priceAs(ctx context.Context, taskID uint64, input Input, budget
 	}
 }
 
+// forgetPrice drops the task's price, and the symbol's at that minute for every task that asks
+// next, so the next look fetches it again (it did not agree, or failed).
 func (r *Runner) forgetPrice(taskID uint64) {
 	r.mu.Lock()
-	delete(r.prices, taskID)
+	r.dropPriceLocked(taskID, true)
 	r.mu.Unlock()
+}
+
+// dropPriceLocked lets go of the task's price (r.mu held): the shared one goes with its last
+// task, or at once when forget.
+func (r *Runner) dropPriceLocked(taskID uint64, forget bool) {
+	call, ok := r.prices[taskID]
+	if !ok {
+		return
+	}
+	delete(r.prices, taskID)
+	call.users--
+	if (forget || call.users == 0) && r.priceOf[call.key] == call {
+		delete(r.priceOf, call.key)
+	}
 }

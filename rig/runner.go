@@ -163,7 +163,8 @@ type Runner struct {
 	mu       sync.Mutex
 	tasks    map[uint64]*taskState
 	inflight map[string]bool
-	prices   map[uint64]*priceCall
+	prices   map[uint64]*priceCall   // by task
+	priceOf  map[priceKey]*priceCall // by symbol and minute, shared by the tasks asking it
 	wg       sync.WaitGroup
 
 	lead        leadership
@@ -225,7 +226,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		domain: Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
 		tolerance: job.ToleranceBps, log: cfg.Logger,
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
-		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{},
+		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{}, priceOf: map[priceKey]*priceCall{},
 		wake: make(chan struct{}, 1),
 	}
 	if lj, ok := journal.(interface {
@@ -405,7 +406,7 @@ func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.In
 func (r *Runner) finish(t *taskState) {
 	r.mu.Lock()
 	t.done = true
-	delete(r.prices, t.id)
+	r.dropPriceLocked(t.id, false)
 	r.mu.Unlock()
 }
 

@@ -24,7 +24,7 @@ func (r *Runner) warm(ctx context.Context) {
 		switch {
 		case t.commitDeadline.IsZero() || t.done:
 		case !now.Before(t.commitDeadline):
-			delete(r.prices, t.id) // nobody can answer it any more: a follower keeps no stale prices
+			r.dropPriceLocked(t.id, false) // nobody can answer it any more: a follower keeps no stale prices
 		case !t.warmed && now.Before(t.commitDeadline.Add(-r.cfg.CommitMargin)):
 			todo = append(todo, t)
 		}
