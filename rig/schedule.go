@@ -70,10 +70,12 @@ func ScheduleRank(order []uint64, ours func(uint64) bool) int {
 }
 
 // DefaultStageDelay is the stage delay of a chain: how long a rank waits for the one before it.
-// It leaves room for a transaction to be broadcast, mined and seen by the next poll: the devnet
-// (chain id 1337) seals a block within 250 ms of a transaction and its rigs poll every 100 ms, so
-// 1 s; Robinhood Chain (4663) also makes 250 ms blocks but a rig there polls every 500 ms over a
-// real network, so 2 s (eight blocks); elsewhere 4 s.
+// It leaves room for a transaction to be broadcast, mined and seen by the next rank. Robinhood
+// Chain (4663) makes 250 ms blocks that a rig sees over a real network: 2 s (eight blocks). The
+// devnet runs the same chain id and block interval on purpose — it imitates Robinhood Chain, so
+// a devnet signature is a mainnet one and the schedule's handover is timed there as on mainnet —
+// and so takes the same 2 s. go-ethereum's local chains (1337: geth --dev, the simulated backend)
+// seal on the machine the rigs run on: 1 s. Elsewhere 4 s.
 func DefaultStageDelay(chainID *big.Int) time.Duration {
 	switch chainID.Uint64() {
 	case 1337:

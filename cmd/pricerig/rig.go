@@ -122,7 +122,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.BoolVar(&f.allowSpecDrift, "allow-spec-drift", false, "run even when the job's specURI differs from sources.yaml's spec_uri")
 	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
 	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
-	fl.DurationVar(&f.stageDelay, "stage-delay", 0, "how long each rank of the draw/settle schedule waits for the one before it (default: 2s on Robinhood Chain, 1s on the devnet, 4s elsewhere)")
+	fl.DurationVar(&f.stageDelay, "stage-delay", 0, "how long each rank of the draw/settle schedule waits for the one before it (default: 2s on Robinhood Chain and on the devnet, which runs its chain id; 1s on chain id 1337; 4s elsewhere)")
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second, "with a PostgreSQL journal: how long the lease of the keys lasts unrenewed before a follower takes over")
 	fl.StringVar(&f.instance, "instance", "", "with a PostgreSQL journal: this instance's name in the lease (default host/pid/random)")
