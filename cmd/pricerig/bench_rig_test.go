@@ -64,6 +64,9 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
+	// BENCH_RIG_LOGS=dir keeps each process's debug log and the mined transactions with their
+	// blocks' arrival times there, to see where a slow task's time went.
+	keep := os.Getenv("BENCH_RIG_LOGS")
 	var procs []*rigProc
 	next := 0
 	for i, p := range benchLayout {
@@ -71,6 +74,9 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 		args := []string{"rig", "--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--sim", d.SimURL,
 			"--config", "../../sources.yaml", "--journal", filepath.Join(dir, proc.name+".db"), "--from-block", fmt.Sprint(head)}
 		env := append(os.Environ(), asMain+"=1")
+		if keep != "" {
+			args = append(args, "-v")
+		}
 		m := "direct"
 		if p.relayed {
 			m = "relayed"
@@ -106,6 +112,9 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 			}
 			if b.Failed() {
 				b.Logf("%s log (tail):\n%s", p.name, tail(p.stderr.String(), 3000))
+			}
+			if keep != "" {
+				_ = os.WriteFile(filepath.Join(keep, p.name+".log"), []byte(p.stderr.String()), 0o644)
 			}
 		}
 	}()
@@ -152,6 +161,16 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 	timelines, err := d.Timelines(ctx, start+1, last, ids)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if keep != "" {
+		var sb strings.Builder
+		for _, tx := range txs {
+			at, _ := clock.At(tx.Block)
+			fmt.Fprintf(&sb, "%d\t%s\t%s\t%s\t%v\t%v\t%s\n", tx.Block, at.UTC().Format("15:04:05.000"), tx.From, tx.Method, tx.Tasks, tx.Reverted, tx.Hash)
+		}
+		if err := os.WriteFile(filepath.Join(keep, "mined.tsv"), []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
 	var lat devnet.LatencyReport
 	if err := lat.Add(clock, timelines); err != nil {
