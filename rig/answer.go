@@ -1,7 +1,8 @@
 package rig
 
-// Pricing: a drawn task is priced once for all our rigs, checked against the expected median and
-// journaled (answer, salt, commitment) before anything is sent.
+// Pricing: a drawn task is priced once for all our rigs (and a symbol at a minute once for all the
+// tasks asking it), checked against the expected median and journaled (answer, salt, commitment)
+// before anything is sent.
 
 import (
 	"context"
@@ -158,7 +159,8 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 	r.poke() // the commit goes out in the next step: take it now rather than at the next poll
 }
 
-// price fetches a task's price once, however many of our rigs ask.
+// price fetches a task's price once, however many of our rigs ask, and shares it with the open
+// tasks of the same symbol and minute.
 func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget time.Duration) (feeds.Result, error) {
 	return r.priceAs(ctx, taskID, input, budget, false)
 }

@@ -36,8 +36,8 @@
 //   - scan.go: following the chain (the Deployment's events) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
 //     settle) and the draw/settle schedule's turn (schedule.go ranks the rigs).
-//   - answer.go: pricing a drawn task once for all our rigs, the self-check, journaling the
-//     answer and salt before anything is sent.
+//   - answer.go: pricing a drawn task once for all our rigs (and once for all the tasks of one
+//     symbol and minute), the self-check, journaling the answer and salt before anything is sent.
 //   - send.go: how commits and reveals leave (one path for a rig's own transaction and for a
 //     relayed commitMany/revealMany), draw and settle, and the background send jobs; batch.go:
 //     the answers a step has ready sent as one commitMany/revealMany or one transaction each,
