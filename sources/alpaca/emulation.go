@@ -3,7 +3,6 @@ package alpaca
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Alpaca market data v2: GET /v2/stocks/bars?symbols=A,B and /v2/stocks/{symbol}/bars with

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Alpha Vantage: GET /query?function=TIME_SERIES_INTRADAY&symbol=&interval=1min&month=YYYY-MM

@@ -3,10 +3,11 @@ package finnhub
 import (
 	"bytes"
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Finnhub: GET /api/v1/stock/candle (also /stock/candle, for a base_url that ends in /api/v1)

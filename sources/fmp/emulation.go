@@ -1,12 +1,12 @@
 package fmp
 
 import (
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Financial Modeling Prep: GET /stable/historical-chart/1min?symbol= (also /historical-chart/1min

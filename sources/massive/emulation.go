@@ -3,7 +3,6 @@ package massive
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Massive (Polygon) aggregates: GET /v2/aggs/ticker/{T}/range/1/minute/{from}/{to} with from and

@@ -3,12 +3,12 @@ package tiingo
 import (
 	"bytes"
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Tiingo IEX: GET /iex/{ticker}/prices?startDate=&endDate= (New York dates, both inclusive, or

@@ -2,13 +2,13 @@ package twelvedata
 
 import (
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Twelve Data: GET /time_series?symbol=&interval=1min&start_date=&end_date= (both inclusive, read

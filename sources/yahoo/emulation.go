@@ -2,12 +2,12 @@ package yahoo
 
 import (
 	"fmt"
-	"github.com/pricerig/pricerig/sources/sim"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/sources/sim"
 )
 
 // Yahoo chart v8: GET /v8/finance/chart/{SYMBOL}?period1=&period2=&interval=1m&includePrePost=.
