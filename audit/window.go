@@ -50,17 +50,15 @@ func SelectWindow(now time.Time, sessions []market.Session, n int, since time.Du
 	cursor := now.Truncate(time.Minute)
 	if since > 0 {
 		w.From = now.Add(-since)
-		total := 0
-		for {
+		// the window's minutes are counted a day at a time; only the latest maxMinutes are walked
+		total := market.SessionMinutes(w.From, cursor, sessions)
+		for len(w.Minutes) < maxMinutes {
 			m, ok := market.PrevSessionMinute(cursor, sessions, cursor.Sub(w.From))
 			if !ok {
 				break
 			}
 			m = m.UTC()
-			total++
-			if len(w.Minutes) < maxMinutes {
-				w.Minutes = append(w.Minutes, m)
-			}
+			w.Minutes = append(w.Minutes, m)
 			cursor = m
 		}
 		if total > len(w.Minutes) {

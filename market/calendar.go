@@ -136,6 +136,56 @@ func PrevSessionMinute(t time.Time, sessions []Session, limit time.Duration) (ti
 	return time.Time{}, false
 }
 
+// SessionMinutes counts the minute starts m in [from, to) whose minute lies in one of the
+// sessions: the minutes PrevSessionMinute would step through from to back to from, counted a day
+// at a time from each day's session bounds (a 20-year window is some 7,300 days, not millions of
+// minutes).
+func SessionMinutes(from, to time.Time, sessions []Session) int {
+	lo := from.Truncate(time.Minute)
+	if lo.Before(from) {
+		lo = lo.Add(time.Minute) // a minute starting before from is not in [from, to)
+	}
+	hi := to.Truncate(time.Minute)
+	if to.After(hi) {
+		hi = hi.Add(time.Minute) // the minute holding to starts before it
+	}
+	if !lo.Before(hi) {
+		return 0
+	}
+	total := 0
+	// An overnight session belongs to the day it ends on, so a window's last day can hold the
+	// evening it starts in; one day past each end is enough.
+	first, last := DayOf(lo).Date.AddDate(0, 0, -1), DayOf(hi).Date.AddDate(0, 0, 1)
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		day := Day(d.Date())
+		for _, s := range sessions {
+			start, end, ok := day.Bounds(s)
+			if !ok {
+				continue
+			}
+			start, end = later(start, lo), earlier(end, hi)
+			if start.Before(end) {
+				total += int(end.Sub(start) / time.Minute)
+			}
+		}
+	}
+	return total
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 // locate finds the span of New York wall-clock time holding t — a session, or a stretch with no
 // session — and returns its start (UTC) and its session.
 func locate(t time.Time) (start time.Time, date civil, s Session, ok bool) {

@@ -659,3 +659,28 @@ func BenchmarkPrevSessionMinute(b *testing.B) {
 		PrevSessionMinute(at, []Session{Regular}, 96*time.Hour)
 	}
 }
+
+// SessionMinutes counts what a scan of every minute in the window finds, for windows that start
+// and end anywhere (inside a minute too), across DST changes, holidays and early closes.
+func TestSessionMinutesMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sets := [][]Session{{Regular}, {Regular, Post}, {Pre, Regular, Post}, {Overnight}, AllSessions}
+	base := time.Date(2019, 12, 20, 0, 0, 0, 0, time.UTC)
+	for range 300 {
+		from := base.Add(time.Duration(rng.Int64N(int64(10 * 365 * 24 * time.Hour))))
+		to := from.Add(time.Duration(rng.Int64N(int64(10 * 24 * time.Hour))))
+		sessions := sets[rng.IntN(len(sets))]
+		want := 0
+		for m := from.Truncate(time.Minute); m.Before(to); m = m.Add(time.Minute) {
+			if !m.Before(from) && InSessions(m, sessions) {
+				want++
+			}
+		}
+		if got := SessionMinutes(from, to, sessions); got != want {
+			t.Fatalf("SessionMinutes(%v, %v, %v) = %d; the scan counts %d", from, to, sessions, got, want)
+		}
+	}
+	if got := SessionMinutes(base, base, AllSessions); got != 0 {
+		t.Fatalf("an empty window holds %d minutes", got)
+	}
+}
