@@ -29,8 +29,8 @@ var benchLayout = []struct {
 // BenchmarkRigFiveProcesses runs 100 job-2 tasks over five real `pricerig rig` processes on a
 // devnet (simulated chain over JSON-RPC, 250 ms blocks, the provider simulator answering at
 // once) and counts from the chain's blocks and receipts, not the rigs' journals: transactions
-// mined per settled task, reverted ones, gas per rig-answer in each mode against the floor,
-// and the time from each task's draw to its last commit. scripts/bench-rig prints it.
+// mined per settled task, reverted ones, gas per rig-answer in each mode against a lone
+// rig's unavoidable calls (devnet.Economics.LoneReference), and the time from each task's draw to its last commit. scripts/bench-rig prints it.
 func BenchmarkRigFiveProcesses(b *testing.B) {
 	const tasks, quorum = 100, 3
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
@@ -183,14 +183,14 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 		}
 	}
 	e := devnet.Account(txs, func(a common.Address) string { return mode[a] })
-	// The floor's commit and reveal are lone ones, each rig's own transaction: batching leaves a
+	// The reference's commit and reveal are lone ones, each rig's own transaction: batching leaves a
 	// run with few or none mined, so they are measured by simulating them on top of the first
 	// task's draw block (devnet.SoloAnswerGas, the mean over its three rigs).
 	soloCommit, soloReveal, err := d.SoloAnswerGas(ctx, ids[0], timelines[ids[0]].Drawn)
 	if err != nil {
 		b.Fatal(err)
 	}
-	floor := e.Floor(soloCommit, soloReveal, quorum)
+	lone := e.LoneReference(soloCommit, soloReveal, quorum)
 	b.ReportMetric(float64(soloCommit), "gas/solo-commit")
 	b.ReportMetric(float64(soloReveal), "gas/solo-reveal")
 	per := func(n int) float64 { return float64(n) / float64(settled) }
@@ -199,7 +199,7 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 	b.ReportMetric(per(e.Reverted), "reverted/task")
 	b.ReportMetric(e.GasPerAnswer["direct"], "gas/answer-direct")
 	b.ReportMetric(e.GasPerAnswer["relayed"], "gas/answer-relayed")
-	b.ReportMetric(floor, "gas/answer-floor")
+	b.ReportMetric(lone, "gas/answer-lone-ref")
 	b.ReportMetric(float64(e.Answers["direct"]), "answers-direct")
 	b.ReportMetric(float64(e.Answers["relayed"]), "answers-relayed")
 	for _, call := range []string{"draw", "commit", "reveal", "settle", "commitMany/entry", "revealMany/entry"} {

@@ -15,7 +15,7 @@ import (
 
 // SoloAnswerGas is the gas of a commit and of a reveal sent alone, each rig's own transaction,
 // for a task drawn in block drawn and not yet committed there: the reference contract's share of
-// the floor when a run sent every answer in batches and so mined no lone commit or reveal to
+// Economics.LoneReference when a run sent every answer in batches and so mined no lone commit or reveal to
 // measure. The drawn rigs' operators commit and then reveal in one eth_simulateV1 block on top of
 // block drawn (the node executes them as it would mine them; nothing is sent), and the means
 // over the rigs are returned (a task's first commit and the one completing it cost more than

@@ -353,10 +353,13 @@ type Economics struct {
 	CallGas map[string]uint64
 }
 
-// Floor is the gas of the calls a rig-answer cannot avoid: one commit and one reveal sent alone
-// (measured by the caller, since a batched run may mine none: SoloAnswerGas), and a quorum-th
-// of one draw and one settle (CallGas each).
-func (e Economics) Floor(soloCommit, soloReveal uint64, quorum int) float64 {
+// LoneReference is the gas of the calls a lone rig cannot avoid for one rig-answer: one commit and
+// one reveal sent alone (measured by the caller, since a batched run may mine none:
+// SoloAnswerGas), and a quorum-th of one draw and one settle (CallGas each). It is a reference,
+// not a floor: an entry of a commitMany or revealMany costs less than the same call sent alone
+// (the batch pays one 21000 base and its warm storage for all its entries), so a batching run
+// comes in under it.
+func (e Economics) LoneReference(soloCommit, soloReveal uint64, quorum int) float64 {
 	return float64(soloCommit+soloReveal) + float64(e.CallGas["draw"]+e.CallGas["settle"])/float64(quorum)
 }
 
