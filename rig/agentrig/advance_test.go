@@ -42,6 +42,22 @@ func TestAdvanceTimeWaitsForThePoolToEmpty(t *testing.T) {
 	if err := sim.Client.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
+	// The pool lists a transaction as pending only once its background loop has promoted it,
+	// a moment after SendTransaction returns, and AdjustTime looks at the pending list without
+	// waiting for that loop (sealing does wait): the pool's pending nonce moves on promotion.
+	for deadline := time.Now().Add(time.Minute); ; {
+		n, err := sim.Client.PendingNonceAt(ctx, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > nonce {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the pool never listed the transaction as pending")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err := sim.Backend.AdjustTime(time.Hour); err == nil || !agentrig.RefusedForPooledTransaction(err) {
 		t.Fatalf("AdjustTime with a pooled transaction: %v, not the refusal AdvanceTime waits out", err)
 	}

@@ -103,8 +103,12 @@ func TestDrawSkipsLockedRigs(t *testing.T) {
 	c := newChain(t)
 	job := c.publish(numeric.Numeric, 2, 50)
 	low := c.register(job, firstOp, 1) // one slash: one task at a time
-	c.register(job, firstOp+1, 10)
-	c.register(job, firstOp+2, 10)
+	// No task settles here, so every draw keeps a slash of each drawn rig locked: the two others
+	// can stand the 20 tasks of the first loop and the 5 after it (with 10 slashes each, a draw
+	// that passed over the low rig for its first five tasks left them too little, and the test
+	// failed on a draw the seed allowed)
+	c.register(job, firstOp+1, 30)
+	c.register(job, firstOp+2, 30)
 	// Draw tasks until the low-stake rig is locked in one.
 	for range 20 {
 		task, _ := c.order(job, "data:application/json,{}")
