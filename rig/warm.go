@@ -53,9 +53,15 @@ func (r *Runner) warm(ctx context.Context) {
 				r.forgetPrice(t.id)
 				return
 			}
+			// A look that listed the task before the last warm of it ended spawns another, which
+			// finds the price at once: the task is counted and logged by the first only.
 			r.mu.Lock()
+			first := !t.warmed
 			t.warmed = true
 			r.mu.Unlock()
+			if !first {
+				return
+			}
 			r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Prepriced })
 			r.log.Info("priced while following, for a takeover", "task", t.id, "symbol", input.Symbol,
 				"minute", input.Minute.Format(time.RFC3339), "price", res.Price.String())
