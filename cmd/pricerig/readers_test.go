@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/pricerig/pricerig/internal/pgtest"
 )
@@ -99,7 +96,7 @@ func TestReadersMakeNoStoreInPostgres(t *testing.T) {
 			t.Errorf("%v shows the password: %s", c.args, stderr)
 		}
 	}
-	if tables := pgTablesOf(t, plain); len(tables) != 0 {
+	if tables := pgtest.Tables(t, plain); len(tables) != 0 {
 		t.Fatalf("the refused commands made tables %v", tables)
 	}
 
@@ -112,25 +109,4 @@ func TestReadersMakeNoStoreInPostgres(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "\nNVDA,2025-11-03T14:30:00Z,") {
 		t.Fatalf("export after the backfill: exit %d\n%s\n%s", code, stderr, stdout)
 	}
-}
-
-// pgTablesOf lists the tables of a PostgreSQL database outside the system's schemas.
-func pgTablesOf(t *testing.T, url string) []string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT schemaname || '.' || tablename FROM pg_tables
-		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg_temp%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tables
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pricerig/pricerig/internal/pgtest"
 )
 
 // A reader opens only a store that is there. A path that does not exist, an empty file, a file
@@ -58,7 +60,7 @@ func testOpenExistingMakesNothing(t *testing.T, be storeBackend) {
 	} else {
 		target = be.target(t, "")
 		refused(target)
-		if tables := pgTables(t, target); len(tables) != 0 {
+		if tables := pgtest.Tables(t, target); len(tables) != 0 {
 			t.Fatalf("the refused open made tables %v", tables)
 		}
 	}
@@ -123,27 +125,6 @@ func dirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
-}
-
-// pgTables lists the tables of a PostgreSQL database outside the system's schemas.
-func pgTables(t *testing.T, url string) []string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT schemaname || '.' || tablename FROM pg_tables
-		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg_temp%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tables
 }
 
 // rawVersion reads a store's schema version without opening it as a store.

@@ -247,3 +247,25 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 	}
 	return c.URL(name)
 }
+
+// Tables lists the tables of the PostgreSQL database at url outside the system's schemas, as
+// schema.table: what a test reads to see that a command made nothing there.
+func Tables(t testing.TB, url string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT schemaname || '.' || tablename FROM pg_tables
+		WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg_temp%' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}
