@@ -121,7 +121,10 @@ type taskState struct {
 	stageSince  time.Time
 	stageBlock  uint64 // the head at the look that saw the stage begin
 	seen        bool   // counted in the "seen" metric
-	done        bool
+	// mined holds, per rig of ours, the states whose mined transaction the metrics counted
+	// (committed, revealed): a commit or reveal mined again after a reorg is not counted twice.
+	mined map[uint64][]State
+	done  bool
 	// commitDeadline is set when one of our rigs is drawn: a follower prices the task before it
 	// (warm); warmed says it did, or found the task answered.
 	commitDeadline time.Time
@@ -434,14 +437,20 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	r.mu.Unlock()
 }
 
-// reached says the journal holds the rig's entry for the task at state s or beyond (as this
-// process wrote or read it).
-func (r *Runner) reached(taskID, rigID uint64, s State) bool {
+// firstMined records that the rig's transaction for state s of the task was mined, and says
+// whether this is the first time this runner saw one (the metrics count it then).
+func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
 	t := r.task(taskID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	known, ok := t.journaled[rigID]
-	return ok && stateOrder[known] >= stateOrder[s]
+	if slices.Contains(t.mined[rigID], s) {
+		return false
+	}
+	if t.mined == nil {
+		t.mined = map[uint64][]State{}
+	}
+	t.mined[rigID] = append(t.mined[rigID], s)
+	return true
 }
 
 // journaledAnswer is the journal's entry of one of our rigs for a task, from memory once it holds an

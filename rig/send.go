@@ -111,9 +111,10 @@ func (r *Runner) submit(ctx context.Context, txs []answerTx) {
 }
 
 // committed journals a mined commit. The metrics count a rig's commit of a task once: a commit
-// mined again after a reorg dropped it (journaled committed already) is not a second one.
+// mined again after a reorg dropped it is not a second one. (Whether the journal already says
+// committed cannot tell: a look at the chain may journal the state before the receipt arrives.)
 func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
-	again := r.reached(taskID, rigID, StateCommitted)
+	again := !r.firstMined(taskID, rigID, StateCommitted)
 	r.advance(ctx, taskID, rigID, StateCommitted, func(e *Entry) { e.CommitTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
@@ -124,7 +125,7 @@ func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types
 
 // revealed journals a mined reveal, counted once as committed is.
 func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt) {
-	again := r.reached(taskID, rigID, StateRevealed)
+	again := !r.firstMined(taskID, rigID, StateRevealed)
 	r.advance(ctx, taskID, rigID, StateRevealed, func(e *Entry) { e.RevealTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
