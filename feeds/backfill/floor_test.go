@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -213,7 +214,7 @@ func TestPageLevelResume(t *testing.T) {
 					o.Deps = sources.Deps{}
 					// Alpaca's token resumes the same request; the others resume from what
 					// their pages proved
-					cs, err := store.cursors(context.Background(), tc.provider)
+					cs, err := store.Cursors(context.Background(), tc.provider)
 					if wantCursors := map[bool]int{true: 1, false: 0}[tc.provider == "alpaca"]; err != nil || len(cs) != wantCursors {
 						t.Errorf("after the stop: %d cursors (%v), want %d", len(cs), err, wantCursors)
 					}
@@ -227,7 +228,7 @@ func TestPageLevelResume(t *testing.T) {
 					if second.Requests != floor-stopAfter {
 						t.Errorf("re-run after %d of %d pages: %d requests, want %d", stopAfter, floor, second.Requests, floor-stopAfter)
 					}
-					if cs, err := store.cursors(context.Background(), tc.provider); err != nil || len(cs) != 0 {
+					if cs, err := store.Cursors(context.Background(), tc.provider); err != nil || len(cs) != 0 {
 						t.Errorf("after the re-run: cursors %v (%v), want none", cs, err)
 					}
 					got := dump(t, store)
@@ -239,8 +240,8 @@ func TestPageLevelResume(t *testing.T) {
 					}
 					// the coverage rows differ (a page's proof and the rest), what they cover does not
 					for _, sym := range tc.symbols {
-						a, _ := whole.Gaps(context.Background(), tc.provider, sym, Span{tc.from, tc.to}, sim.Sessions(tc.provider))
-						b, _ := store.Gaps(context.Background(), tc.provider, sym, Span{tc.from, tc.to}, sim.Sessions(tc.provider))
+						a, _ := whole.Gaps(context.Background(), tc.provider, sym, history.Span{From: tc.from, To: tc.to}, sim.Sessions(tc.provider))
+						b, _ := store.Gaps(context.Background(), tc.provider, sym, history.Span{From: tc.from, To: tc.to}, sim.Sessions(tc.provider))
 						if len(a) != 0 || len(b) != 0 {
 							t.Errorf("%s: gaps %v after the whole run, %v after the resumed one", sym, a, b)
 						}

@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -59,7 +60,7 @@ func testBackfillStoresTheTapeAndReconcilesIt(t *testing.T, be storeBackend) {
 	for _, sym := range []string{"NVDA", "TSLA", "SPY"} {
 		for _, p := range three {
 			n := 0
-			err := store.Bars(context.Background(), sym, p, from, to, func(b StoredBar) error {
+			err := store.Bars(context.Background(), sym, p, from, to, func(b history.StoredBar) error {
 				n++
 				want, ok := tape.Bar(sym, b.Start)
 				if !ok || want.Close != b.Close || want.Volume != b.Volume {
@@ -71,7 +72,7 @@ func testBackfillStoresTheTapeAndReconcilesIt(t *testing.T, be storeBackend) {
 				t.Fatal(err)
 			}
 			want := 0
-			walkSessions(from, to, sessions, func(s sessionSpan) bool {
+			market.WalkSessions(from, to, sessions, func(s market.SessionSpan) bool {
 				for m := s.From; m.Before(s.To); m = m.Add(time.Minute) {
 					if _, ok := tape.Bar(sym, m); ok {
 						want++
@@ -90,7 +91,7 @@ func testBackfillStoresTheTapeAndReconcilesIt(t *testing.T, be storeBackend) {
 		t.Errorf("%d minutes reconciled, want 3 × %d", sum.Minutes, minutes)
 	}
 	n := 0
-	err := store.Answers(context.Background(), Query{}, func(a Answer) error {
+	err := store.Answers(context.Background(), history.Query{}, func(a history.Answer) error {
 		n++
 		want, ok := expected(tape, a.Symbol, a.Minute, sessions)
 		if !ok || !a.Agreed || !a.Complete || a.Price != want {
@@ -167,10 +168,10 @@ func TestBadInput(t *testing.T) {
 
 // checkAgainstTape fails unless every stored answer of the symbols is agreed, complete and the
 // tape's price of the minute, and returns the answers.
-func checkAgainstTape(t *testing.T, store *Store, tape *sim.Tape, sessions []market.Session) []Answer {
+func checkAgainstTape(t *testing.T, store *history.Store, tape *sim.Tape, sessions []market.Session) []history.Answer {
 	t.Helper()
-	var out []Answer
-	err := store.Answers(context.Background(), Query{}, func(a Answer) error {
+	var out []history.Answer
+	err := store.Answers(context.Background(), history.Query{}, func(a history.Answer) error {
 		want, ok := expected(tape, a.Symbol, a.Minute, sessions)
 		if !ok || !a.Agreed || !a.Complete || a.Price != want {
 			t.Fatalf("%s %s: agreed %v complete %v price %s (%s), tape %s", a.Symbol, a.Minute, a.Agreed, a.Complete, a.Price, a.Reason, want)
@@ -199,7 +200,7 @@ func testAcrossNVDASplit(t *testing.T, be storeBackend) {
 	tape := e.sim.Tape()
 	for _, p := range providers {
 		n := 0
-		err := store.Bars(context.Background(), "NVDA", p, ny(2024, time.June, 6, 0, 0), ny(2024, time.June, 12, 0, 0), func(b StoredBar) error {
+		err := store.Bars(context.Background(), "NVDA", p, ny(2024, time.June, 6, 0, 0), ny(2024, time.June, 12, 0, 0), func(b history.StoredBar) error {
 			n++
 			if want, ok := tape.Bar("NVDA", b.Start); !ok || want.Close != b.Close {
 				t.Fatalf("%s %s: stored %s, the tape traded %s", p, b.Start, b.Close, want.Close)

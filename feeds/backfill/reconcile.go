@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -11,26 +11,10 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
-
-// RulesText names the rules an answer is reconciled under: the reconcile rules that matter to
-// an answer, the sessions (nil: the spec's) and the spec's sources. Two answers with the same
-// text were reconciled the same way; `price --db` compares it with its own spec's before
-// trusting a stored answer.
-func RulesText(spec *feeds.Spec, sessions []market.Session) string {
-	r := spec.Rules
-	if len(sessions) == 0 {
-		sessions = r.Sessions
-	}
-	names := make([]string, 0, len(spec.Sources))
-	for _, s := range spec.Sources {
-		names = append(names, s.Name)
-	}
-	return fmt.Sprintf("min_sources=%d outlier_bps=%d max_carry=%s window=%s sessions=%s sources=%s",
-		r.MinSources, r.OutlierBps, r.MaxCarry, r.Window, strings.Join(sessionStrings(sessions), ","), strings.Join(names, ","))
-}
 
 // minuteStats counts how one source fared over the reconciled minutes.
 type minuteStats struct {
@@ -72,12 +56,12 @@ func (s *minuteStats) merge(o minuteStats) {
 type slot struct {
 	m     *member
 	prov  string
-	cov   spans
+	cov   history.Spans
 	fails []failedSpan
 	last  sources.Bar
 	has   bool
-	stats minuteStats // of this sweep, added to the member's at its end
-	run   Span        // the covered span that held the last minute asked
+	stats minuteStats  // of this sweep, added to the member's at its end
+	run   history.Span // the covered span that held the last minute asked
 }
 
 // answersPerTx is how many minutes one answers transaction holds: big enough that commits are a
@@ -91,7 +75,7 @@ const minutesPerDay = 24 * 60
 // pipeline: one goroutine computes the next batch of answers while another writes the last one
 // (SQLite's single writer is the longer of the two).
 func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
-	rid, err := b.store.rulesetID(context.WithoutCancel(ctx), RulesText(b.opts.Spec, b.rules.Sessions))
+	rid, err := b.store.RulesetID(context.WithoutCancel(ctx), history.RulesText(b.opts.Spec, b.rules.Sessions))
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -151,9 +135,9 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 // reconcileOne reconciles one symbol's minutes, or keeps them: a symbol this run fetched nothing
 // for, whose every minute is stored complete under the same rules, would be reconciled to the
 // very same answers.
-func (b *Backfill) reconcileOne(ctx context.Context, sym string, end time.Time, minutes int, rid int64, sum *Summary, put func([]answerRow) error) error {
+func (b *Backfill) reconcileOne(ctx context.Context, sym string, end time.Time, minutes int, rid int64, sum *Summary, put func([]history.AnswerRow) error) error {
 	if !b.touched(sym) {
-		held, err := b.store.completeAnswers(ctx, sym, b.opts.From, end, rid)
+		held, err := b.store.CompleteAnswers(ctx, sym, b.opts.From, end, rid)
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
@@ -168,7 +152,7 @@ func (b *Backfill) reconcileOne(ctx context.Context, sym string, end time.Time, 
 
 // batchWriter writes batches of answers in its own goroutine, in the order they are put.
 type batchWriter struct {
-	batches chan []answerRow
+	batches chan []history.AnswerRow
 	failed  chan struct{} // closed when a write failed: put stops waiting
 	done    chan struct{}
 	err     error
@@ -177,7 +161,7 @@ type batchWriter struct {
 // answerWriter starts the writer of a reconcile. Its writes outlive a cancel of ctx: a batch
 // computed is a batch kept (each is one transaction), and a re-run redoes the rest.
 func (b *Backfill) answerWriter(ctx context.Context, rid int64) *batchWriter {
-	w := &batchWriter{batches: make(chan []answerRow, 2), failed: make(chan struct{}), done: make(chan struct{})}
+	w := &batchWriter{batches: make(chan []history.AnswerRow, 2), failed: make(chan struct{}), done: make(chan struct{})}
 	bg := context.WithoutCancel(ctx)
 	go func() {
 		defer close(w.done)
@@ -185,7 +169,7 @@ func (b *Backfill) answerWriter(ctx context.Context, rid int64) *batchWriter {
 			if w.err != nil {
 				continue
 			}
-			if err := b.store.putAnswers(bg, rid, batch); err != nil {
+			if err := b.store.PutAnswers(bg, rid, batch); err != nil {
 				w.err = fmt.Errorf("store: %w", err)
 				close(w.failed)
 				continue
@@ -197,7 +181,7 @@ func (b *Backfill) answerWriter(ctx context.Context, rid int64) *batchWriter {
 }
 
 // put hands a batch to the writer; it fails once a write has failed.
-func (w *batchWriter) put(batch []answerRow) error {
+func (w *batchWriter) put(batch []history.AnswerRow) error {
 	select {
 	case w.batches <- batch:
 		return nil
@@ -239,7 +223,7 @@ func (b *Backfill) touched(symbol string) bool {
 // latest bar as it goes (the bars stream from the store sorted by minute, starting max_carry
 // before the range so the first minutes can carry), and reconciles each minute exactly as the
 // live reconciler would: feeds.PriceAt's carry rule, then feeds.Reconcile.
-func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Time, sum *Summary, put func([]answerRow) error) error {
+func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Time, sum *Summary, put func([]history.AnswerRow) error) error {
 	feed := b.feeds[sym]
 	var slots []*slot
 	bySource := map[string]*slot{}
@@ -254,7 +238,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 			if err != nil {
 				return err
 			}
-			s.cov = merge(raw, m.sessions)
+			s.cov = history.Merge(raw, m.sessions)
 			m.mu.Lock()
 			s.fails = slices.Clone(m.failures[sym])
 			m.mu.Unlock()
@@ -263,12 +247,12 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		bySource[m.name] = s
 	}
 	sweepFrom := b.opts.From.Add(-b.rules.MaxCarry)
-	bars, err := b.store.openBars(ctx, sym, "", sweepFrom.Unix(), end.Unix())
+	bars, err := b.store.ReadBars(ctx, sym, "", sweepFrom, end)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	defer bars.close()
-	peek, havePeek := bars.next()
+	defer bars.Close()
+	peek, havePeek := bars.Next()
 	defer func() {
 		for _, s := range slots {
 			s.m.mu.Lock()
@@ -286,7 +270,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		ords[i] = s.m.ord
 	}
 	const batchCap = answersPerTx + minutesPerDay
-	batch := make([]answerRow, 0, batchCap)
+	batch := make([]history.AnswerRow, 0, batchCap)
 	slab := make([]feeds.Quote, 0, batchCap*len(slots))
 	flush := func() error {
 		if len(batch) == 0 {
@@ -294,22 +278,22 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 		}
 		err := put(batch)
 		// the writer owns the batch and the slab it was handed
-		batch = make([]answerRow, 0, batchCap)
+		batch = make([]history.AnswerRow, 0, batchCap)
 		slab = make([]feeds.Quote, 0, batchCap*len(slots))
 		return err
 	}
 	var stop error
-	walkSessions(sweepFrom, end, b.rules.Sessions, func(sp sessionSpan) bool {
+	market.WalkSessions(sweepFrom, end, b.rules.Sessions, func(sp market.SessionSpan) bool {
 		for t := sp.From; t.Before(sp.To); t = t.Add(time.Minute) {
 			// bars before t that were not taken at their own minute lie outside the sessions
 			for havePeek && peek.Start.Before(t) {
-				peek, havePeek = bars.next()
+				peek, havePeek = bars.Next()
 			}
 			for havePeek && peek.Start.Equal(t) {
 				if s := bySource[peek.Source]; s != nil {
 					s.last, s.has = peek.Bar, true
 				}
-				peek, havePeek = bars.next()
+				peek, havePeek = bars.Next()
 			}
 			if err := bars.Err(); err != nil {
 				stop = fmt.Errorf("store: %w", err)
@@ -319,7 +303,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 				continue
 			}
 			// a transaction ends with a whole day, so no later one merges into its last block
-			if len(batch) >= answersPerTx && dayOf(t.Unix()) != dayOf(batch[len(batch)-1].minute.Unix()) {
+			if len(batch) >= answersPerTx && history.DayOf(t.Unix()) != history.DayOf(batch[len(batch)-1].Minute.Unix()) {
 				if ctx.Err() != nil {
 					return false // stop at a transaction boundary; a re-run redoes the answers
 				}
@@ -329,7 +313,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 			}
 			quotes := slab[len(slab) : len(slab)+len(slots) : len(slab)+len(slots)]
 			slab = slab[:len(slab)+len(slots)]
-			batch = append(batch, answerRow{})
+			batch = append(batch, history.AnswerRow{})
 			b.reconcileMinute(&batch[len(batch)-1], sym, t, sp.Session, slots, quotes, ords, sum)
 		}
 		return true
@@ -346,7 +330,7 @@ func (b *Backfill) reconcileSymbol(ctx context.Context, sym string, end time.Tim
 // reconcileMinute builds each source's quote for minute t into quotes (one per slot, this
 // minute's own) and reconciles them into row, in place: an answer is written once, where the
 // batch holds it. ords are the slots' places in the spec.
-func (b *Backfill) reconcileMinute(row *answerRow, sym string, t time.Time, session market.Session, slots []*slot, quotes []feeds.Quote, ords []int, sum *Summary) {
+func (b *Backfill) reconcileMinute(row *history.AnswerRow, sym string, t time.Time, session market.Session, slots []*slot, quotes []feeds.Quote, ords []int, sum *Summary) {
 	incomplete := ""
 	for i, s := range slots {
 		q := &quotes[i]
@@ -355,11 +339,11 @@ func (b *Backfill) reconcileMinute(row *answerRow, sym string, t time.Time, sess
 			incomplete = s.m.name + ": " + q.Err
 		}
 	}
-	*row = answerRow{symbol: sym, minute: t, session: session, res: feeds.ReconcileOwned(quotes, b.rules), complete: incomplete == "", ords: ords}
-	res := &row.res
-	row.reason = res.Reason
+	*row = history.AnswerRow{Symbol: sym, Minute: t, Session: session, Result: feeds.ReconcileOwned(quotes, b.rules), Complete: incomplete == "", Ords: ords}
+	res := &row.Result
+	row.Reason = res.Reason
 	if incomplete != "" {
-		row.reason = strings.TrimPrefix(row.reason+"; incomplete: "+incomplete, "; ")
+		row.Reason = strings.TrimPrefix(row.Reason+"; incomplete: "+incomplete, "; ")
 	}
 	for i, s := range slots {
 		s.stats.add(res.Quotes[i].Status)
@@ -403,7 +387,7 @@ func (b *Backfill) quote(q *feeds.Quote, s *slot, t time.Time, session market.Se
 	// the sweep asks minute after minute: the span of the last minute usually holds this one
 	run, ok := s.run, !s.run.From.After(t) && s.run.To.After(t)
 	if !ok {
-		if run, ok = s.cov.find(t); ok {
+		if run, ok = s.cov.Find(t); ok {
 			s.run = run
 		}
 	}

@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"encoding/json"
@@ -148,7 +148,7 @@ func mergeGaps(in []Gap, sessions []market.Session) []Gap {
 	for _, x := range g {
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			if last.Symbol == x.Symbol && last.Reason == x.Reason && last.Kind == x.Kind && (!x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions)) {
+			if last.Symbol == x.Symbol && last.Reason == x.Reason && last.Kind == x.Kind && (!x.From.After(last.To) || !market.HasSessionMinute(last.To, x.From, sessions)) {
 				last.To = maxTime(last.To, x.To)
 				continue
 			}

@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -34,23 +35,23 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 		t.Fatalf("backfill: %d failed, %d minutes", sum.Failed, sum.Minutes)
 	}
 	// one minute without an answer and one source without a price: the nulls must survive
-	editAnswer(t, store, "TSLA", ny(2025, time.November, 4, 10, 0), func(a *dayAnswer) {
-		a.agreed, a.price, a.reason = false, 0, "made up by the test"
+	editAnswer(t, store, "TSLA", ny(2025, time.November, 4, 10, 0), func(a *history.Answer) {
+		a.Agreed, a.Price, a.Reason = false, 0, "made up by the test"
 	})
-	editAnswer(t, store, "SPY", ny(2025, time.November, 5, 11, 0), func(a *dayAnswer) {
-		for i := range a.quotes {
-			if q := &a.quotes[i]; q.source == "massive" {
-				q.status, q.price, q.bar, q.centibps, q.err, q.kind = "error", 0, 0, -1, "test", sources.KindRateLimited
+	editAnswer(t, store, "SPY", ny(2025, time.November, 5, 11, 0), func(a *history.Answer) {
+		for i := range a.Quotes {
+			if q := &a.Quotes[i]; q.Source == "massive" {
+				q.Status, q.Price, q.BarTime, q.DistanceCentiBps, q.Err, q.Kind = "error", 0, time.Time{}, -1, "test", sources.KindRateLimited
 			}
 		}
 	})
 
 	var csvOut, pq bytes.Buffer
-	nc, err := store.Export(context.Background(), &csvOut, FormatCSV, Query{})
+	nc, err := store.Export(context.Background(), &csvOut, history.FormatCSV, history.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	np, err := store.Export(context.Background(), &pq, FormatParquet, Query{})
+	np, err := store.Export(context.Background(), &pq, history.FormatParquet, history.Query{})
 	if err != nil || np != nc {
 		t.Fatalf("parquet: %d rows (%v), csv %d", np, err, nc)
 	}

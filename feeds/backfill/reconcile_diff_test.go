@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -59,17 +60,17 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 	refPath := filepath.Join(t.TempDir(), "ref.db")
 	ref := openLegacy(t, refPath)
 	copyTape(t, store, ref)
-	rid, err := store.rulesetID(ctx, RulesText(spec, nil))
+	rid, err := store.RulesetID(ctx, history.RulesText(spec, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ref.Exec(`INSERT INTO rulesets (id, rules) VALUES (?, ?)`, rid, RulesText(spec, nil)); err != nil {
+	if _, err := ref.Exec(`INSERT INTO rulesets (id, rules) VALUES (?, ?)`, rid, history.RulesText(spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	refSum := &Summary{}
 	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
 	for _, sym := range b.symbols {
-		if err := b.reconcileSymbol(ctx, sym, end, refSum, func(batch []answerRow) error {
+		if err := b.reconcileSymbol(ctx, sym, end, refSum, func(batch []history.AnswerRow) error {
 			return referencePutAnswers(ctx, ref, rid, batch)
 		}); err != nil {
 			t.Fatal(err)
@@ -105,12 +106,12 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 	// Migration 3 packs the legacy rows into day blocks: the same rows come out of them, and the
 	// same bars.
 	ref.Close()
-	migrated, err := Open(refPath)
+	migrated, err := history.Open(refPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer migrated.Close()
-	if v, err := migrated.Version(ctx); err != nil || v != SchemaVersion {
+	if v, err := migrated.Version(ctx); err != nil || v != history.SchemaVersion {
 		t.Fatalf("migrated version %d, %v", v, err)
 	}
 	sameTables(t, want, sortedDump(rowDump(t, migrated, true)), "answers", "quotes")
@@ -139,8 +140,8 @@ func openLegacy(t *testing.T, path string) *sql.DB {
 	}
 	db.SetMaxOpenConns(1)
 	stmts := []string{`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`}
-	for _, m := range migrations[:2] {
-		stmts = append(stmts, m.sqlite, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 'test')`, m.version, m.name))
+	for _, m := range history.Migrations(false)[:2] {
+		stmts = append(stmts, m.SQL, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 'test')`, m.Version, m.Name))
 	}
 	stmts = append(stmts, `PRAGMA user_version = 2`)
 	for _, q := range stmts {
@@ -187,7 +188,7 @@ func typedDump(t *testing.T, db *sql.DB) map[string][]string {
 
 // copyTape copies what a backfill fetched (bars, coverage, windows) from a store to a legacy
 // one (bars as rows).
-func copyTape(t *testing.T, from *Store, to *sql.DB) {
+func copyTape(t *testing.T, from *history.Store, to *sql.DB) {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := to.BeginTx(ctx, nil)
@@ -200,7 +201,7 @@ func copyTape(t *testing.T, from *Store, to *sql.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = from.Bars(ctx, "", "", unix(0), unix(1<<40), func(b StoredBar) error {
+	err = from.Bars(ctx, "", "", unix(0), unix(1<<40), func(b history.StoredBar) error {
 		_, err := ins.Exec(b.Symbol, b.Start.Unix(), b.Source, int64(b.Close), b.Volume)
 		return err
 	})
@@ -229,18 +230,18 @@ func copyTape(t *testing.T, from *Store, to *sql.DB) {
 
 // referencePutAnswers is putAnswers as it was before the bulk path: rows as [][]any through
 // database/sql, 200 to a statement.
-func referencePutAnswers(ctx context.Context, db *sql.DB, ruleset int64, rows []answerRow) error {
+func referencePutAnswers(ctx context.Context, db *sql.DB, ruleset int64, rows []history.AnswerRow) error {
 	ans := make([][]any, 0, len(rows))
 	var quotes [][]any
 	for _, r := range rows {
-		ans = append(ans, []any{r.symbol, r.minute.Unix(), string(r.session), boolInt(r.res.Agreed), int64(r.res.Price),
-			int64(r.res.Median), r.res.Survivors, boolInt(r.complete), r.reason, ruleset})
-		for i, q := range r.res.Quotes {
+		ans = append(ans, []any{r.Symbol, r.Minute.Unix(), string(r.Session), boolInt(r.Result.Agreed), int64(r.Result.Price),
+			int64(r.Result.Median), r.Result.Survivors, boolInt(r.Complete), r.Reason, ruleset})
+		for i, q := range r.Result.Quotes {
 			var bar int64
 			if q.Status.Priced() {
 				bar = q.BarTime.Unix()
 			}
-			quotes = append(quotes, []any{r.symbol, r.minute.Unix(), r.ords[i], q.Source, string(q.Status), int64(q.Price), bar, q.DistanceCentiBps, q.Err})
+			quotes = append(quotes, []any{r.Symbol, r.Minute.Unix(), r.Ords[i], q.Source, string(q.Status), int64(q.Price), bar, q.DistanceCentiBps, q.Err})
 		}
 	}
 	tx, err := db.BeginTx(ctx, nil)

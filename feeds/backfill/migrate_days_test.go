@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -30,7 +32,7 @@ func testMigrationPacksTheRowTables(t *testing.T, be storeBackend) {
 	target := be.target(t, "legacy.db")
 	driver, q := "sqlite", func(s string) string { return s }
 	if be == postgresStore {
-		driver, q = "pgx", dollarPlaceholders
+		driver, q = "pgx", sqldb.Dollar
 	}
 	db, err := sql.Open(driver, target)
 	if err != nil {
@@ -38,12 +40,8 @@ func testMigrationPacksTheRowTables(t *testing.T, be storeBackend) {
 	}
 	defer db.Close()
 	stmts := []string{`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`}
-	for _, m := range migrations[:2] {
-		sql := m.sqlite
-		if be == postgresStore {
-			sql = m.postgres
-		}
-		stmts = append(stmts, sql, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 'test')`, m.version, m.name))
+	for _, m := range history.Migrations(be == postgresStore)[:2] {
+		stmts = append(stmts, m.SQL, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s', 'test')`, m.Version, m.Name))
 	}
 	if be == postgresStore {
 		stmts = append(stmts, `CREATE TABLE pricerig_schema (component TEXT PRIMARY KEY, version INT NOT NULL)`,
@@ -61,11 +59,21 @@ func testMigrationPacksTheRowTables(t *testing.T, be storeBackend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := src.rulesets(ctx)
+	rules := map[string]int64{} // each ruleset's id by its text
+	rows, err := src.DB().Query(`SELECT id, rules FROM rulesets`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, text := range rules {
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			t.Fatal(err)
+		}
+		rules[text] = id
+	}
+	rows.Close()
+	for text, id := range rules {
 		if _, err := tx.Exec(q(`INSERT INTO rulesets (id, rules) VALUES (?, ?)`), id, text); err != nil {
 			t.Fatal(err)
 		}
@@ -82,19 +90,24 @@ func testMigrationPacksTheRowTables(t *testing.T, be storeBackend) {
 	insBar := prepare(`INSERT INTO bars (symbol, minute, source, close, volume) VALUES (?, ?, ?, ?, ?)`)
 	insAnswer := prepare(`INSERT INTO answers (symbol, minute, session, agreed, price, median, survivors, complete, reason, ruleset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	insQuote := prepare(`INSERT INTO quotes (symbol, minute, ord, source, status, price, bar, centibps, err) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	err = src.Bars(ctx, "", "", unix(0), unix(1<<40), func(b StoredBar) error {
+	err = src.Bars(ctx, "", "", unix(0), unix(1<<40), func(b history.StoredBar) error {
 		_, err := insBar.Exec(b.Symbol, b.Start.Unix(), b.Source, int64(b.Close), b.Volume)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = src.answerDays(ctx, Query{}, func(sym string, a *dayAnswer) error {
-		if _, err := insAnswer.Exec(sym, a.minute, string(a.session), boolInt(a.agreed), int64(a.price), int64(a.median), a.survivors, boolInt(a.complete), a.reason, a.ruleset); err != nil {
+	err = src.Answers(ctx, history.Query{}, func(a history.Answer) error {
+		minute := a.Minute.Unix()
+		if _, err := insAnswer.Exec(a.Symbol, minute, string(a.Session), boolInt(a.Agreed), int64(a.Price), int64(a.Median), a.Survivors, boolInt(a.Complete), a.Reason, rules[a.Rules]); err != nil {
 			return err
 		}
-		for _, qu := range a.quotes {
-			if _, err := insQuote.Exec(sym, a.minute, qu.ord, qu.source, string(qu.status), int64(qu.price), qu.bar, qu.centibps, qu.err); err != nil {
+		for _, qu := range a.Quotes {
+			var bar int64
+			if !qu.BarTime.IsZero() {
+				bar = qu.BarTime.Unix()
+			}
+			if _, err := insQuote.Exec(a.Symbol, minute, qu.Ord, qu.Source, string(qu.Status), int64(qu.Price), bar, qu.DistanceCentiBps, qu.Err); err != nil {
 				return err
 			}
 		}
@@ -108,13 +121,13 @@ func testMigrationPacksTheRowTables(t *testing.T, be storeBackend) {
 	}
 	db.Close()
 
-	migrated, err := Open(target)
+	migrated, err := history.Open(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer migrated.Close()
-	if v, err := migrated.Version(ctx); err != nil || v != SchemaVersion {
-		t.Fatalf("version %d (%v), want %d", v, err, SchemaVersion)
+	if v, err := migrated.Version(ctx); err != nil || v != history.SchemaVersion {
+		t.Fatalf("version %d (%v), want %d", v, err, history.SchemaVersion)
 	}
 	sameTables(t, want, rowDump(t, migrated, false), "bars", "answers", "quotes")
 	for _, table := range []string{"bars", "answers", "quotes"} {

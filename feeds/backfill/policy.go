@@ -1,9 +1,9 @@
-package history
+package backfill
 
 import (
-	"slices"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -49,13 +49,13 @@ func policyOf(cov sources.Coverage) policy {
 // count is the provider's floor. It is also what makes a resumed run exact: after an interruption
 // the missing part starts where the last stored window (or page) ended, and the cut from there is
 // the one the interrupted run would have made.
-func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
-	var out []Span
+func (p policy) windows(span history.Span, n int, sessions []market.Session) []history.Span {
+	var out []history.Span
 	a := span.From
 	for a.Before(span.To) {
 		// the first session minute from a on: a walk that stops at the first session, so the
 		// cut costs a few calendar days per window, not the rest of the span per window
-		first, ok := firstSessionMinute(a, span.To, sessions)
+		first, ok := market.FirstSessionMinute(a, span.To, sessions)
 		if !ok {
 			break
 		}
@@ -64,7 +64,7 @@ func (p policy) windows(span Span, n int, sessions []market.Session) []Span {
 		if !p.paged {
 			end = p.end(a, span.To, n)
 		}
-		out = append(out, Span{a, end})
+		out = append(out, history.Span{From: a, To: end})
 		a = end
 	}
 	return out
@@ -79,7 +79,7 @@ func (p policy) end(a, limit time.Time, n int) time.Time {
 		return minTime(next, limit)
 	case sources.CutDates:
 		days := max(p.days, 2)
-		return minTime(nyMidnight(nyDate(a).AddDate(0, 0, days-1)), limit)
+		return minTime(market.NYMidnight(market.NYDate(a).AddDate(0, 0, days-1)), limit)
 	}
 	end := minTime(a.Add(p.max), limit)
 	if p.page <= 0 {
@@ -89,7 +89,7 @@ func (p policy) end(a, limit time.Time, n int) time.Time {
 	// page — the bars cannot outnumber the minutes — cutting anywhere, mid-session included
 	// (the provider takes any start and end).
 	left := max(p.page/max(n, 1), 1) // minutes per symbol in one page
-	walkSessions(a, end, p.all, func(s sessionSpan) bool {
+	market.WalkSessions(a, end, p.all, func(s market.SessionSpan) bool {
 		m := int(s.To.Sub(s.From) / time.Minute)
 		if m >= left {
 			end = s.From.Add(time.Duration(left) * time.Minute)
@@ -103,9 +103,9 @@ func (p policy) end(a, limit time.Time, n int) time.Time {
 
 // pagesAtMost is the most pages a paged provider can take for a span of n symbols: every minute
 // of its sessions a bar.
-func (p policy) pagesAtMost(span Span, n int) int {
+func (p policy) pagesAtMost(span history.Span, n int) int {
 	minutes := 0
-	walkSessions(span.From, span.To, p.all, func(s sessionSpan) bool {
+	market.WalkSessions(span.From, span.To, p.all, func(s market.SessionSpan) bool {
 		minutes += int(s.To.Sub(s.From) / time.Minute)
 		return true
 	})
@@ -123,84 +123,9 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // provider's floor depends on its bars and is counted as its windows are fetched (floorOf). The
 // requests the adapters really send are counted apart, by the pacer; their ratio to the floor
 // is 1.00 when no window cost a request the provider did not need (a retry, a split, a page).
-func (p policy) minRequests(span Span, n int, sessions []market.Session) int {
+func (p policy) minRequests(span history.Span, n int, sessions []market.Session) int {
 	if p.paged {
 		return 0
 	}
 	return len(p.windows(span, n, sessions))
-}
-
-// spans is a sorted list of disjoint spans: what has been fetched of one source and symbol.
-type spans []Span
-
-// merge sorts and joins spans that touch, or that are separated only by time holding no
-// minute of sessions (nothing could have been missed there).
-func merge(in []Span, sessions []market.Session) spans {
-	s := slices.Clone(in)
-	slices.SortFunc(s, func(a, b Span) int { return a.From.Compare(b.From) })
-	var out spans
-	for _, x := range s {
-		if x.Empty() {
-			continue
-		}
-		if n := len(out); n > 0 {
-			last := &out[n-1]
-			if !x.From.After(last.To) || !hasSessionMinute(last.To, x.From, sessions) {
-				if x.To.After(last.To) {
-					last.To = x.To
-				}
-				continue
-			}
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// missing lists the parts of want that the spans do not cover and that hold a minute of
-// sessions. A part keeps its exact bounds (it is not trimmed to the sessions): the windows cut
-// from it then fall where they fell in the run that was interrupted, so a re-run fetches the
-// same windows an uninterrupted run would have.
-func (c spans) missing(want Span, sessions []market.Session) []Span {
-	var out []Span
-	a := want.From
-	for _, x := range c {
-		if !x.To.After(a) {
-			continue
-		}
-		if !x.From.Before(want.To) {
-			break
-		}
-		if x.From.After(a) {
-			out = append(out, Span{a, x.From})
-		}
-		a = maxTime(a, x.To)
-	}
-	if a.Before(want.To) {
-		out = append(out, Span{a, want.To})
-	}
-	kept := out[:0]
-	for _, g := range out {
-		if hasSessionMinute(g.From, g.To, sessions) {
-			kept = append(kept, g)
-		}
-	}
-	return kept
-}
-
-// find returns the span holding t.
-func (c spans) find(t time.Time) (Span, bool) {
-	i, _ := slices.BinarySearchFunc(c, t, func(s Span, t time.Time) int {
-		switch {
-		case !s.To.After(t):
-			return -1
-		case s.From.After(t):
-			return 1
-		}
-		return 0
-	})
-	if i < len(c) && !c[i].From.After(t) && c[i].To.After(t) {
-		return c[i], true
-	}
-	return Span{}, false
 }

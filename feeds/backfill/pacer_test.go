@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -221,7 +222,7 @@ func TestAProviderWithGaps(t *testing.T) {
 	}
 	// inside the gap the two other sources still agree, but the answer says it lacks a source
 	inGap, outside := 0, 0
-	err := store.Answers(context.Background(), Query{Symbols: []string{"TSLA"}}, func(a Answer) error {
+	err := store.Answers(context.Background(), history.Query{Symbols: []string{"TSLA"}}, func(a history.Answer) error {
 		q := a.Quotes[2]
 		if q.Source != "alphavantage" {
 			t.Fatalf("quote 2 is %s", q.Source)
@@ -299,7 +300,7 @@ func TestLookbackIsAGapNotAFailure(t *testing.T) {
 	}
 	check := func(live, edge time.Time) {
 		t.Helper()
-		err := store.Answers(context.Background(), Query{Symbols: []string{"NVDA"}}, func(a Answer) error {
+		err := store.Answers(context.Background(), history.Query{Symbols: []string{"NVDA"}}, func(a history.Answer) error {
 			q := a.Quotes[0]
 			switch {
 			case a.Minute.Before(live):

@@ -1,4 +1,4 @@
-package history
+package backfill
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pricerig/pricerig/internal/clock"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -25,19 +26,7 @@ type RealClock struct{}
 func (RealClock) Now() time.Time { return time.Now() }
 
 // Sleep waits on a timer.
-func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error { return clock.Sleep(ctx, d) }
 
 // unpaced is the rate the adapters are built with during a backfill: their own limiter would
 // otherwise stack on the pacer's waits (and wait on the wall clock while the pacer waits on the

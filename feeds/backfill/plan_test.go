@@ -1,15 +1,15 @@
-package history
+package backfill
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -19,7 +19,7 @@ var prp = []market.Session{market.Pre, market.Regular, market.Post}
 
 // checkCover fails unless the windows are ordered, disjoint, inside the span, and together hold
 // every minute of the sessions in it.
-func checkCover(t *testing.T, span Span, ws []Span, sessions []market.Session) {
+func checkCover(t *testing.T, span history.Span, ws []history.Span, sessions []market.Session) {
 	t.Helper()
 	for i, w := range ws {
 		if w.Empty() || w.From.Before(span.From) || w.To.After(span.To) {
@@ -28,7 +28,7 @@ func checkCover(t *testing.T, span Span, ws []Span, sessions []market.Session) {
 		if i > 0 && w.From.Before(ws[i-1].To) {
 			t.Fatalf("windows %d and %d overlap", i-1, i)
 		}
-		if !hasSessionMinute(w.From, w.To, sessions) {
+		if !market.HasSessionMinute(w.From, w.To, sessions) {
 			t.Fatalf("window %d %v holds no minute of the sessions", i, w)
 		}
 	}
@@ -42,18 +42,18 @@ func checkCover(t *testing.T, span Span, ws []Span, sessions []market.Session) {
 }
 
 func TestWindowsCostOneRequestEach(t *testing.T) {
-	year := Span{ny(2025, time.November, 3, 4, 0), ny(2026, time.October, 30, 20, 0)}
-	mid := Span{ny(2025, time.October, 28, 9, 30), ny(2025, time.December, 3, 16, 0)}
+	year := history.Span{From: ny(2025, time.November, 3, 4, 0), To: ny(2026, time.October, 30, 20, 0)}
+	mid := history.Span{From: ny(2025, time.October, 28, 9, 30), To: ny(2025, time.December, 3, 16, 0)}
 	for _, tc := range []struct {
 		name  string
 		typ   string
 		cov   sources.Coverage
-		span  Span
+		span  history.Span
 		n     int
-		check func(t *testing.T, w Span)
+		check func(t *testing.T, w history.Span)
 		want  int // -1: at most the formula
 	}{
-		{"alphavantage months", "alphavantage", sources.Coverage{MaxWindow: 31 * 24 * time.Hour, Cut: sources.CutMonth}, mid, 1, func(t *testing.T, w Span) {
+		{"alphavantage months", "alphavantage", sources.Coverage{MaxWindow: 31 * 24 * time.Hour, Cut: sources.CutMonth}, mid, 1, func(t *testing.T, w history.Span) {
 			a, b := w.From.In(market.NewYork), w.To.Add(-time.Nanosecond).In(market.NewYork)
 			if a.Year() != b.Year() || a.Month() != b.Month() {
 				t.Errorf("window %v spans two New York months", w)
@@ -61,23 +61,23 @@ func TestWindowsCostOneRequestEach(t *testing.T) {
 		}, 3},
 		{"alphavantage a year", "alphavantage", sources.Coverage{Cut: sources.CutMonth}, year, 1, nil, 12},
 		{"massive paged: the year whole", "massive", sources.Coverage{Sessions: prp, MaxWindow: 30 * 24 * time.Hour, Page: 50000, Paged: true}, year, 1, nil, 1},
-		{"yahoo 8 days", "yahoo", sources.Coverage{MaxWindow: 8 * 24 * time.Hour}, mid, 1, func(t *testing.T, w Span) {
+		{"yahoo 8 days", "yahoo", sources.Coverage{MaxWindow: 8 * 24 * time.Hour}, mid, 1, func(t *testing.T, w history.Span) {
 			if n := len(sources.Windows(w.From, w.To, 8*24*time.Hour)); n != 1 {
 				t.Errorf("window %v is %d requests to the adapter", w, n)
 			}
 		}, -1},
-		{"5000 points a request", "twelvedata", sources.Coverage{Sessions: prp, MaxWindow: 30 * 24 * time.Hour, Page: 5000}, mid, 1, func(t *testing.T, w Span) {
+		{"5000 points a request", "twelvedata", sources.Coverage{Sessions: prp, MaxWindow: 30 * 24 * time.Hour, Page: 5000}, mid, 1, func(t *testing.T, w history.Span) {
 			if m := sessionMinutes(w.From, w.To, prp); m > 5000 {
 				t.Errorf("window %v holds up to %d bars, over 5000 points", w, m)
 			}
 		}, -1},
-		{"tiingo dates", "tiingo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Cut: sources.CutDates, Dates: 7}, mid, 1, func(t *testing.T, w Span) {
+		{"tiingo dates", "tiingo", sources.Coverage{MaxWindow: 7 * 24 * time.Hour, Cut: sources.CutDates, Dates: 7}, mid, 1, func(t *testing.T, w history.Span) {
 			if n := len(sources.DateRanges(w.From, w.To, 7)); n != 1 {
 				t.Errorf("window %v is %d date runs to the adapter", w, n)
 			}
 		}, -1},
 		{"alpaca paged, three symbols: the year whole", "alpaca", sources.Coverage{Sessions: prp, MaxWindow: 7 * 24 * time.Hour, Page: 10000, Paged: true}, year, 3, nil, 1},
-		{"three symbols a page, not paged", "alpaca", sources.Coverage{Sessions: prp, MaxWindow: 7 * 24 * time.Hour, Page: 10000}, year, 3, func(t *testing.T, w Span) {
+		{"three symbols a page, not paged", "alpaca", sources.Coverage{Sessions: prp, MaxWindow: 7 * 24 * time.Hour, Page: 10000}, year, 3, func(t *testing.T, w history.Span) {
 			if m := sessionMinutes(w.From, w.To, prp) * 3; m > 10000 || w.Duration() > 7*24*time.Hour {
 				t.Errorf("window %v holds up to %d bars of three symbols, over one 10000-bar page", w, m)
 			}
@@ -146,7 +146,7 @@ func TestAdaptersDeclareHowTheyAreAsked(t *testing.T) {
 }
 
 func TestBatchedWindowsBeatOneSymbolAtATime(t *testing.T) {
-	year := Span{ny(2025, time.November, 3, 4, 0), ny(2026, time.October, 30, 20, 0)}
+	year := history.Span{From: ny(2025, time.November, 3, 4, 0), To: ny(2026, time.October, 30, 20, 0)}
 	p := policyOf(sources.Coverage{Sessions: prp, MaxWindow: 7 * 24 * time.Hour, Page: 10000})
 	batched, alone := p.minRequests(year, 3, prp), 3*p.minRequests(year, 1, prp)
 	if batched >= alone {
@@ -160,82 +160,9 @@ func TestBatchedWindowsBeatOneSymbolAtATime(t *testing.T) {
 	}
 }
 
-func TestCoverageArithmetic(t *testing.T) {
-	fri := Span{ny(2025, time.October, 31, 4, 0), ny(2025, time.October, 31, 20, 0)}
-	mon := Span{ny(2025, time.November, 3, 4, 0), ny(2025, time.November, 3, 20, 0)}
-	tue := Span{ny(2025, time.November, 4, 4, 0), ny(2025, time.November, 4, 20, 0)}
-	// a weekend between two fetched windows hides nothing: they merge
-	c := merge([]Span{mon, fri}, prp)
-	if len(c) != 1 || c[0].From != fri.From || c[0].To != mon.To {
-		t.Fatalf("merged %v", c)
-	}
-	if _, ok := c.find(ny(2025, time.November, 1, 12, 0)); !ok {
-		t.Error("Saturday noon is not inside the merged coverage")
-	}
-	if _, ok := c.find(tue.From); ok {
-		t.Error("Tuesday is inside the coverage")
-	}
-	// the overnight session does count when asked for: then the weekend night before Monday is a gap
-	all := []market.Session{market.Overnight, market.Pre, market.Regular, market.Post}
-	if c := merge([]Span{fri, mon}, all); len(c) != 2 {
-		t.Errorf("with overnight, merged into %d spans", len(c))
-	}
-	want := Span{fri.From, tue.To}
-	gaps := merge([]Span{fri}, prp).missing(want, prp)
-	if len(gaps) != 1 || gaps[0].From != fri.To || gaps[0].To != tue.To {
-		t.Fatalf("missing %v", gaps)
-	}
-	if g := c.missing(Span{fri.From, mon.To}, prp); len(g) != 0 {
-		t.Errorf("a covered span is missing %v", g)
-	}
-}
-
-func TestStoreSchemaAndMigrations(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dir#with?odd", "p.db")
-	if _, err := Open(path); err == nil {
-		t.Error("a path with '?' opened")
-	}
-	path = filepath.Join(t.TempDir(), "dir#hash", "p.db")
-	if err := mkdirAll(filepath.Dir(path)); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := s.Version(context.Background())
-	if err != nil || v != SchemaVersion {
-		t.Fatalf("version %d, %v", v, err)
-	}
-	var mode string
-	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		t.Errorf("journal mode %q, %v", mode, err)
-	}
-	s.Close()
-	// opening again applies nothing twice
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	if err := s.DB().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(migrations) {
-		t.Errorf("%d migrations recorded, %v", n, err)
-	}
-	// a store from a newer pricerig is refused, not misread
-	if _, err := s.DB().Exec(`PRAGMA user_version = 99`); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if _, err := Open(path); err == nil {
-		t.Error("a store of schema 99 opened")
-	}
-}
-
-func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
-
 // tenYears is the benchmark's and the linearity test's backfill: ten years of three symbols from
 // three sources, on an empty store.
-func tenYears(tb testing.TB, store *Store) (Options, *fakeClock) {
+func tenYears(tb testing.TB, store *history.Store) (Options, *fakeClock) {
 	now := ny(2026, time.November, 20, 12, 0)
 	clock := newClock(now)
 	spec, err := feeds.Load([]byte(specYAML(three, "1000/s")), feeds.LoadOptions{
@@ -253,12 +180,12 @@ func tenYears(tb testing.TB, store *Store) (Options, *fakeClock) {
 func TestPlanningIsLinear(t *testing.T) {
 	store := openStore(t, "plan.db")
 	o, _ := tenYears(t, store)
-	before := calendarDays.Load()
+	before := market.CalendarDays.Load()
 	b, err := New(store, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	walked := calendarDays.Load() - before
+	walked := market.CalendarDays.Load() - before
 	days := int64(o.To.Sub(o.From) / (24 * time.Hour))
 	windows := 0
 	for _, jobs := range b.jobs {
@@ -290,7 +217,7 @@ func TestPlanningIsCancellable(t *testing.T) {
 // symbols (three sources, an empty store) must take well under a second.
 func BenchmarkPlanTenYearsThreeSymbols(b *testing.B) {
 	dir := b.TempDir()
-	store, err := Open(filepath.Join(dir, "plan.db"))
+	store, err := history.Open(filepath.Join(dir, "plan.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
