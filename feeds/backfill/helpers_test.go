@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/clock"
 	"github.com/pricerig/pricerig/market"
 	_ "github.com/pricerig/pricerig/sources/all"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -22,27 +23,9 @@ import (
 
 // fakeClock is the one clock of a test: the simulator, the sources and the backfill read it, and
 // every wait advances it instead of sleeping.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type fakeClock = clock.Fake
 
-func newClock(t time.Time) *fakeClock { return &fakeClock{t: t} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d > 0 {
-		c.mu.Lock()
-		c.t = c.t.Add(d)
-		c.mu.Unlock()
-	}
-	return ctx.Err()
-}
+func newClock(t time.Time) *fakeClock { return clock.NewFake(t) }
 
 // env is a simulator on loopback and a clock.
 type env struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/clock"
 	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/market"
 	_ "github.com/pricerig/pricerig/sources/all"
@@ -45,15 +46,15 @@ func TestTwoBackfillsPlanningAcrossOnePage(t *testing.T) {
 
 func testTwoBackfillsPlanningAcrossOnePage(t *testing.T, target func(name string) string) {
 	ctx := context.Background()
-	clock := &fakeClock{t: nyTime(2026, time.October, 20, 12, 0)}
-	srv := sim.New(sim.Options{Now: clock.Now})
+	clk := clock.NewFake(nyTime(2026, time.October, 20, 12, 0))
+	srv := sim.New(sim.Options{Now: clk.Now})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() { srv.Close(); hs.Close() })
 	spec, err := feeds.Load([]byte(alpacaSpec), feeds.LoadOptions{Sim: &feeds.SimTarget{Root: hs.URL, Key: sim.Key, Secret: sim.Secret}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := backfill.Options{Spec: spec, From: nyTime(2026, time.October, 5, 0, 0), To: nyTime(2026, time.October, 17, 0, 0), Clock: clock}
+	opts := backfill.Options{Spec: spec, From: nyTime(2026, time.October, 5, 0, 0), To: nyTime(2026, time.October, 17, 0, 0), Clock: clk}
 
 	shared := openStore(t, target("shared.db"))
 	// The first backfill stops before its second request until the second backfill has planned.
@@ -173,25 +174,6 @@ func (g *gate) RoundTrip(r *http.Request) (*http.Response, error) {
 		<-g.release
 	}
 	return g.next.RoundTrip(r)
-}
-
-// fakeClock is the clock of the simulator and both backfills: waits advance it.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.t = c.t.Add(max(d, 0))
-	c.mu.Unlock()
-	return ctx.Err()
 }
 
 func nyTime(y int, m time.Month, d, hh, mm int) time.Time {

@@ -17,18 +17,29 @@ import (
 
 // Coverage lists the windows fetched for a source and symbol, sorted, as stored (not merged).
 func (s *Store) Coverage(ctx context.Context, source, symbol string) ([]Span, error) {
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT win_from, win_to FROM coverage WHERE source = ? AND symbol = ? ORDER BY win_from`), source, symbol)
+	cov, err := s.coverage(ctx, s.db, source, symbol)
+	return cov[symbol], err
+}
+
+// coverage reads a source's coverage of symbol ("" every symbol), by symbol, each sorted.
+func (s *Store) coverage(ctx context.Context, q querier, source, symbol string) (map[string][]Span, error) {
+	stmt, args := `SELECT symbol, win_from, win_to FROM coverage WHERE source = ?`, []any{source}
+	if symbol != "" {
+		stmt, args = stmt+` AND symbol = ?`, append(args, symbol)
+	}
+	rows, err := q.QueryContext(ctx, s.Q(stmt+` ORDER BY symbol, win_from`), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Span
+	out := map[string][]Span{}
 	for rows.Next() {
+		var sym string
 		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
+		if err := rows.Scan(&sym, &a, &b); err != nil {
 			return nil, err
 		}
-		out = append(out, Span{unix(a), unix(b)})
+		out[sym] = append(out[sym], Span{unix(a), unix(b)})
 	}
 	return out, rows.Err()
 }

@@ -65,12 +65,7 @@ func (t *pgTx) Query(ctx context.Context, stmt string, args []any, fn func(sqldb
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return sqldb.EachRow(rows, fn)
 }
 
 // daysLock is the advisory lock a transaction writing day blocks holds to its end: of two

@@ -132,7 +132,7 @@ var beforeCoverageRead func()
 // the rest of the window for a window of its own, and write coverage of another batch over the
 // page's (issue 26: 4044 bars recorded for a window of 12636).
 func (s *Store) Fetched(ctx context.Context, source string) (Fetched, error) {
-	out := Fetched{Coverage: map[string][]Span{}}
+	var out Fetched
 	err := s.db.ReadSnapshot(ctx, func(tx *sql.Tx) error {
 		var err error
 		if out.Cursors, err = s.cursors(ctx, tx, source); err != nil {
@@ -141,20 +141,8 @@ func (s *Store) Fetched(ctx context.Context, source string) (Fetched, error) {
 		if beforeCoverageRead != nil {
 			beforeCoverageRead()
 		}
-		rows, err := tx.QueryContext(ctx, s.Q(`SELECT symbol, win_from, win_to FROM coverage WHERE source = ? ORDER BY symbol, win_from`), source)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var sym string
-			var a, b int64
-			if err := rows.Scan(&sym, &a, &b); err != nil {
-				return err
-			}
-			out.Coverage[sym] = append(out.Coverage[sym], Span{unix(a), unix(b)})
-		}
-		return rows.Err()
+		out.Coverage, err = s.coverage(ctx, tx, source, "")
+		return err
 	})
 	return out, err
 }

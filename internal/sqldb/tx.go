@@ -26,6 +26,24 @@ type Tx interface {
 // Row is one row of a query: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all are.
 type Row interface{ Scan(dest ...any) error }
 
+// Rows is the rows of a query as EachRow walks them: *sql.Rows and pgx.Rows both are.
+type Rows interface {
+	Row
+	Next() bool
+	Err() error
+}
+
+// EachRow calls fn for each row of rows, and returns the first error, fn's or the rows'. The
+// caller closes rows.
+func EachRow(rows Rows, fn func(Row) error) error {
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // execQuerier is what sqlTx runs statements on: a *sql.Tx or a *sql.Conn.
 type execQuerier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -61,12 +79,7 @@ func (t *sqlTx) Query(ctx context.Context, stmt string, args []any, fn func(Row)
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return EachRow(rows, fn)
 }
 
 // Q rewrites a statement written with ? placeholders for the database: unchanged on SQLite,
