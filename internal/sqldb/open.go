@@ -100,10 +100,10 @@ func (d *DB) Postgres() bool { return d.postgres }
 // Target is where the database lives, fit for output: the path, or the URL without its password.
 func (d *DB) Target() string { return d.target }
 
-// CheckExisting is what a reader looks at before it opens a SQLite file, since the driver makes
+// checkExisting is what a reader looks at before it opens a SQLite file, since the driver makes
 // a file that does not exist: a path with nothing there is missing's error; a directory, or a
 // path that cannot be looked at, is an error naming what, the owner's word for its database.
-func CheckExisting(what, path string, missing func(string) error) error {
+func checkExisting(what, path string, missing func(string) error) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -124,7 +124,7 @@ func openSQLite(path string, create bool, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("%s %s: a '?' in the path is not supported", cfg.What, path)
 	}
 	if !create {
-		if err := CheckExisting(cfg.What, path, cfg.Missing); err != nil {
+		if err := checkExisting(cfg.What, path, cfg.Missing); err != nil {
 			return nil, err
 		}
 	}
