@@ -169,7 +169,7 @@ func TestStoredBarsReadLikeRows(t *testing.T) {
 		src := []string{"alpaca", "massive", "yahoo"}[r.IntN(3)]
 		syms := []string{"NVDA", "SPY"}
 		from := base + int64(r.IntN(4*1440))*60
-		w := FetchedWindow{Source: src, Symbols: syms, Span: Span{unix(from), unix(from + 3000*60)}, Bars: map[string][]sources.Bar{}}
+		w := FetchedWindow{Source: src, Symbols: syms, Span: Span{From: unix(from), To: unix(from + 3000*60)}, Bars: map[string][]sources.Bar{}}
 		for _, sym := range syms {
 			for range r.IntN(300) {
 				m := from + int64(r.IntN(3000))*60

@@ -39,7 +39,7 @@ func (s *Store) coverage(ctx context.Context, q querier, source, symbol string) 
 		if err := rows.Scan(&sym, &a, &b); err != nil {
 			return nil, err
 		}
-		out[sym] = append(out[sym], Span{unix(a), unix(b)})
+		out[sym] = append(out[sym], Span{From: unix(a), To: unix(b)})
 	}
 	return out, rows.Err()
 }
@@ -54,7 +54,7 @@ func (s *Store) Gaps(ctx context.Context, source, symbol string, span Span, sess
 	var out []Span
 	for _, g := range Merge(cov, sessions).Missing(span, sessions) {
 		if from, to, ok := market.TrimToSessions(g.From, g.To, sessions); ok {
-			out = append(out, Span{from, to})
+			out = append(out, Span{From: from, To: to})
 		}
 	}
 	return out, nil

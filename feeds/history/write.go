@@ -172,7 +172,7 @@ WHERE c.source = ? ORDER BY c.win_from, c.symbols`), source)
 		if err := rows.Scan(&syms, &a, &b, &next, &bars, &requests); err != nil {
 			return nil, err
 		}
-		out = append(out, Cursor{strings.Split(syms, ","), Span{unix(a), unix(b)}, next, int(bars), int(requests)})
+		out = append(out, Cursor{strings.Split(syms, ","), Span{From: unix(a), To: unix(b)}, next, int(bars), int(requests)})
 	}
 	return out, rows.Err()
 }

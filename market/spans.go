@@ -1,10 +1,8 @@
-package history
+package market
 
 import (
 	"slices"
 	"time"
-
-	"github.com/pricerig/pricerig/market"
 )
 
 // Span is a half-open stretch of time [From, To), UTC.
@@ -16,12 +14,13 @@ func (s Span) Empty() bool { return !s.From.Before(s.To) }
 // Duration is the span's length.
 func (s Span) Duration() time.Duration { return s.To.Sub(s.From) }
 
-// Spans is a sorted list of disjoint spans: what has been fetched of one source and symbol.
+// Spans is a sorted list of disjoint spans: what has been fetched of one source and symbol (the
+// history store's coverage, the bar ledger's final parts).
 type Spans []Span
 
-// Merge sorts and joins spans that touch, or that are separated only by time holding no
+// MergeSpans sorts and joins spans that touch, or that are separated only by time holding no
 // minute of sessions (nothing could have been missed there).
-func Merge(in []Span, sessions []market.Session) Spans {
+func MergeSpans(in []Span, sessions []Session) Spans {
 	s := slices.Clone(in)
 	slices.SortFunc(s, func(a, b Span) int { return a.From.Compare(b.From) })
 	var out Spans
@@ -31,7 +30,7 @@ func Merge(in []Span, sessions []market.Session) Spans {
 		}
 		if n := len(out); n > 0 {
 			last := &out[n-1]
-			if !x.From.After(last.To) || !market.HasSessionMinute(last.To, x.From, sessions) {
+			if !x.From.After(last.To) || !HasSessionMinute(last.To, x.From, sessions) {
 				if x.To.After(last.To) {
 					last.To = x.To
 				}
@@ -47,7 +46,7 @@ func Merge(in []Span, sessions []market.Session) Spans {
 // sessions. A part keeps its exact bounds (it is not trimmed to the sessions): the windows cut
 // from it then fall where they fell in the run that was interrupted, so a re-run fetches the
 // same windows an uninterrupted run would have.
-func (c Spans) Missing(want Span, sessions []market.Session) []Span {
+func (c Spans) Missing(want Span, sessions []Session) []Span {
 	var out []Span
 	a := want.From
 	for _, x := range c {
@@ -69,7 +68,7 @@ func (c Spans) Missing(want Span, sessions []market.Session) []Span {
 	}
 	kept := out[:0]
 	for _, g := range out {
-		if market.HasSessionMinute(g.From, g.To, sessions) {
+		if HasSessionMinute(g.From, g.To, sessions) {
 			kept = append(kept, g)
 		}
 	}
