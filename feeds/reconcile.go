@@ -56,6 +56,9 @@ const (
 	StatusNotCovered Status = "not_covered" // not in the feed, or it cannot see the minute's session or date
 	StatusError      Status = "error"       // the request failed; Err says how
 	StatusPending    Status = "pending"     // no answer yet when the reconciler stopped waiting
+	// StatusOverQuota: not asked, since the request would have passed the source's quota
+	// (sources.yaml's quota:, or its free tier's); Err says until when.
+	StatusOverQuota Status = "over_quota"
 )
 
 // Priced reports whether a status carries a price.

@@ -476,6 +476,8 @@ func classify(err error) Status {
 		return StatusNoData
 	case errors.Is(err, sources.ErrNoKey):
 		return StatusNoKey
+	case errors.Is(err, sources.ErrOverQuota):
+		return StatusOverQuota
 	}
 	return StatusError
 }

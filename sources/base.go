@@ -41,7 +41,7 @@ type Base struct {
 // adapter declares, whose Rate is the rate the client paces at.
 func NewBase(s Settings, d Deps, o ClientOptions, cov Coverage) Base {
 	d = d.WithDefaults()
-	cov.Rate = s.Rate
+	cov.Rate, cov.Quota = s.Rate, s.Quota
 	return Base{client: NewClient(s, d, o), key: s.Key, now: d.Now, log: d.Logger, cov: cov}
 }
 

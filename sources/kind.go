@@ -21,7 +21,9 @@ const (
 	KindUnavailable       ErrorKind = "unavailable"
 	KindUnknownSymbol     ErrorKind = "unknown_symbol"
 	KindNoKey             ErrorKind = "no_key"
-	KindOther             ErrorKind = "other"
+	// KindOverQuota is a request not sent: it would have passed the source's quota (quota.go).
+	KindOverQuota ErrorKind = "over_quota"
+	KindOther     ErrorKind = "other"
 )
 
 type namedKind struct {
@@ -41,6 +43,7 @@ var kinds = []namedKind{
 	{ErrUnavailable, KindUnavailable},
 	{ErrUnknownSymbol, KindUnknownSymbol},
 	{ErrNoKey, KindNoKey},
+	{ErrOverQuota, KindOverQuota},
 }
 
 // KindOf returns the kind of an error by errors.Is and errors.As: "" for nil, KindOther for an

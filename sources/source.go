@@ -50,6 +50,7 @@ type Coverage struct {
 	Adjustment Adjustment    // of the bars Bars returns
 	Delay      time.Duration // how long after a minute closes its bar can be asked for
 	Rate       Rate          // the request rate the source is held to
+	Quota      Quota         // the requests it may send per hour, day or month (quota.go)
 
 	// How the provider divides history into requests, which sets the fewest requests a range
 	// costs (the backfill's floor). Cut is how one request's window is bounded; Dates is the
@@ -174,6 +175,8 @@ type Settings struct {
 	Rate    Rate   // zero means the type's default
 	Timeout time.Duration
 	Retries int // 0: DefaultRetries; NoRetries (or any negative count): none
+	// Quota is sources.yaml's quota: nil means the type's DefaultQuota, NoQuota none.
+	Quota Quota
 	// Options holds the type's own keys (for example alpaca's feed, json's price_path), as
 	// declared in its Factory.Options.
 	Options map[string]string
@@ -185,6 +188,9 @@ type Deps struct {
 	Now       func() time.Time
 	Logger    *slog.Logger
 	Transport http.RoundTripper // nil means http.DefaultTransport
+	// Budget counts every request against its source's quota and keeps its breaker (quota.go):
+	// the host's store, shared by every process on it; nil means a MemoryBudget per client.
+	Budget Budget
 }
 
 // WithDefaults fills the zero fields of d.
@@ -223,6 +229,9 @@ type Factory struct {
 	BaseURL string
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
+	// DefaultQuota is the provider's free-tier quota (its README cites it), which a source is
+	// held to when sources.yaml sets no quota: nil when the provider publishes none.
+	DefaultQuota Quota
 	// New builds a source. Adapter sets it to Keyed (so a bad option is an *OptionError naming
 	// its key and a missing key is ErrNoKey) followed by Build.
 	New func(s Settings, d Deps) (Source, error)
