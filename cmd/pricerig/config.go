@@ -193,7 +193,7 @@ type sourceView struct {
 	BaseURL    string            `json:"base_url"`
 	Rate       string            `json:"rate"`
 	Quota      string            `json:"quota"` // its requests an hour, a day or a month: "none" without one
-	Keys       string            `json:"keys"` // set, not needed, or missing
+	Keys       string            `json:"keys"`  // set, not needed, or missing
 	Missing    string            `json:"missing,omitempty"`
 	Sessions   []string          `json:"sessions"`
 	Lookback   string            `json:"lookback"`
