@@ -24,6 +24,11 @@ import (
 // would ever back off opens the source's breaker: the source is not asked until it closes, and
 // the client that opened it says so once, in its log.
 
+// ErrNotSent is the cause of an *Error for a request its budget stopped before it was sent: the
+// source is over quota, or its breaker is open. A caller that waits out a refusal itself (the
+// backfill, whose pacer sits in the transport the request never reached) tells it by this.
+var ErrNotSent = errors.New("not sent")
+
 // ErrOverQuota is the kind of a request that was not sent because it would pass the source's
 // quota (sources.yaml's quota:, else its type's free-tier default); RetryAfter says when the
 // quota has room again.
@@ -180,8 +185,8 @@ func Used(uses []Use, l Rate, now time.Time) int {
 
 // OverQuota is the error of a request Room refused.
 func OverQuota(source string, limit Rate, free, now time.Time) *Error {
-	return &Error{Source: source, Kind: ErrOverQuota, RetryAfter: free.Sub(now),
-		Msg: fmt.Sprintf("not sent: its quota of %s is used up until %s", limitText(limit), free.UTC().Format(time.RFC3339))}
+	return &Error{Source: source, Kind: ErrOverQuota, RetryAfter: free.Sub(now), Err: ErrNotSent,
+		Msg: fmt.Sprintf("its quota of %s is used up until %s", limitText(limit), free.UTC().Format(time.RFC3339))}
 }
 
 // Breaker is an open breaker of a source: it is not asked until Until, because its provider
@@ -203,8 +208,8 @@ func (b Breaker) Err(source string, now time.Time) *Error {
 	if b.Kind == KindRateLimited {
 		kind = ErrRateLimited
 	}
-	return &Error{Source: source, Kind: kind, RetryAfter: b.Until.Sub(now),
-		Msg: fmt.Sprintf("not asked until %s: %s", b.Until.UTC().Format(time.RFC3339), b.Why)}
+	return &Error{Source: source, Kind: kind, RetryAfter: b.Until.Sub(now), Err: ErrNotSent,
+		Msg: fmt.Sprintf("backing off until %s after %s", b.Until.UTC().Format(time.RFC3339), b.Why)}
 }
 
 // RefusalBackoff is how long a source whose provider refused a request (HTTP 401, 402 or 403: a

@@ -115,7 +115,7 @@ func TestAClientKeepsInsideItsQuota(t *testing.T) {
 	}
 	for _, err := range refused {
 		var e *Error
-		if !errors.As(err, &e) || KindOf(err) != KindOverQuota || e.RetryAfter <= 0 {
+		if !errors.As(err, &e) || KindOf(err) != KindOverQuota || e.RetryAfter <= 0 || !errors.Is(err, ErrNotSent) {
 			t.Errorf("refused with %v (kind %s), want over_quota with a time to retry", err, KindOf(err))
 		}
 	}
@@ -144,7 +144,7 @@ func TestAPlanRefusalOpensTheBreakerOnce(t *testing.T) {
 	}
 	for range 5 {
 		_, err = c.Get(context.Background(), "/chart", map[string][]string{"x": {"1"}})
-		if KindOf(err) != KindUnauthorized || !strings.Contains(err.Error(), "not asked until") {
+		if KindOf(err) != KindUnauthorized || !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "backing off until") {
 			t.Fatalf("while the breaker is open: %v (kind %s)", err, KindOf(err))
 		}
 	}

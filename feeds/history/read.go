@@ -71,11 +71,11 @@ func (s *Store) HasBar(ctx context.Context, symbol, source string, minute time.T
 	return ok, c.Err()
 }
 
-// StoredBar is one stored bar.
+// StoredBar is one stored bar, with when it was fetched and whether it was final then.
 type StoredBar struct {
 	Symbol string
 	Source string
-	sources.Bar
+	feeds.HeldBar
 }
 
 // Bars calls fn for every stored bar of symbol starting in [from, to), in time order (sources
