@@ -15,7 +15,9 @@ import (
 
 var prp = []market.Session{market.Pre, market.Regular, market.Post}
 
-func bar(t time.Time, c int64) sources.Bar { return sources.Bar{Start: t, Close: numeric.Scaled(c), Volume: 10} }
+func bar(t time.Time, c int64) sources.Bar {
+	return sources.Bar{Start: t, Close: numeric.Scaled(c), Volume: 10}
+}
 
 // A fetch of a growing day: its bars are kept with their fetch time, final before FinalTo and
 // provisional after, and only its final part is a window the ledger knows; a later fetch from
@@ -29,7 +31,7 @@ func TestTheLedgerKeepsFetchesAndRevisions(t *testing.T) {
 		at := func(m int) time.Time { return open.Add(time.Duration(m) * time.Minute) }
 		first := at(10).Add(20 * time.Second) // fetched 20 s into 09:40
 		k := feeds.Kept{Source: "alpaca", Symbol: "NVDA", Span: market.Span{From: at(0), To: at(10)},
-			Bars: []sources.Bar{bar(at(0), 100), bar(at(1), 101), bar(at(8), 108), bar(at(9), 109)},
+			Bars:    []sources.Bar{bar(at(0), 100), bar(at(1), 101), bar(at(8), 108), bar(at(9), 109)},
 			Fetched: first, FinalTo: feeds.FinalTo(35*time.Second, first), Requests: 1}
 		if k.FinalTo != at(9) {
 			t.Fatalf("FinalTo %s, want 09:39 (09:39's bar is final at 09:40:35)", k.FinalTo)

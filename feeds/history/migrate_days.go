@@ -20,7 +20,7 @@ func packRowTables(ctx context.Context, tx sqldb.Tx) error {
 	var out [][]any // bar_days rows, then answer_days rows (by their width)
 	var (
 		curSym, curSrc string
-		curDay         int64 = -1
+		curDay         int64           = -1
 		bars           []feeds.HeldBar // final, fetched unknown: the rows kept no more
 	)
 	flushBars := func() {
