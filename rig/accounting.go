@@ -465,6 +465,16 @@ func (j *DBJournal) payoutsWhere(ctx context.Context, where string, arg any) ([]
 	return out, rows.Err()
 }
 
+// FirstBlock is the first block holding a journaled transaction for the task.
+func (j *DBJournal) FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error) {
+	var b *int64
+	err := j.db.QueryRowContext(ctx, j.q(`SELECT MIN(t.block) FROM txs t JOIN tx_tasks e ON e.hash = t.hash WHERE e.task_id = ?`), int64(taskID)).Scan(&b)
+	if err != nil || b == nil {
+		return 0, false, err
+	}
+	return uint64(*b), true, nil
+}
+
 func parseWei(s string) (*big.Int, error) {
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {

@@ -2,14 +2,11 @@ package rig
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"slices"
-	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -43,7 +40,7 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 // txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
 // included, split over the entries it served.
 func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []TaskRig, rec *types.Receipt) TxRecord {
-	l1, err := r.receiptL1(ctx, rec.TxHash)
+	l1, err := ReceiptL1(ctx, r.backend, rec.TxHash)
 	switch {
 	case errors.Is(err, errNoRawClient):
 		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
@@ -66,13 +63,6 @@ func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Addre
 		t.Status = TxReverted
 	}
 	return t
-}
-
-// weiFloat is wei for a Prometheus counter, which holds a float64 (exact to 2^53 wei, about
-// 0.009 ETH, and to 16 digits past it); the journal keeps the exact integers.
-func weiFloat(v *big.Int) float64 {
-	f, _ := new(big.Float).SetInt(orZero(v)).Float64()
-	return f
 }
 
 // rigOfSender is the rig whose operator key is from; 0 for a relayer.
@@ -166,38 +156,6 @@ func appendEntry(out []TaskRig, e TaskRig) []TaskRig {
 	return append(out, e)
 }
 
-// errNoRawClient is receiptL1's answer on a backend that lends no JSON-RPC client (RawClient).
-var errNoRawClient = errors.New("no raw JSON-RPC client")
-
-// receiptL1 reads the L1 part of a receipt's cost from the node's JSON receipt, which keeps
-// the rollup's fields that types.Receipt drops. A node that cannot be reached is asked again a
-// few times, a moment apart: the receipt was just read, so the outage is likely brief.
-func (r *Runner) receiptL1(ctx context.Context, hash common.Hash) (L1Part, error) {
-	c := rawClientOf(r.backend)
-	if c == nil {
-		return L1Part{}, errNoRawClient
-	}
-	var raw json.RawMessage
-	pause := 100 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := ClassifyRPCError(c.CallContext(ctx, &raw, "eth_getTransactionReceipt", hash))
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, ErrRPCUnavailable) || attempt >= 3 {
-			return L1Part{}, err
-		}
-		if err := sleepCtx(ctx, pause); err != nil {
-			return L1Part{}, err
-		}
-		pause *= 2
-	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return L1Part{}, errors.New("no receipt")
-	}
-	return ParseReceiptL1(raw)
-}
-
 // recordPayouts journals what a settled task credited to our rigs and slashed from them, read
 // from the settlement's own events, once per task. An error leaves the task to the next step.
 func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
@@ -250,16 +208,6 @@ func (r *Runner) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool,
 	return j.FirstBlock(ctx, taskID)
 }
 
-// FirstBlock is the first block holding a journaled transaction for the task.
-func (j *DBJournal) FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error) {
-	var b *int64
-	err := j.db.QueryRowContext(ctx, j.q(`SELECT MIN(t.block) FROM txs t JOIN tx_tasks e ON e.hash = t.hash WHERE e.task_id = ?`), int64(taskID)).Scan(&b)
-	if err != nil || b == nil {
-		return 0, false, err
-	}
-	return uint64(*b), true, nil
-}
-
 // PayoutReader is a Deployment that tells what a settled task paid our rigs and took from
 // them; the seeds leave it open (they say settle "pays the agreeing rigs" and "applies the
 // slashes", not how that shows). ReferenceDeployment reads the reference contract's events. A
@@ -277,112 +225,3 @@ var _ PayoutReader = (*ReferenceDeployment)(nil)
 // callABI decodes the call data of the transactions the rig sends: the seeds' functions, as the
 // reference contract's ABI spells them.
 var callABI = agentrig.NewAgentRig().GetABI()
-
-// ErrNotSettled means the chain holds no Settled event for a task (yet).
-var ErrNotSettled = errors.New("no Settled event")
-
-// rigAccount is who a settlement pays for a rig: its operator (the rig's share of the price) and
-// its owner (its share of others' slashes).
-type rigAccount struct{ operator, owner common.Address }
-
-// SettlementPayouts reads a settled task's payouts from the settle transaction's events: each
-// Credited to a rig's operator (reward) or owner (staker share), and each Slashed of a rig. A
-// staker credit goes to the rig whose reward it follows, as the reference contract pays them rig
-// by rig; an operator fee credited to payee goes to the rig whose reward comes next (the
-// contract credits the cut just before the rest of the same reward).
-func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]Payout, error) {
-	rigs := map[uint64]rigAccount{}
-	for id, op := range operators {
-		a := rigAccount{operator: op}
-		out, err := d.c.call(ctx, d.c.abi.PackRigOf(id))
-		if err != nil {
-			return nil, fmt.Errorf("rigOf(%d): %w", id, err)
-		}
-		info, err := d.c.abi.UnpackRigOf(out)
-		if err != nil {
-			return nil, err
-		}
-		a.owner = info.Owner
-		rigs[id] = a
-	}
-	return d.c.settlementPayouts(ctx, taskID, from, rigs, payee)
-}
-
-func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount, payee *common.Address) ([]Payout, error) {
-	ev := c.abi.GetABI().Events
-	id := common.BigToHash(new(big.Int).SetUint64(taskID))
-	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
-		FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{c.Address},
-		Topics: [][]common.Hash{{ev["Settled"].ID}, {id}},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
-	}
-	var settle common.Hash
-	for _, l := range logs {
-		if !l.Removed {
-			settle = l.TxHash
-		}
-	}
-	if settle == (common.Hash{}) {
-		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ErrNotSettled)
-	}
-	rec, err := c.backend.TransactionReceipt(ctx, settle)
-	if err != nil {
-		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
-	}
-	var out []Payout
-	last := uint64(0) // the rig the latest reward went to
-	var fee *Payout   // an operator fee to payee, waiting for the reward it was cut from
-	for _, l := range rec.Logs {
-		if l.Address != c.Address || len(l.Topics) == 0 {
-			continue
-		}
-		switch l.Topics[0] {
-		case ev["Credited"].ID:
-			cr, err := c.abi.UnpackCreditedEvent(l)
-			if err != nil || cr.TaskId.Uint64() != taskID {
-				continue
-			}
-			switch agentrig.CreditReason(cr.Reason) {
-			case agentrig.CreditOperatorFee:
-				if payee != nil && cr.Account == *payee {
-					fee = &Payout{TaskID: taskID, Kind: PayoutOperatorFee, Account: cr.Account, Wei: cr.Amount, Tx: settle, LogIndex: l.Index}
-				}
-			case agentrig.CreditRigReward:
-				last = 0
-				for rigID, a := range rigs {
-					if a.operator == cr.Account {
-						last = rigID
-						out = append(out, Payout{TaskID: taskID, RigID: rigID, Kind: PayoutReward, Account: cr.Account,
-							Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
-					}
-				}
-				if fee != nil {
-					fee.RigID = last // 0: another's rig paid our relayer
-					out = append(out, *fee)
-					fee = nil
-				}
-			case agentrig.CreditStaker:
-				if a, ok := rigs[last]; ok && last != 0 && a.owner == cr.Account {
-					out = append(out, Payout{TaskID: taskID, RigID: last, Kind: PayoutStaker, Account: cr.Account,
-						Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
-				}
-			}
-		case ev["Slashed"].ID:
-			s, err := c.abi.UnpackSlashedEvent(l)
-			if err != nil || s.TaskId.Uint64() != taskID {
-				continue
-			}
-			if _, ours := rigs[s.RigId]; ours && s.Amount.Sign() > 0 {
-				out = append(out, Payout{TaskID: taskID, RigID: s.RigId, Kind: PayoutSlash, Wei: s.Amount, Tx: settle, LogIndex: l.Index})
-			}
-		}
-	}
-	if rec.BlockNumber != nil {
-		for i := range out {
-			out[i].Block = rec.BlockNumber.Uint64()
-		}
-	}
-	return out, nil
-}

@@ -4,18 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"math/big"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/internal/pgtest"
-	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 func wei(s string) *big.Int {
@@ -24,64 +19,6 @@ func wei(s string) *big.Int {
 		panic(s)
 	}
 	return v
-}
-
-// An Arbitrum receipt (the shape Arbitrum One and Orbit nodes answer eth_getTransactionReceipt
-// with: go-ethereum's fields plus gasUsedForL1 and l1BlockNumber) decodes into types.Receipt,
-// and its L1 part is read from the JSON: inside gasUsed, at the same price.
-func TestArbitrumReceiptCarriesItsL1PartInsideGasUsed(t *testing.T) {
-	raw, err := os.ReadFile("testdata/arbitrum-receipt.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r types.Receipt
-	if err := r.UnmarshalJSON(raw); err != nil {
-		t.Fatal(err)
-	}
-	l1, err := ParseReceiptL1(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// gasUsed 0x1a4d2 = 107730 at 0x989680 = 10,000,000 wei; gasUsedForL1 0x6a3f = 27199.
-	if r.GasUsed != 107730 || r.EffectiveGasPrice.Cmp(big.NewInt(10_000_000)) != 0 {
-		t.Fatalf("receipt: gas %d at %s", r.GasUsed, r.EffectiveGasPrice)
-	}
-	if l1.GasUsed != 27199 || l1.Extra || l1.Fee.Cmp(wei("271990000000")) != 0 {
-		t.Fatalf("L1 part: %+v (fee %s)", l1, l1.Fee)
-	}
-	if fee := ReceiptFee(&r, l1); fee.Cmp(wei("1077300000000")) != 0 {
-		t.Fatalf("fee %s, want 107730 × 10000000", fee)
-	}
-}
-
-// An OP-stack receipt's l1Fee is charged on top of gasUsed × effectiveGasPrice.
-func TestOPStackReceiptAddsItsL1Fee(t *testing.T) {
-	raw, err := os.ReadFile("testdata/op-receipt.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r types.Receipt
-	if err := r.UnmarshalJSON(raw); err != nil {
-		t.Fatal(err)
-	}
-	l1, err := ParseReceiptL1(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// l1Fee 0x2f7a5a1b4 = 12744761780 wei; gasUsed 21000 at 1,000,000 wei.
-	if !l1.Extra || l1.Fee.Cmp(wei("12744761780")) != 0 {
-		t.Fatalf("L1 part: %+v", l1)
-	}
-	if fee := ReceiptFee(&r, l1); fee.Cmp(wei("33744761780")) != 0 {
-		t.Fatalf("fee %s", fee)
-	}
-	// A plain receipt has no L1 part; garbage is an error.
-	if l1, err := ParseReceiptL1([]byte(`{"gasUsed":"0x5208","effectiveGasPrice":"0x1"}`)); err != nil || l1.Fee != nil || l1.GasUsed != 0 {
-		t.Fatalf("plain receipt: %+v, %v", l1, err)
-	}
-	if _, err := ParseReceiptL1([]byte(`{"gasUsedForL1":"12"}`)); err == nil {
-		t.Fatal("a non-hex gasUsedForL1 was accepted")
-	}
 }
 
 func TestSplitFeeAddsUpToTheFee(t *testing.T) {
@@ -288,83 +225,5 @@ func TestJournalMigratesToTheAccounts(t *testing.T) {
 	var version int
 	if err := j.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
 		t.Fatalf("schema version %d, %v", version, err)
-	}
-}
-
-// describeTx names a transaction by the function it calls and charges each entry of a batch to
-// the rig whose operator signed it.
-func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
-	k1, _ := crypto.GenerateKey()
-	k2, _ := crypto.GenerateKey()
-	kr, _ := crypto.GenerateKey()
-	stranger, _ := crypto.GenerateKey()
-	contract := common.HexToAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3")
-	r := &Runner{domain: Domain{ChainID: big.NewInt(4663), Contract: contract},
-		rigs: map[uint64]*rigHandle{4: {id: 4, key: Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
-			6: {id: 6, key: Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
-	abi := agentrig.NewAgentRig()
-	relayer := crypto.PubkeyToAddress(kr.PublicKey)
-	op1 := crypto.PubkeyToAddress(k1.PublicKey)
-
-	purpose, entries := r.describeTx(op1, abi.PackDraw(big.NewInt(12)))
-	if purpose != "draw" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 12, RigID: 4}) {
-		t.Errorf("draw: %s %+v", purpose, entries)
-	}
-	purpose, entries = r.describeTx(relayer, abi.PackSettle(big.NewInt(13)))
-	if purpose != "settle" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 13, RigID: 0}) {
-		t.Errorf("settle by the relayer: %s %+v", purpose, entries)
-	}
-	purpose, entries = r.describeTx(op1, abi.PackReveal(big.NewInt(14), numeric.MustPrice("1").Answer(), [32]byte{1}))
-	if purpose != "reveal" || entries[0] != (TaskRig{TaskID: 14, RigID: 4}) {
-		t.Errorf("reveal: %s %+v", purpose, entries)
-	}
-	sign := func(k interface {
-		SignDigest(common.Hash) ([]byte, error)
-	}, d common.Hash, err error) []byte {
-		if err != nil {
-			t.Fatal(err)
-		}
-		sig, err := k.SignDigest(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sig
-	}
-	var commits []agentrig.AgentRigCommit
-	var sigs [][]byte
-	for _, c := range []struct {
-		task uint64
-		key  *KeySigner
-	}{{20, NewKeySigner(k1)}, {20, NewKeySigner(k2)}, {21, NewKeySigner(k2)}, {21, NewKeySigner(stranger)}} {
-		cm := common.Hash{byte(c.task)}
-		commits = append(commits, agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(c.task), Commitment: cm})
-		d, err := r.domain.CommitDigest(new(big.Int).SetUint64(c.task), cm)
-		sigs = append(sigs, sign(c.key, d, err))
-	}
-	purpose, entries = r.describeTx(relayer, abi.PackCommitMany(commits, sigs))
-	want := []TaskRig{{TaskID: 20, RigID: 4}, {TaskID: 20, RigID: 6}, {TaskID: 21, RigID: 6}, {TaskID: 21, RigID: 0}}
-	if purpose != "commitMany" || len(entries) != len(want) {
-		t.Fatalf("commitMany: %s %+v", purpose, entries)
-	}
-	for i := range want {
-		if entries[i] != want[i] {
-			t.Errorf("commitMany entry %d: %+v, want %+v", i, entries[i], want[i])
-		}
-	}
-	ans, salt := numeric.MustPrice("181.07").Answer(), [32]byte{7}
-	d, err := r.domain.RevealDigest(big.NewInt(22), ans, salt)
-	purpose, entries = r.describeTx(relayer, abi.PackRevealMany([]agentrig.AgentRigReveal{{TaskId: big.NewInt(22), Answer: ans, Salt: salt}},
-		[][]byte{sign(NewKeySigner(k2), d, err)}))
-	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 22, RigID: 6}) {
-		t.Errorf("revealMany: %s %+v", purpose, entries)
-	}
-	// entries and signatures that do not pair up: the batch is charged to its sender, unknown
-	purpose, entries = r.describeTx(op1, abi.PackCommitMany(commits, sigs[:3]))
-	if purpose != "commitMany" || len(entries) != 1 || entries[0] != (TaskRig{RigID: 4}) {
-		t.Errorf("commitMany with a signature missing: %s %+v", purpose, entries)
-	}
-	purpose, entries = r.describeTx(relayer, []byte{1, 2, 3, 4, 5})
-	if purpose != "unknown" || len(entries) != 1 || entries[0] != (TaskRig{}) {
-		t.Errorf("unknown call data: %s %+v", purpose, entries)
 	}
 }

@@ -23,10 +23,6 @@ import (
 // contract: 64 stay near a third of a 30M-gas block).
 const maxBatch = 64
 
-// probeWorkers bounds the simulations and estimates of one batch in flight at once when the
-// node takes no JSON-RPC batches.
-const probeWorkers = 8
-
 // answerPlan is how a set of answers of one kind goes out, and the estimates that decided it.
 type answerPlan struct {
 	kind *answerKind
@@ -63,12 +59,12 @@ type probe struct {
 // state: it reverts exactly when the answer's batch entry would be skipped. Sent directly, that
 // check's gas estimate is the single's; behind a relayer the single is a one-entry batch from the
 // relayer, estimated beside it. The batch of all of them is estimated in the same round trip
-// (Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch: checkMany), and
+// (Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch: CheckMany), and
 // again alone only when some answer was dropped.
 func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	kind := txs[0].kind
 	probes := make([]probe, len(txs))
-	var reqs []checkReq
+	var reqs []CheckRequest
 	own := make([]int, len(txs)) // index in reqs of each answer's own call; -1 when not checked
 	var entries []Entry
 	var sigs [][]byte
@@ -86,10 +82,10 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		}
 		pr.single, pr.sender = a.kind.call(r.chain, a.entry), h.sender
 		own[i] = len(reqs)
-		reqs = append(reqs, checkReq{s: h.sender, call: pr.single})
+		reqs = append(reqs, CheckRequest{From: h.sender, Call: pr.single})
 		if r.relayer != nil {
 			pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{pr.sig}), r.relayer
-			reqs = append(reqs, checkReq{s: r.relayer, call: pr.single})
+			reqs = append(reqs, CheckRequest{From: r.relayer, Call: pr.single})
 		}
 		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
 	}
@@ -102,16 +98,16 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	// Optimistically, every answer applies: the batch of all is estimated in the same round trip.
 	payer := r.payerOf(txs)
 	many := kind.many(r.chain, entries, sigs)
-	reqs = append(reqs, checkReq{s: payer, call: many})
-	res := checkMany(ctx, reqs)
+	reqs = append(reqs, CheckRequest{From: payer, Call: many})
+	res := CheckMany(ctx, reqs)
 	p := answerPlan{kind: kind}
 	for i, a := range txs {
 		pr := probes[i]
 		if pr.err == nil {
 			k := own[i]
-			pr.gas, pr.err = res[k].gas, res[k].err
+			pr.gas, pr.err = res[k].Gas, res[k].Err
 			if pr.err == nil && r.relayer != nil {
-				pr.gas, pr.err = res[k+1].gas, res[k+1].err
+				pr.gas, pr.err = res[k+1].Gas, res[k+1].Err
 			}
 		}
 		if pr.err != nil {
@@ -131,18 +127,18 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		// Some answer no longer applies: the batch of the rest is another transaction.
 		entries, sigs = entries[:0], sigs[:0]
 		for i, a := range txs {
-			if probes[i].err == nil && res[own[i]].err == nil && (r.relayer == nil || res[own[i]+1].err == nil) {
+			if probes[i].err == nil && res[own[i]].Err == nil && (r.relayer == nil || res[own[i]+1].Err == nil) {
 				entries, sigs = append(entries, a.entry), append(sigs, probes[i].sig)
 			}
 		}
 		p.payer, p.many = r.payerOf(p.kept), kind.many(r.chain, entries, sigs)
-		last.gas, last.err = p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
+		last.Gas, last.Err = p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
 	}
-	if last.err != nil {
-		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", last.err)
+	if last.Err != nil {
+		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", last.Err)
 		return p
 	}
-	p.batched = last.gas
+	p.batched = last.Gas
 	return p
 }
 

@@ -57,39 +57,6 @@ func (c *Contract) Task(ctx context.Context, taskID *big.Int) (agentrig.AgentRig
 	return c.abi.UnpackTaskOf(out)
 }
 
-// BatchCaller sends several JSON-RPC requests in one round trip; *rpc.Client does.
-type BatchCaller interface {
-	BatchCallContext(ctx context.Context, b []rpc.BatchElem) error
-}
-
-// RawClient is a backend that lends its JSON-RPC client, as *ethclient.Client and the simulated
-// backend's client do: the rig batches its reads through it, and reads what go-ethereum's types
-// drop (a rollup receipt's L1 fields, receipt.go). A backend without it works, one call at a
-// time and without the L1 part.
-type RawClient interface {
-	Client() *rpc.Client
-}
-
-// rawClientOf is the backend's JSON-RPC client, nil when it lends none.
-func rawClientOf(b any) *rpc.Client {
-	if c, ok := b.(RawClient); ok {
-		return c.Client()
-	}
-	return nil
-}
-
-// batcherOf is the backend's batch caller: the backend itself when it batches, else its raw
-// client (RawClient); nil when it has none.
-func batcherOf(b any) BatchCaller {
-	if bc, ok := b.(BatchCaller); ok {
-		return bc
-	}
-	if c := rawClientOf(b); c != nil {
-		return c
-	}
-	return nil
-}
-
 // tasksPerBatch bounds the taskOf calls of one JSON-RPC batch (geth takes at most 1000 requests
 // and 25 MB of answers per batch; a taskOf answer is about 1.5 kB).
 const tasksPerBatch = 200
@@ -99,10 +66,10 @@ const tasksPerBatch = 200
 // that failed them all.
 func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (infos []agentrig.AgentRigTaskInfo, errs []error, err error) {
 	infos, errs = make([]agentrig.AgentRigTaskInfo, len(ids)), make([]error, len(ids))
-	bc := batcherOf(c.backend)
+	bc := BatcherOf(c.backend)
 	if bc == nil {
 		for i, id := range ids {
-			out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: c.abi.PackTaskOf(bigID(id))}, block)
+			out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: c.abi.PackTaskOf(new(big.Int).SetUint64(id))}, block)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, ctx.Err()
@@ -123,7 +90,7 @@ func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (inf
 		elems := make([]rpc.BatchElem, len(chunk))
 		outs := make([]hexutil.Bytes, len(chunk))
 		for i, id := range chunk {
-			arg := map[string]any{"to": c.Address, "data": hexutil.Bytes(c.abi.PackTaskOf(bigID(id)))}
+			arg := map[string]any{"to": c.Address, "data": hexutil.Bytes(c.abi.PackTaskOf(new(big.Int).SetUint64(id)))}
 			elems[i] = rpc.BatchElem{Method: "eth_call", Args: []any{arg, at}, Result: &outs[i]}
 		}
 		if err := bc.BatchCallContext(ctx, elems); err != nil {
@@ -215,13 +182,4 @@ func (c *Contract) TaskInput(ctx context.Context, taskID uint64) (agentrig.Agent
 		}
 	}
 	return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ErrNoOrder)
-}
-
-// RevertReason names the contract's custom error in a failed call or transaction, when the node
-// returned its data; "" otherwise.
-func RevertReason(err error) string {
-	if re, ok := agentrig.DecodeRevert(err); ok {
-		return re.Name
-	}
-	return ""
 }

@@ -41,6 +41,9 @@ var stateOrder = map[State]int{
 // Final reports whether nothing more will happen to the entry.
 func (s State) Final() bool { return stateOrder[s] == 4 }
 
+// Before reports whether s comes before t in a task's life (the final states come together, last).
+func (s State) Before(t State) bool { return stateOrder[s] < stateOrder[t] }
+
 // Entry is the journal's record of one rig on one task.
 type Entry struct {
 	TaskID uint64

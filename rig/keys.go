@@ -24,6 +24,12 @@ type Key struct {
 
 func (k Key) String() string { return k.Address.Hex() + " (" + k.From + ")" }
 
+// SendsFrom is the key's address: a Key is the account a txm.Sender sends with.
+func (k Key) SendsFrom() common.Address { return k.Address }
+
+// SigningKey is the private key that signs the account's transactions.
+func (k Key) SigningKey() *ecdsa.PrivateKey { return k.Private }
+
 // ReadPassword returns the keystore password from a file (trailing newline dropped) or, when no
 // file is given, from the environment variable env.
 func ReadPassword(file, env string, getenv func(string) string) (string, error) {

@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -156,4 +157,14 @@ func (m *Metrics) open(rigID uint64) {
 		m.ReorgedGasPaidWei, m.ReorgedEarnedWei, m.ReorgedSlashedWei, m.ReorgedRevertedTxs} {
 		v.WithLabelValues(label)
 	}
+}
+
+// weiFloat is wei for a Prometheus counter, which holds a float64 (exact to 2^53 wei, about
+// 0.009 ETH, and to 16 digits past it); the journal keeps the exact integers.
+func weiFloat(v *big.Int) float64 {
+	if v == nil {
+		return 0
+	}
+	f, _ := new(big.Float).SetInt(v).Float64()
+	return f
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/internal/nodetest"
 )
 
 // flakyNode fails the first calls it is asked, as a busy or restarting RPC does.
@@ -22,7 +23,7 @@ type flakyNode struct {
 
 func (f *flakyNode) CallContract(ctx context.Context, msg ethereum.CallMsg, n *big.Int) ([]byte, error) {
 	if f.fails.Add(-1) >= 0 {
-		return nil, refused()
+		return nil, nodetest.Refused()
 	}
 	return f.Backend.CallContract(ctx, msg, n)
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // Call is one transaction a command wants to send to the contract.
@@ -61,9 +59,17 @@ func (r *Refused) Error() string {
 	return s + " (nothing was sent)"
 }
 
+// PlanChain is what Prepare needs of a node: the sender's calls, and the sender's balance.
+type PlanChain interface {
+	TxChain
+	// BalanceAt is an account's balance at a block (nil: the latest).
+	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
+}
+
 // Prepare simulates call from the sender with eth_call, estimates its gas and prices it. A call
-// the contract would refuse returns a *Refused with its decoded reason.
-func Prepare(ctx context.Context, node Backend, from common.Address, call Call) (Plan, error) {
+// the contract would refuse returns a *Refused with its decoded reason (a registered contract's
+// error, RegisterErrors).
+func Prepare(ctx context.Context, node PlanChain, from common.Address, call Call) (Plan, error) {
 	if call.Value == nil {
 		call.Value = new(big.Int)
 	}
@@ -107,55 +113,13 @@ func Prepare(ctx context.Context, node Backend, from common.Address, call Call) 
 
 // refusal turns a reverting eth_call or estimate into a *Refused, or nil when err is not a revert.
 func refusal(function string, err error) *Refused {
-	if re, ok := agentrig.DecodeRevert(err); ok {
-		r := &Refused{Function: function, Reason: re.Name, Explain: explainRevert(re)}
-		if re.Value != nil {
-			r.Detail = fmt.Sprintf("%+v", re.Value)
-			if len(r.Detail) > 0 && r.Detail[0] == '&' {
-				r.Detail = r.Detail[1:]
-			}
-		}
-		return r
+	if e, ok := contractError(err); ok {
+		return &Refused{Function: function, Reason: e.Name, Detail: e.Detail, Explain: e.Explain}
 	}
 	if msg, ok := RevertMessage(err); ok { // reverted without a custom error of the contract
 		return &Refused{Function: function, Detail: msg}
 	}
 	return nil
-}
-
-// explainRevert says in words what the contract's refusals mean for the person who asked.
-func explainRevert(re *agentrig.RevertError) string {
-	switch v := re.Value.(type) {
-	case *agentrig.AgentRigNotEnoughRigs:
-		return fmt.Sprintf("the job has %s active rig(s), fewer than its quorum of %d, so nobody could answer the task; nothing is paid for it", v.Active, v.Quorum)
-	case *agentrig.AgentRigWrongValue:
-		return fmt.Sprintf("the value must be exactly %s wei, not %s", v.Expected, v.Sent)
-	case *agentrig.AgentRigStakeTooLow:
-		return fmt.Sprintf("the stake would be %s wei where %s wei is needed", v.Stake, v.Needed)
-	case *agentrig.AgentRigNotRigOwner:
-		return fmt.Sprintf("this key does not own rig %d", v.RigId)
-	case *agentrig.AgentRigRigInactive:
-		return fmt.Sprintf("rig %d is already deactivated", v.RigId)
-	case *agentrig.AgentRigUnknownRig:
-		return fmt.Sprintf("there is no rig %d", v.RigId)
-	case *agentrig.AgentRigUnknownJob:
-		return fmt.Sprintf("there is no job %d", v.JobId)
-	case *agentrig.AgentRigWrongPhase:
-		return fmt.Sprintf("the task is in phase %d (%s)", v.Phase, agentrig.Phase(v.Phase))
-	case *agentrig.AgentRigNonceUsed:
-		return fmt.Sprintf("nonce %s was used already", v.Nonce)
-	}
-	switch re.Name {
-	case "NothingToWithdraw":
-		return "this key has no credits to withdraw"
-	case "TooEarly":
-		return "too early: a draw needs a block after the order's, a refund an hour after the order"
-	case "BadSignature":
-		return "the signature is not the operator's"
-	case "ZeroOperator":
-		return "the operator address is zero"
-	}
-	return ""
 }
 
 // Receipt is what a sent transaction did: its hash and what it cost, to the wei.

@@ -1,10 +1,14 @@
 package rig
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 )
@@ -70,4 +74,37 @@ func ReceiptFee(r *types.Receipt, l1 L1Part) *big.Int {
 		fee.Add(fee, l1.Fee)
 	}
 	return fee
+}
+
+// errNoRawClient is ReceiptL1's answer on a backend that lends no JSON-RPC client (RawClient).
+var errNoRawClient = errors.New("no raw JSON-RPC client")
+
+// ReceiptL1 reads the L1 part of a mined transaction's cost from the node's JSON receipt, which
+// keeps the rollup's fields that types.Receipt drops, through the node's JSON-RPC client
+// (RawClient; errNoRawClient when it lends none). A node that cannot be reached is asked again a
+// few times, a moment apart: the receipt was just read, so the outage is likely brief.
+func ReceiptL1(ctx context.Context, node any, hash common.Hash) (L1Part, error) {
+	c := RawClientOf(node)
+	if c == nil {
+		return L1Part{}, errNoRawClient
+	}
+	var raw json.RawMessage
+	pause := 100 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := ClassifyRPCError(c.CallContext(ctx, &raw, "eth_getTransactionReceipt", hash))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrRPCUnavailable) || attempt >= 3 {
+			return L1Part{}, err
+		}
+		if err := sleepCtx(ctx, pause); err != nil {
+			return L1Part{}, err
+		}
+		pause *= 2
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return L1Part{}, errors.New("no receipt")
+	}
+	return ParseReceiptL1(raw)
 }

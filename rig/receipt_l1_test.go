@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -18,7 +17,7 @@ import (
 
 // rawOnly is a backend that lends only its JSON-RPC client (RawClient).
 type rawOnly struct {
-	Backend
+	TxChain
 	c *rpc.Client
 }
 
@@ -63,8 +62,7 @@ func TestL1PartIsAskedAgainAfterABriefOutage(t *testing.T) {
 	hash := common.HexToHash("0x01")
 
 	c, calls := opReceiptNode(t, 2)
-	r := &Runner{backend: rawOnly{c: c}, log: slog.New(slog.DiscardHandler)}
-	l1, err := r.receiptL1(ctx, hash)
+	l1, err := ReceiptL1(ctx, rawOnly{c: c}, hash)
 	if err != nil || l1.Fee == nil || l1.Fee.Int64() != 42 || !l1.Extra {
 		t.Fatalf("after a brief outage: %+v, %v", l1, err)
 	}
@@ -73,16 +71,14 @@ func TestL1PartIsAskedAgainAfterABriefOutage(t *testing.T) {
 	}
 
 	c, calls = opReceiptNode(t, 1000)
-	r = &Runner{backend: rawOnly{c: c}, log: slog.New(slog.DiscardHandler)}
-	if _, err := r.receiptL1(ctx, hash); !errors.Is(err, ErrRPCUnavailable) {
+	if _, err := ReceiptL1(ctx, rawOnly{c: c}, hash); !errors.Is(err, ErrRPCUnavailable) {
 		t.Fatalf("a node that stays out: %v, want ErrRPCUnavailable", err)
 	}
 	if n := calls.Load(); n < 2 || n > 10 {
 		t.Fatalf("%d requests to a node that stays out", n)
 	}
 
-	r = &Runner{backend: rawOnly{}, log: slog.New(slog.DiscardHandler)}
-	if _, err := r.receiptL1(ctx, hash); !errors.Is(err, errNoRawClient) {
+	if _, err := ReceiptL1(ctx, rawOnly{}, hash); !errors.Is(err, errNoRawClient) {
 		t.Fatalf("a backend without a raw client: %v", err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig/internal/nodetest"
 )
 
 // revertingCode is a contract whose every call reverts with Error("no") — require(false, "no")
@@ -52,7 +54,7 @@ func TestARevertReasonIsDecodedFromTheNodesErrorData(t *testing.T) {
 	if err := chain.SendTransaction(ctx, tx); err != nil {
 		t.Fatal(err)
 	}
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	waitReceipt(t, chain, tx.Hash())
 	if r, err := chain.TransactionReceipt(ctx, tx.Hash()); err != nil || r.Status != types.ReceiptStatusSuccessful {
 		t.Fatalf("deploying: %+v, %v", r, err)

@@ -420,7 +420,7 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	r.mu.Lock()
 	known, ok := t.journaled[rigID]
 	r.mu.Unlock()
-	if update == nil && ok && (known.Final() || stateOrder[known] >= stateOrder[to]) {
+	if update == nil && ok && (known.Final() || !known.Before(to)) {
 		return // the journal already holds it: Advance would change nothing
 	}
 	if err := r.journal.Advance(context.WithoutCancel(ctx), taskID, rigID, to, update); err != nil {
@@ -431,7 +431,7 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	if t.journaled == nil {
 		t.journaled = map[uint64]State{}
 	}
-	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && stateOrder[to] > stateOrder[cur]) {
+	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && cur.Before(to)) {
 		t.journaled[rigID] = to
 	}
 	r.mu.Unlock()
@@ -463,7 +463,7 @@ func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64
 		return e, true, nil
 	}
 	e, found, err := r.journal.Get(ctx, t.id, rigID)
-	if err != nil || !found || e.Salt == ([32]byte{}) || stateOrder[e.State] < stateOrder[StateAnswered] || e.State.Final() {
+	if err != nil || !found || e.Salt == ([32]byte{}) || e.State.Before(StateAnswered) || e.State.Final() {
 		return e, found, err
 	}
 	r.mu.Lock()

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/internal/nodetest"
 )
 
 func TestScheduleOrderIsTheSameEverywhereAndDrawnRigsGoFirst(t *testing.T) {
@@ -71,7 +72,7 @@ func TestScheduleOrderIsTheSameEverywhereAndDrawnRigsGoFirst(t *testing.T) {
 // blindChain is a node that cannot simulate against its pending state (its pending is its latest
 // block and knows nothing yet): what slips past the simulation must still be logged with why it
 // reverted.
-type blindChain struct{ *gatedChain }
+type blindChain struct{ *nodetest.GatedChain }
 
 func (blindChain) PendingCallContract(context.Context, ethereum.CallMsg) ([]byte, error) {
 	return nil, nil
@@ -85,16 +86,16 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	mineWhen(t, sim.Backend, func() bool { return true })
+	nodetest.MineWhen(t, sim.Backend, func() bool { return true })
 	key := Key{Address: sim.Addr(1), Private: sim.Keys[1], From: "test"}
-	chain := &gatedChain{Client: sim.Client}
+	chain := &nodetest.GatedChain{Client: sim.Client}
 	ctx := context.Background()
 
 	// withdraw() with no credits reverts NothingToWithdraw: simulated, not sent.
 	s := NewSender(chain, key, sim.ChainID, SenderConfig{Poll: time.Millisecond})
 	_, err = s.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, ErrWouldRevert) || RevertReason(err) != "NothingToWithdraw" || chain.sends.Load() != 0 {
-		t.Fatalf("err %v (reason %q), %d sent", err, RevertReason(err), chain.sends.Load())
+	if !errors.Is(err, ErrWouldRevert) || RevertReason(err) != "NothingToWithdraw" || chain.Sends.Load() != 0 {
+		t.Fatalf("err %v (reason %q), %d sent", err, RevertReason(err), chain.Sends.Load())
 	}
 
 	// A node that cannot simulate lets it through: it reverts on chain, and the error and the log
@@ -103,8 +104,8 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 	blind := NewSender(blindChain{chain}, key, sim.ChainID, SenderConfig{Poll: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec, err := blind.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, ErrReverted) || RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.sends.Load() != 1 {
-		t.Fatalf("err %v (reason %q), receipt %v, %d sent", err, RevertReason(err), rec, chain.sends.Load())
+	if !errors.Is(err, ErrReverted) || RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.Sends.Load() != 1 {
+		t.Fatalf("err %v (reason %q), receipt %v, %d sent", err, RevertReason(err), rec, chain.Sends.Load())
 	}
 	if !strings.Contains(logs.String(), "transaction reverted") || !strings.Contains(logs.String(), "reason=NothingToWithdraw") {
 		t.Fatalf("log: %s", logs.String())

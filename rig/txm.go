@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -85,6 +86,14 @@ func (c SenderConfig) withDefaults() SenderConfig {
 	return c
 }
 
+// Account is the key a Sender signs and sends with; task.Key is one.
+type Account interface {
+	// SendsFrom is the address the transactions leave from.
+	SendsFrom() common.Address
+	// SigningKey is the private key that signs them.
+	SigningKey() *ecdsa.PrivateKey
+}
+
 // Sender sends one key's transactions: it manages the nonce, estimates gas with headroom,
 // prices with EIP-1559 fees, replaces a stuck transaction with a higher fee, classifies RPC
 // errors and waits for the receipt. Nonces are handed out under a lock at broadcast, and the wait
@@ -92,7 +101,8 @@ func (c SenderConfig) withDefaults() SenderConfig {
 // (a rig drawn for a hundred tasks commits them in a few blocks, not a hundred).
 type Sender struct {
 	chain   TxChain
-	key     Key
+	from    common.Address
+	key     *ecdsa.PrivateKey
 	chainID *big.Int
 	cfg     SenderConfig
 
@@ -111,12 +121,12 @@ type feeQuote struct {
 }
 
 // NewSender builds the sender of one key.
-func NewSender(chain TxChain, key Key, chainID *big.Int, cfg SenderConfig) *Sender {
-	return &Sender{chain: chain, key: key, chainID: new(big.Int).Set(chainID), cfg: cfg.withDefaults()}
+func NewSender(chain TxChain, key Account, chainID *big.Int, cfg SenderConfig) *Sender {
+	return &Sender{chain: chain, from: key.SendsFrom(), key: key.SigningKey(), chainID: new(big.Int).Set(chainID), cfg: cfg.withDefaults()}
 }
 
 // Address is the sending account.
-func (s *Sender) Address() common.Address { return s.key.Address }
+func (s *Sender) Address() common.Address { return s.from }
 
 // Send sends a call with data and value to a contract and waits until it is mined. It returns
 // the receipt of a successful transaction, or an error wrapping ErrReverted (with the receipt),
@@ -141,14 +151,14 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 	if value == nil {
 		value = new(big.Int)
 	}
-	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	msg := ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}
 	gas += gas * uint64(s.cfg.GasHeadroomPct) / 100
 	tip, feeCap, err := s.fees(ctx)
 	if err != nil {
 		return nil, err
 	}
 	build := func(nonce uint64, tip, feeCap *big.Int) (*types.Transaction, error) {
-		tx, err := types.SignNewTx(s.key.Private, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
+		tx, err := types.SignNewTx(s.key, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
 			ChainID: s.chainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &to, Value: value, Data: data,
 		})
 		if err != nil {
@@ -162,7 +172,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 	}
 	sent := []common.Hash{tx.Hash()}
 	nonceOf := map[common.Hash]uint64{tx.Hash(): nonce}
-	s.cfg.Logger.Debug("transaction sent", "from", s.key.Address, "to", to, "nonce", nonce, "tx", tx.Hash())
+	s.cfg.Logger.Debug("transaction sent", "from", s.from, "to", to, "nonce", nonce, "tx", tx.Hash())
 	// Whatever the outcome, the versions that were not mined are watched: one left behind a nonce
 	// gap, or every one when Send gives up, may still be mined, and the accounts must hear of it.
 	var mined common.Hash
@@ -181,10 +191,10 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 			s.forgetNonce()
 			return nil, err
 		}
-		if n, nerr := s.chain.PendingNonceAt(ctx, s.key.Address); nerr == nil && n < nonce {
+		if n, nerr := s.chain.PendingNonceAt(ctx, s.from); nerr == nil && n < nonce {
 			// A reorg dropped earlier transactions of ours: this one waits behind a nonce gap
 			// that will never fill. Send it again at the chain's nonce.
-			s.cfg.Logger.Warn("nonce gap, resending at the chain's nonce", "from", s.key.Address, "nonce", nonce, "chain_nonce", n)
+			s.cfg.Logger.Warn("nonce gap, resending at the chain's nonce", "from", s.from, "nonce", nonce, "chain_nonce", n)
 			s.forgetNonce()
 			if nonce, tx, err = s.first(ctx, build, &tip, &feeCap); err != nil {
 				return nil, err
@@ -193,7 +203,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 			nonceOf[tx.Hash()] = nonce
 			continue
 		}
-		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.key.Address, "nonce", nonce, "tx", tx.Hash())
+		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.from, "nonce", nonce, "tx", tx.Hash())
 		for {
 			tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
 			if tx, err = build(nonce, tip, feeCap); err != nil {
@@ -268,7 +278,7 @@ func (s *Sender) forgetNonce() {
 // and, when the replay reverts too, the node's error with the revert data (RevertReason reads it).
 func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.CallMsg) (*types.Receipt, error) {
 	if s.cfg.OnMined != nil {
-		s.cfg.OnMined(ctx, s.key.Address, msg.Data, r)
+		s.cfg.OnMined(ctx, s.from, msg.Data, r)
 	}
 	if r.Status == types.ReceiptStatusSuccessful {
 		return r, nil
@@ -278,7 +288,7 @@ func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.Call
 	if replay != nil {
 		err = fmt.Errorf("%w: %w", err, replay)
 	}
-	s.cfg.Logger.Warn("transaction reverted", "from", s.key.Address, "tx", r.TxHash.Hex(), "block", r.BlockNumber,
+	s.cfg.Logger.Warn("transaction reverted", "from", s.from, "tx", r.TxHash.Hex(), "block", r.BlockNumber,
 		"gas_used", r.GasUsed, "reason", revertName(err))
 	return r, err
 }
@@ -298,7 +308,7 @@ func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {
 	var n uint64
 	err := s.retryRPC(ctx, func() error {
 		var err error
-		n, err = s.chain.PendingNonceAt(ctx, s.key.Address)
+		n, err = s.chain.PendingNonceAt(ctx, s.from)
 		return err
 	})
 	if err != nil {
@@ -376,7 +386,7 @@ func (s *Sender) retryRPC(ctx context.Context, call func() error) error {
 		if !errors.Is(err, ErrRPCUnavailable) || attempt >= s.cfg.RetryRPC || ctx.Err() != nil {
 			return err
 		}
-		s.cfg.Logger.Warn("rpc unreachable, retrying", "from", s.key.Address, "attempt", attempt+1, "error", err)
+		s.cfg.Logger.Warn("rpc unreachable, retrying", "from", s.from, "attempt", attempt+1, "error", err)
 		if err := sleepCtx(ctx, pause); err != nil {
 			return err
 		}

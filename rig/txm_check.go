@@ -1,7 +1,7 @@
 package rig
 
 // What a call would do before it is sent: simulated against the pending state, its gas
-// estimated, and both at once for many calls in one JSON-RPC batch (checkMany); a revert is told
+// estimated, and both at once for many calls in one JSON-RPC batch (CheckMany); a revert is told
 // by the node's error code and data (revert.go).
 
 import (
@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
-
 	"golang.org/x/sync/errgroup"
 )
 
@@ -22,7 +21,7 @@ import (
 // transactions the node knows of applied). One that would revert gives an error wrapping
 // ErrWouldRevert and the node's error, whose revert data RevertReason reads.
 func (s *Sender) Simulate(ctx context.Context, to common.Address, data []byte, value *big.Int) error {
-	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	msg := ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}
 	if err := s.retryRPC(ctx, func() error { _, err := s.chain.PendingCallContract(ctx, msg); return err }); err != nil {
 		if errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
 			return fmt.Errorf("simulate: %w", err)
@@ -35,7 +34,7 @@ func (s *Sender) Simulate(ctx context.Context, to common.Address, data []byte, v
 // Estimate is eth_estimateGas of a call from this key against the latest block, without the
 // headroom Send adds.
 func (s *Sender) Estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
-	return s.estimateAt(ctx, ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}, nil)
+	return s.estimateAt(ctx, ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}, nil)
 }
 
 // pendingEstimator estimates gas at a block tag; *ethclient.Client does (and so the simulated
@@ -75,7 +74,7 @@ func (s *Sender) estimateAt(ctx context.Context, msg ethereum.CallMsg, block *bi
 // at the full gas cap first and reverts exactly when eth_call would; otherwise (or when the node
 // refuses a block tag on eth_estimateGas) it is an eth_call at pending and an estimate at latest.
 func (s *Sender) Check(ctx context.Context, to common.Address, data []byte, value *big.Int) (uint64, error) {
-	msg := ethereum.CallMsg{From: s.key.Address, To: &to, Data: data, Value: value}
+	msg := ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}
 	if _, ok := s.chain.(pendingEstimator); ok && !s.noPendingEstimate.Load() {
 		gas, err := s.estimateAt(ctx, msg, pendingBlock)
 		if err == nil || errors.Is(err, ErrWouldRevert) || errors.Is(err, ErrRPCUnavailable) || ctx.Err() != nil {
@@ -99,28 +98,33 @@ func (s *Sender) Check(ctx context.Context, to common.Address, data []byte, valu
 	return s.Estimate(ctx, to, data, value)
 }
 
-// checkReq is one call to Check from one of our senders; checkRes what Check gave.
-type checkReq struct {
-	s    *Sender
-	call Call
+// CheckRequest is one call to Check: the call, from one of the caller's senders.
+type CheckRequest struct {
+	From *Sender
+	Call Call
 }
 
-type checkRes struct {
-	gas uint64
-	err error
+// CheckResult is what Check gave a CheckRequest: the call's gas, or why it would not go.
+type CheckResult struct {
+	Gas uint64
+	Err error
 }
 
-// checkMany is Check of many calls, from any of our senders on one node, in one JSON-RPC batch
-// of eth_estimateGas at the pending state when the node takes batches and that tag: a plan of
-// sixty answers is one round trip, not sixty. A call the batch could not settle (the node's
+// checkWorkers bounds the calls CheckMany checks alone in flight at once (a node that takes no
+// JSON-RPC batches).
+const checkWorkers = 8
+
+// CheckMany is Check of many calls, from any of the caller's senders on one node, in one JSON-RPC
+// batch of eth_estimateGas at the pending state when the node takes batches and that tag: a plan
+// of sixty answers is one round trip, not sixty. A call the batch could not settle (the node's
 // batch failed, or its answer is neither a gas nor a revert) is checked alone; without batches
-// every call is, probeWorkers at a time.
-func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
-	out := make([]checkRes, len(reqs))
+// every call is, checkWorkers at a time.
+func CheckMany(ctx context.Context, reqs []CheckRequest) []CheckResult {
+	out := make([]CheckResult, len(reqs))
 	alone := make([]int, 0, len(reqs))
-	bc := batcherOf(reqs[0].s.chain)
-	_, pending := reqs[0].s.chain.(pendingEstimator)
-	if bc == nil || !pending || reqs[0].s.noPendingEstimate.Load() {
+	bc := BatcherOf(reqs[0].From.chain)
+	_, pending := reqs[0].From.chain.(pendingEstimator)
+	if bc == nil || !pending || reqs[0].From.noPendingEstimate.Load() {
 		for i := range reqs {
 			alone = append(alone, i)
 		}
@@ -128,16 +132,16 @@ func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
 		gas := make([]hexutil.Uint64, len(reqs))
 		elems := make([]rpc.BatchElem, len(reqs))
 		for i, q := range reqs {
-			arg := map[string]any{"from": q.s.key.Address, "to": q.call.To, "data": hexutil.Bytes(q.call.Data)}
-			if q.call.Value != nil && q.call.Value.Sign() != 0 {
-				arg["value"] = (*hexutil.Big)(q.call.Value)
+			arg := map[string]any{"from": q.From.from, "to": q.Call.To, "data": hexutil.Bytes(q.Call.Data)}
+			if q.Call.Value != nil && q.Call.Value.Sign() != 0 {
+				arg["value"] = (*hexutil.Big)(q.Call.Value)
 			}
 			elems[i] = rpc.BatchElem{Method: "eth_estimateGas", Args: []any{arg, "pending"}, Result: &gas[i]}
 		}
 		if err := bc.BatchCallContext(ctx, elems); err != nil {
 			if ctx.Err() != nil {
 				for i := range out {
-					out[i].err = ctx.Err()
+					out[i].Err = ctx.Err()
 				}
 				return out
 			}
@@ -148,9 +152,9 @@ func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
 			for i, e := range elems {
 				switch {
 				case e.Error == nil:
-					out[i].gas = uint64(gas[i])
+					out[i].Gas = uint64(gas[i])
 				case isRevert(e.Error):
-					out[i].err = fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, e.Error)
+					out[i].Err = fmt.Errorf("%w: estimate gas: %w", ErrWouldRevert, e.Error)
 				default:
 					alone = append(alone, i)
 				}
@@ -158,11 +162,11 @@ func checkMany(ctx context.Context, reqs []checkReq) []checkRes {
 		}
 	}
 	var g errgroup.Group
-	g.SetLimit(probeWorkers)
+	g.SetLimit(checkWorkers)
 	for _, i := range alone {
 		g.Go(func() error {
 			q := reqs[i]
-			out[i].gas, out[i].err = q.s.Check(ctx, q.call.To, q.call.Data, q.call.Value)
+			out[i].Gas, out[i].Err = q.From.Check(ctx, q.Call.To, q.Call.Data, q.Call.Value)
 			return nil
 		})
 	}

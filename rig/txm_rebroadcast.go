@@ -26,11 +26,11 @@ func (s *Sender) rebroadcast(ctx context.Context, tx *types.Transaction) {
 	case err == nil:
 		// geth answers "already known" for a transaction it holds, so this one was lost; some
 		// providers answer every known transaction with its hash, hence Info, not Warn
-		s.cfg.Logger.Info("a waiting transaction was sent again and the node took it as new", "from", s.key.Address,
+		s.cfg.Logger.Info("a waiting transaction was sent again and the node took it as new", "from", s.from,
 			"nonce", tx.Nonce(), "tx", tx.Hash().Hex())
 	case errors.Is(err, ErrAlreadyKnown), errors.Is(err, ErrNonceTooLow), errors.Is(err, ErrUnderpriced):
 		// held; mined (this version or another); or another version holds the nonce in the pool
 	default:
-		s.cfg.Logger.Debug("sending a waiting transaction again failed", "from", s.key.Address, "tx", tx.Hash().Hex(), "error", err)
+		s.cfg.Logger.Debug("sending a waiting transaction again failed", "from", s.from, "tx", tx.Hash().Hex(), "error", err)
 	}
 }

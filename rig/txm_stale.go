@@ -40,18 +40,18 @@ func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map
 			}
 			// The key's mined nonce is read before the receipts: a version without a receipt whose
 			// nonce was already used then will never be mined.
-			used, nonceErr := s.chain.NonceAt(ctx, s.key.Address, nil)
+			used, nonceErr := s.chain.NonceAt(ctx, s.from, nil)
 			kept := stale[:0]
 			for _, v := range stale {
 				r, err := s.chain.TransactionReceipt(ctx, v.hash)
 				switch {
 				case err == nil && r != nil:
 					s.cfg.Logger.Warn("a version of a transaction Send had left was mined after all",
-						"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce, "block", r.BlockNumber)
+						"from", s.from, "tx", v.hash.Hex(), "nonce", v.nonce, "block", r.BlockNumber)
 					_, _ = s.finish(ctx, r, msg)
 				case nonceErr == nil && used > v.nonce:
 					s.cfg.Logger.Debug("a version of a transaction Send had left will not be mined: its nonce went to another transaction",
-						"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce)
+						"from", s.from, "tx", v.hash.Hex(), "nonce", v.nonce)
 				default:
 					kept = append(kept, v)
 				}
@@ -73,7 +73,7 @@ func (s *Sender) watchStale(ctx context.Context, sent []common.Hash, nonceOf map
 		}
 		for _, v := range stale {
 			s.cfg.Logger.Warn("stopped watching a version of a transaction Send had left: if it is mined, the accounts miss it",
-				"from", s.key.Address, "tx", v.hash.Hex(), "nonce", v.nonce)
+				"from", s.from, "tx", v.hash.Hex(), "nonce", v.nonce)
 		}
 	}()
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
+
+	"github.com/pricerig/pricerig/rig/internal/nodetest"
 )
 
 // A reorg drops a mined transaction of the key, so the sender's next nonce lies behind a gap: the
@@ -56,7 +58,7 @@ func TestSenderReportsAVersionLeftBehindANonceGap(t *testing.T) {
 	b.Rollback()
 	waitPendingNonce(t, chain, key.Address, 0)
 
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	rec, err := s.Send(ctx, to, nil, big.NewInt(1))
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math/big"
 	"net"
-	"net/url"
-	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig/internal/nodetest"
 )
 
 func newTestKey(t *testing.T) Key {
@@ -32,24 +32,7 @@ func newTestKey(t *testing.T) Key {
 	return Key{Address: crypto.PubkeyToAddress(priv.PublicKey), Private: priv, From: "test"}
 }
 
-// gatedChain wraps the simulated client: it counts broadcasts and can fail calls on demand.
-type gatedChain struct {
-	simulated.Client
-	sends     atomic.Int32
-	failCalls atomic.Int32 // the next N calls fail as an unreachable node would
-	firstTip  atomic.Pointer[big.Int]
-}
-
-func (g *gatedChain) SendTransaction(ctx context.Context, tx *types.Transaction) error {
-	if g.failCalls.Add(-1) >= 0 {
-		return refused()
-	}
-	g.sends.Add(1)
-	g.firstTip.CompareAndSwap(nil, tx.GasTipCap())
-	return g.Client.SendTransaction(ctx, tx)
-}
-
-func newSimChain(t *testing.T, funded ...common.Address) (*simulated.Backend, *gatedChain) {
+func newSimChain(t *testing.T, funded ...common.Address) (*simulated.Backend, *nodetest.GatedChain) {
 	t.Helper()
 	alloc := types.GenesisAlloc{}
 	for _, a := range funded {
@@ -57,37 +40,13 @@ func newSimChain(t *testing.T, funded ...common.Address) (*simulated.Backend, *g
 	}
 	b := simulated.NewBackend(alloc)
 	t.Cleanup(func() { b.Close() })
-	return b, &gatedChain{Client: b.Client()}
-}
-
-// mineWhen seals a block every few milliseconds once ready() is true, until the test ends.
-func mineWhen(t *testing.T, b *simulated.Backend, ready func() bool) {
-	t.Helper()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if ready() {
-					b.Commit()
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() { close(stop); wg.Wait() })
+	return b, &nodetest.GatedChain{Client: b.Client()}
 }
 
 func TestSenderSendsAndTracksNonces(t *testing.T) {
 	key := newTestKey(t)
 	b, chain := newSimChain(t, key.Address)
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
 	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	ctx := context.Background()
@@ -134,7 +93,7 @@ func TestSenderSendsAndTracksNonces(t *testing.T) {
 
 // waitReceipt waits for the transaction's receipt. The bound is only a backstop against a hang:
 // 5000 looks a millisecond apart ran out on the loaded CI machine before the block was sealed.
-func waitReceipt(t *testing.T, chain *gatedChain, h common.Hash) {
+func waitReceipt(t *testing.T, chain *nodetest.GatedChain, h common.Hash) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -152,7 +111,7 @@ func waitReceipt(t *testing.T, chain *gatedChain, h common.Hash) {
 
 // waitHead waits until the chain's head reaches block: a receipt can be found a moment before its
 // block is the head that "latest" reads. The bound is only a backstop against a hang.
-func waitHead(t *testing.T, chain *gatedChain, block uint64) {
+func waitHead(t *testing.T, chain *nodetest.GatedChain, block uint64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -170,7 +129,7 @@ func waitHead(t *testing.T, chain *gatedChain, block uint64) {
 
 // waitPendingNonce waits until the node's pending nonce of addr is want. The bound is only a
 // backstop against a hang.
-func waitPendingNonce(t *testing.T, chain *gatedChain, addr common.Address, want uint64) {
+func waitPendingNonce(t *testing.T, chain *nodetest.GatedChain, addr common.Address, want uint64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -190,21 +149,21 @@ func TestSenderReplacesAStuckTransaction(t *testing.T) {
 	key := newTestKey(t)
 	b, chain := newSimChain(t, key.Address)
 	// Nothing is mined until the sender has broadcast three versions of its transaction.
-	mineWhen(t, b, func() bool { return chain.sends.Load() >= 3 })
+	nodetest.MineWhen(t, b, func() bool { return chain.Sends.Load() >= 3 })
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond, BumpAfter: 5 * time.Millisecond, MaxBumps: 50})
 	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
 	r, err := s.Send(context.Background(), to, nil, big.NewInt(5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chain.sends.Load() < 3 {
-		t.Fatalf("only %d broadcasts", chain.sends.Load())
+	if chain.Sends.Load() < 3 {
+		t.Fatalf("only %d broadcasts", chain.Sends.Load())
 	}
 	tx, _, err := chain.TransactionByHash(context.Background(), r.TxHash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := chain.firstTip.Load()
+	first := chain.FirstTip.Load()
 	if tx.GasTipCap().Cmp(first) <= 0 {
 		t.Fatalf("mined tip %s not above the first tip %s", tx.GasTipCap(), first)
 	}
@@ -218,13 +177,13 @@ func TestSenderReplacesAStuckTransaction(t *testing.T) {
 func TestSenderSurvivesABriefRPCOutage(t *testing.T) {
 	key := newTestKey(t)
 	b, chain := newSimChain(t, key.Address)
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond, RetryRPC: 3})
-	chain.failCalls.Store(2)
+	chain.FailCalls.Store(2)
 	if _, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1)); err != nil {
 		t.Fatalf("after 2 failed calls: %v", err)
 	}
-	chain.failCalls.Store(10)
+	chain.FailCalls.Store(10)
 	_, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1))
 	if !errors.Is(err, ErrRPCUnavailable) {
 		t.Fatalf("long outage: %v", err)
@@ -234,7 +193,7 @@ func TestSenderSurvivesABriefRPCOutage(t *testing.T) {
 func TestSenderInsufficientFunds(t *testing.T) {
 	key := newTestKey(t)
 	b, chain := newSimChain(t) // the key holds nothing
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
 	_, err := s.Send(context.Background(), common.Address{1}, nil, big.NewInt(1))
 	if !errors.Is(err, ErrInsufficientFunds) {
@@ -242,18 +201,12 @@ func TestSenderInsufficientFunds(t *testing.T) {
 	}
 }
 
-// refused is the error a dial to a node that is not listening returns, as net and net/http wrap it.
-func refused() error {
-	return &url.Error{Op: "Post", URL: "http://127.0.0.1:8545", Err: &net.OpError{Op: "dial", Net: "tcp",
-		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
-}
-
 // A node that cannot be reached is told by the error's type, whatever its words: a wrapped
 // *net.OpError, a bare ECONNREFUSED, a cut connection, a deadline, a gateway's 503; an error that
 // only says "connection refused" in words is not one, and neither is a cancelled call.
 func TestTransportFailuresAreToldByType(t *testing.T) {
 	unreachable := []error{
-		refused(),
+		nodetest.Refused(),
 		fmt.Errorf("head: %w", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("x")}), // no telling word in its text
 		fmt.Errorf("send: %w", syscall.ECONNREFUSED),
 		fmt.Errorf("reading the answer: %w", io.ErrUnexpectedEOF),
@@ -313,7 +266,7 @@ func TestNodeRejectionsAreReadFromTheNodesWords(t *testing.T) {
 func TestSenderPipelinesConcurrentSends(t *testing.T) {
 	key := newTestKey(t)
 	b, chain := newSimChain(t, key.Address)
-	mineWhen(t, b, func() bool { return true })
+	nodetest.MineWhen(t, b, func() bool { return true })
 	s := NewSender(chain, key, big.NewInt(1337), SenderConfig{Poll: time.Millisecond})
 	to := common.HexToAddress("0x00000000000000000000000000000000000000cc")
 	var wg sync.WaitGroup

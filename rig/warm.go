@@ -73,7 +73,7 @@ func (r *Runner) warm(ctx context.Context) {
 func (r *Runner) answered(ctx context.Context, taskID uint64) bool {
 	for id := range r.rigs {
 		e, found, err := r.journal.Get(ctx, taskID, id)
-		if err == nil && found && stateOrder[e.State] >= stateOrder[StateAnswered] {
+		if err == nil && found && !e.State.Before(StateAnswered) {
 			return true
 		}
 	}

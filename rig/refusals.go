@@ -1,0 +1,74 @@
+package rig
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
+)
+
+// The AgentRig contract's refusals: its custom errors decoded for the transaction manager (which
+// knows no contract), and what each means for the person who asked.
+
+// contractErrors decodes the AgentRig contract's custom errors.
+type contractErrors struct{}
+
+func init() { RegisterErrors(contractErrors{}) }
+
+// DecodeRevert finds one of the contract's custom errors in err, with its fields and what it
+// means.
+func (contractErrors) DecodeRevert(err error) (ContractError, bool) {
+	re, ok := agentrig.DecodeRevert(err)
+	if !ok {
+		return ContractError{}, false
+	}
+	e := ContractError{Name: re.Name, Explain: explainRevert(re)}
+	if re.Value != nil {
+		e.Detail = strings.TrimPrefix(fmt.Sprintf("%+v", re.Value), "&")
+	}
+	return e, true
+}
+
+// RevertReason names the contract's custom error in a failed call or transaction, when the node
+// returned its data; "" otherwise.
+func RevertReason(err error) string {
+	if re, ok := agentrig.DecodeRevert(err); ok {
+		return re.Name
+	}
+	return ""
+}
+
+// explainRevert says in words what the contract's refusals mean for the person who asked.
+func explainRevert(re *agentrig.RevertError) string {
+	switch v := re.Value.(type) {
+	case *agentrig.AgentRigNotEnoughRigs:
+		return fmt.Sprintf("the job has %s active rig(s), fewer than its quorum of %d, so nobody could answer the task; nothing is paid for it", v.Active, v.Quorum)
+	case *agentrig.AgentRigWrongValue:
+		return fmt.Sprintf("the value must be exactly %s wei, not %s", v.Expected, v.Sent)
+	case *agentrig.AgentRigStakeTooLow:
+		return fmt.Sprintf("the stake would be %s wei where %s wei is needed", v.Stake, v.Needed)
+	case *agentrig.AgentRigNotRigOwner:
+		return fmt.Sprintf("this key does not own rig %d", v.RigId)
+	case *agentrig.AgentRigRigInactive:
+		return fmt.Sprintf("rig %d is already deactivated", v.RigId)
+	case *agentrig.AgentRigUnknownRig:
+		return fmt.Sprintf("there is no rig %d", v.RigId)
+	case *agentrig.AgentRigUnknownJob:
+		return fmt.Sprintf("there is no job %d", v.JobId)
+	case *agentrig.AgentRigWrongPhase:
+		return fmt.Sprintf("the task is in phase %d (%s)", v.Phase, agentrig.Phase(v.Phase))
+	case *agentrig.AgentRigNonceUsed:
+		return fmt.Sprintf("nonce %s was used already", v.Nonce)
+	}
+	switch re.Name {
+	case "NothingToWithdraw":
+		return "this key has no credits to withdraw"
+	case "TooEarly":
+		return "too early: a draw needs a block after the order's, a refund an hour after the order"
+	case "BadSignature":
+		return "the signature is not the operator's"
+	case "ZeroOperator":
+		return "the operator address is zero"
+	}
+	return ""
+}
