@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // describeTx names a transaction by the function it calls and charges each entry of a batch to
@@ -19,9 +20,9 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	kr, _ := crypto.GenerateKey()
 	stranger, _ := crypto.GenerateKey()
 	contract := common.HexToAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3")
-	r := &Runner{domain: Domain{ChainID: big.NewInt(4663), Contract: contract},
-		rigs: map[uint64]*rigHandle{4: {id: 4, key: Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
-			6: {id: 6, key: Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
+	r := &Runner{domain: task.Domain{ChainID: big.NewInt(4663), Contract: contract},
+		rigs: map[uint64]*rigHandle{4: {id: 4, key: task.Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
+			6: {id: 6, key: task.Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
 	abi := agentrig.NewAgentRig()
 	relayer := crypto.PubkeyToAddress(kr.PublicKey)
 	op1 := crypto.PubkeyToAddress(k1.PublicKey)
@@ -54,8 +55,8 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	var sigs [][]byte
 	for _, c := range []struct {
 		task uint64
-		key  *KeySigner
-	}{{20, NewKeySigner(k1)}, {20, NewKeySigner(k2)}, {21, NewKeySigner(k2)}, {21, NewKeySigner(stranger)}} {
+		key  *task.KeySigner
+	}{{20, task.NewKeySigner(k1)}, {20, task.NewKeySigner(k2)}, {21, task.NewKeySigner(k2)}, {21, task.NewKeySigner(stranger)}} {
 		cm := common.Hash{byte(c.task)}
 		commits = append(commits, agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(c.task), Commitment: cm})
 		d, err := r.domain.CommitDigest(new(big.Int).SetUint64(c.task), cm)
@@ -74,7 +75,7 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	ans, salt := numeric.MustPrice("181.07").Answer(), [32]byte{7}
 	d, err := r.domain.RevealDigest(big.NewInt(22), ans, salt)
 	purpose, entries = r.describeTx(relayer, abi.PackRevealMany([]agentrig.AgentRigReveal{{TaskId: big.NewInt(22), Answer: ans, Salt: salt}},
-		[][]byte{sign(NewKeySigner(k2), d, err)}))
+		[][]byte{sign(task.NewKeySigner(k2), d, err)}))
 	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 22, RigID: 6}) {
 		t.Errorf("revealMany: %s %+v", purpose, entries)
 	}

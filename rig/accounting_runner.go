@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // The runner's side of the accounts: the sender tells it of every mined transaction
@@ -136,7 +137,7 @@ func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []T
 		rig := uint64(0)
 		id, d, err := digest(e)
 		if err == nil {
-			if op, err := Recover(d, v.Signatures[i]); err == nil {
+			if op, err := task.Recover(d, v.Signatures[i]); err == nil {
 				rig = r.rigOfOperator(op)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // priceCall shares one price fetch among the rigs of this process drawn for the same task, and
@@ -58,7 +59,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 	}
 	if refusal != nil {
 		if r.cfg.Inputs.RefusalAnswer == nil {
-			skip(RefusalText(refusal))
+			skip(task.RefusalText(refusal))
 			return
 		}
 		r.refuse(ctx, t, info, input, refusal)
@@ -118,8 +119,8 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 
 // refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
 // refuses, with the reason; the next steps commit and reveal it like any answer.
-func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input Input, why error) {
-	reason, kind, price := RefusalText(why), RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
+func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input task.Input, why error) {
+	reason, kind, price := task.RefusalText(why), task.RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
 	log := r.log.With("task", t.id)
 	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
 	if m := r.cfg.Metrics; m != nil {
@@ -137,12 +138,12 @@ func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input 
 func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e Entry, done func(Entry)) {
 	answer := e.Price.Answer()
 	for rigID := range r.ours(info) {
-		salt, err := NewSalt()
+		salt, err := task.NewSalt()
 		if err != nil {
 			log.Error("no salt", "error", err)
 			return
 		}
-		commitment, err := Commitment(new(big.Int).SetUint64(t.id), rigID, answer, salt)
+		commitment, err := task.Commitment(new(big.Int).SetUint64(t.id), rigID, answer, salt)
 		if err != nil {
 			log.Error("commitment", "error", err)
 			return
@@ -161,12 +162,12 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 
 // price fetches a task's price once, however many of our rigs ask, and shares it with the open
 // tasks of the same symbol and minute.
-func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget time.Duration) (feeds.Result, error) {
+func (r *Runner) price(ctx context.Context, taskID uint64, input task.Input, budget time.Duration) (feeds.Result, error) {
 	return r.priceAs(ctx, taskID, input, budget, false)
 }
 
 // priceAs is price, noting whether the fetch is made while following.
-func (r *Runner) priceAs(ctx context.Context, taskID uint64, input Input, budget time.Duration, following bool) (feeds.Result, error) {
+func (r *Runner) priceAs(ctx context.Context, taskID uint64, input task.Input, budget time.Duration, following bool) (feeds.Result, error) {
 	key := priceKey{symbol: input.Symbol, minute: input.Minute.Unix()}
 	fetch := false
 	r.mu.Lock()

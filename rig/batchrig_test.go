@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 // batchRig is a simulated chain with one NUMERIC job of quorum 3, three rigs that all belong to
@@ -50,7 +51,7 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 		b.send(batchOperator(i), new(big.Int).Mul(price, big.NewInt(10)), sim.ABI.PackRegisterRig(1, sim.Addr(batchOperator(i))))
 	}
 	for n := range tasks {
-		uri, hash, err := EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30+n, 0, 0, time.UTC))
+		uri, hash, err := rigtask.EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30+n, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,8 +83,8 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 	return b
 }
 
-func (b *batchRig) key(i int) Key {
-	return Key{Address: b.sim.Addr(i), Private: b.sim.Keys[i]}
+func (b *batchRig) key(i int) rigtask.Key {
+	return rigtask.Key{Address: b.sim.Addr(i), Private: b.sim.Keys[i]}
 }
 
 func (b *batchRig) send(from int, value *big.Int, data []byte) *types.Receipt {
@@ -109,11 +110,11 @@ func (b *batchRig) runner() *Runner {
 func (b *batchRig) answer(task, rigID uint64) {
 	b.t.Helper()
 	price := numeric.Scaled(123_45000000)
-	salt, err := NewSalt()
+	salt, err := rigtask.NewSalt()
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	c, err := Commitment(new(big.Int).SetUint64(task), rigID, price.Answer(), salt)
+	c, err := rigtask.Commitment(new(big.Int).SetUint64(task), rigID, price.Answer(), salt)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func (b *batchRig) commits() []answerTx {
 // nonces is how many transactions the runner's keys have had mined.
 func (b *batchRig) nonces() uint64 {
 	var n uint64
-	keys := append([]Key{}, b.cfg.Operators...)
+	keys := append([]rigtask.Key{}, b.cfg.Operators...)
 	if b.cfg.Relayer != nil {
 		keys = append(keys, *b.cfg.Relayer)
 	}
@@ -173,7 +174,7 @@ func (b *batchRig) estimate(from common.Address, data []byte) uint64 {
 // sign is an operator's EIP-712 signature of an entry, computed here independently.
 func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
 	b.t.Helper()
-	d := Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
+	d := rigtask.Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
 	var digest common.Hash
 	var err error
 	if kind == commits {

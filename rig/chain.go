@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // Chain is the AgentRig protocol as the seeds define it: the transactions of a task's life,
@@ -20,7 +21,7 @@ type Chain interface {
 	OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) Call
 	DrawCall(taskID uint64) Call
 	CommitCall(taskID uint64, commitment common.Hash) Call
-	RevealCall(taskID uint64, answer numeric.Answer, salt Salt) Call
+	RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) Call
 	SettleCall(taskID uint64) Call
 	// CommitManyCall and RevealManyCall carry entries signed (EIP-712) by operator keys in one
 	// transaction; entries that do not apply are skipped, not reverted.
@@ -44,7 +45,7 @@ type SignedCommit struct {
 type SignedReveal struct {
 	TaskID    uint64
 	Answer    numeric.Answer
-	Salt      Salt
+	Salt      task.Salt
 	Signature []byte
 }
 
@@ -55,7 +56,7 @@ func (c *Contract) CommitCall(taskID uint64, commitment common.Hash) Call {
 }
 
 // RevealCall reveals the answer and salt behind a commitment, sent by the rig's operator.
-func (c *Contract) RevealCall(taskID uint64, answer numeric.Answer, salt Salt) Call {
+func (c *Contract) RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) Call {
 	return Call{Function: fmt.Sprintf("reveal(%d, %s)", taskID, common.Hash(answer).Hex()), To: c.Address,
 		Data: c.abi.PackReveal(new(big.Int).SetUint64(taskID), answer, salt)}
 }

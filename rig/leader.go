@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // LeaseConfig tunes active/passive instances on a shared (PostgreSQL) journal. Zero values take
@@ -61,7 +63,7 @@ type leadership struct {
 
 // leaseName is the lease of one set of keys on one job and contract: instances with the same
 // keys share it, instances with other keys do not.
-func leaseName(job uint32, contract common.Address, operators []Key, relayer *Key) string {
+func leaseName(job uint32, contract common.Address, operators []task.Key, relayer *task.Key) string {
 	addrs := make([]string, 0, len(operators)+1)
 	for _, k := range operators {
 		addrs = append(addrs, strings.ToLower(k.Address.Hex()))

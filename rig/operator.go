@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // What an operator does on chain: register rigs, stake, leave, consent to a relayer's fee, take
@@ -43,7 +44,7 @@ func (c *Contract) WithdrawCall() Call {
 }
 
 // SetOperatorFeeCall records a signed OperatorFee consent.
-func (c *Contract) SetOperatorFeeCall(fee OperatorFee, sig []byte) Call {
+func (c *Contract) SetOperatorFeeCall(fee task.OperatorFee, sig []byte) Call {
 	return Call{Function: fmt.Sprintf("setOperatorFee(%s, %d bps, payee %s, nonce %s)", fee.Operator.Hex(), fee.Bps, fee.Payee.Hex(), fee.Nonce),
 		To: c.Address, Data: c.abi.PackSetOperatorFee(agentrig.AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}, sig)}
 }
@@ -77,16 +78,16 @@ func (c *Contract) Credits(ctx context.Context, account common.Address) (*big.In
 }
 
 // OperatorFeeOf reads the fee consent an operator gave (zero payee when none).
-func (c *Contract) OperatorFeeOf(ctx context.Context, operator common.Address) (OperatorFee, error) {
+func (c *Contract) OperatorFeeOf(ctx context.Context, operator common.Address) (task.OperatorFee, error) {
 	out, err := c.call(ctx, c.abi.PackOperatorFees(operator))
 	if err != nil {
-		return OperatorFee{}, fmt.Errorf("operatorFees(%s): %w", operator.Hex(), err)
+		return task.OperatorFee{}, fmt.Errorf("operatorFees(%s): %w", operator.Hex(), err)
 	}
 	f, err := c.abi.UnpackOperatorFees(out)
 	if err != nil {
-		return OperatorFee{}, err
+		return task.OperatorFee{}, err
 	}
-	return OperatorFee{Operator: f.Operator, Bps: f.Bps, Payee: f.Payee, Nonce: f.Nonce}, nil
+	return task.OperatorFee{Operator: f.Operator, Bps: f.Bps, Payee: f.Payee, Nonce: f.Nonce}, nil
 }
 
 // NextFeeNonce is the first OperatorFee nonce of operator not used yet, from the one after its

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // What a user of the oracle does on chain: order job-2 tasks, follow them to their answer, read
@@ -29,18 +30,18 @@ type OrderInput struct {
 // (InputRules.Refusal), so an input the rigs would refuse is refused here, before anything is
 // paid. commitDeadline is the earliest the commit window of a task ordered now can end (zero:
 // not checked): a minute that closes after it cannot be priced before the rigs must commit.
-func BuildInputs(rules InputRules, pairs []OrderInput, commitDeadline time.Time) ([]OrderInput, error) {
+func BuildInputs(rules task.InputRules, pairs []OrderInput, commitDeadline time.Time) ([]OrderInput, error) {
 	out := make([]OrderInput, 0, len(pairs))
 	for i, p := range pairs {
 		uri, hash, err := rules.Encode(p.Symbol, p.Minute)
 		if err != nil {
-			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), RefusalText(err))
+			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), task.RefusalText(err))
 		}
 		// exactly the rigs' own check: a refused task is answered the spec's refusal_answer, so
 		// paying for it buys nothing
 		in, err := rules.Refusal(uri, hash, commitDeadline)
 		if err != nil {
-			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), RefusalText(err))
+			return nil, fmt.Errorf("input %d (%s %s): the rigs would refuse it (%s)", i+1, p.Symbol, p.Minute.UTC().Format(time.RFC3339), task.RefusalText(err))
 		}
 		out = append(out, OrderInput{Symbol: in.Symbol, Minute: in.Minute, URI: uri, Hash: hash})
 	}

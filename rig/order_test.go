@@ -13,6 +13,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // flakyNode fails the first calls it is asked, as a busy or restarting RPC does.
@@ -45,7 +46,7 @@ func TestFollowRidesOutAnUnreachableNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	uri, hash, err := EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC))
+	uri, hash, err := task.EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

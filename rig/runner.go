@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // Pricer gives the reconciled price of a symbol at a minute; *feeds.Reconciler is one.
@@ -28,12 +29,12 @@ type Config struct {
 	// Deployment reads what the seeds leave open (how a rig learns it was drawn, the windows);
 	// nil means the reference contract's (ReferenceDeployment).
 	Deployment Deployment
-	JobID      uint32 // default 2, "Verify a price"
-	Operators  []Key  // one rig per operator key, found on chain by its operator address
+	JobID      uint32     // default 2, "Verify a price"
+	Operators  []task.Key // one rig per operator key, found on chain by its operator address
 	// Relayer, when set, sends every commit and reveal of this process's rigs in one
 	// commitMany/revealMany transaction, with the operators' EIP-712 signatures; operators then
 	// need no gas. Without it each operator sends its own commit and reveal.
-	Relayer *Key
+	Relayer *task.Key
 	// FromBlock is where to start following the contract when the journal has no cursor yet.
 	FromBlock uint64
 	// Poll is the pause between two looks at the chain; default 500ms.
@@ -54,7 +55,7 @@ type Config struct {
 	// AllowSpecDrift.
 	SpecURI        string
 	AllowSpecDrift bool
-	Inputs         InputRules
+	Inputs         task.InputRules
 	Now            func() time.Time
 	Logger         *slog.Logger
 	Metrics        *Metrics
@@ -101,8 +102,8 @@ var ErrSpecDrift = errors.New("spec drift")
 // rigHandle is one of this process's rigs.
 type rigHandle struct {
 	id     uint64
-	key    Key
-	signer *KeySigner
+	key    task.Key
+	signer *task.KeySigner
 	// sender sends the rig's transactions; behind a relayer it only simulates and estimates
 	// them (the operator holds no gas).
 	sender *Sender
@@ -113,7 +114,7 @@ type taskState struct {
 	id          uint64
 	uri         string
 	hash        common.Hash
-	input       Input
+	input       task.Input
 	inputErr    error
 	haveInput   bool
 	drawRetryAt uint64 // the head from which draw may be called again
@@ -151,7 +152,7 @@ type Runner struct {
 	deploy    Deployment // what the seeds leave open
 	journal   Journal
 	pricer    Pricer
-	domain    Domain
+	domain    task.Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *Sender
 	pace      stagePace     // how long our draws and settles take to be mined (schedule.go)
@@ -226,7 +227,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	}
 	r := &Runner{
 		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: journal, pricer: pricer,
-		domain: Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
+		domain: task.Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
 		tolerance: job.ToleranceBps, log: cfg.Logger,
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
 		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{}, priceOf: map[priceKey]*priceCall{},
@@ -251,7 +252,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		if !ok {
 			return nil, fmt.Errorf("operator %s has no active rig on job %d", k.Address.Hex(), cfg.JobID)
 		}
-		r.rigs[id] = &rigHandle{id: id, key: k, signer: NewKeySigner(k.Private), sender: NewSender(backend, k, chainID, cfg.Sender)}
+		r.rigs[id] = &rigHandle{id: id, key: k, signer: task.NewKeySigner(k.Private), sender: NewSender(backend, k, chainID, cfg.Sender)}
 	}
 	if cfg.Relayer != nil {
 		r.relayer = NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)

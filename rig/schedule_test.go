@@ -18,6 +18,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func TestScheduleOrderIsTheSameEverywhereAndDrawnRigsGoFirst(t *testing.T) {
@@ -87,7 +88,7 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 	}
 	t.Cleanup(func() { sim.Close() })
 	nodetest.MineWhen(t, sim.Backend, func() bool { return true })
-	key := Key{Address: sim.Addr(1), Private: sim.Keys[1], From: "test"}
+	key := rigtask.Key{Address: sim.Addr(1), Private: sim.Keys[1], From: "test"}
 	chain := &nodetest.GatedChain{Client: sim.Client}
 	ctx := context.Background()
 

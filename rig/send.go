@@ -16,6 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // answerKind is what differs between commits and reveals on their way out.
@@ -24,7 +26,7 @@ type answerKind struct {
 	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
 	// many the batch of signed entries.
 	call   func(c Chain, e Entry) Call
-	digest func(d Domain, e Entry) (common.Hash, error)
+	digest func(d task.Domain, e Entry) (common.Hash, error)
 	many   func(c Chain, entries []Entry, sigs [][]byte) Call
 	// done records a mined one.
 	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
@@ -33,7 +35,7 @@ type answerKind struct {
 var commits = &answerKind{
 	name: "commit",
 	call: func(c Chain, e Entry) Call { return c.CommitCall(e.TaskID, e.Commitment) },
-	digest: func(d Domain, e Entry) (common.Hash, error) {
+	digest: func(d task.Domain, e Entry) (common.Hash, error) {
 		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
 	},
 	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
@@ -51,7 +53,7 @@ var commits = &answerKind{
 var reveals = &answerKind{
 	name: "reveal",
 	call: func(c Chain, e Entry) Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
-	digest: func(d Domain, e Entry) (common.Hash, error) {
+	digest: func(d task.Domain, e Entry) (common.Hash, error) {
 		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
 	},
 	many: func(c Chain, entries []Entry, sigs [][]byte) Call {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // While heads come by subscription a sender asks the node for fees once a block, however many
@@ -20,7 +21,7 @@ func TestSenderQuotesFeesOncePerHead(t *testing.T) {
 	var mu sync.Mutex
 	next := make(chan struct{})
 	head := func() <-chan struct{} { mu.Lock(); defer mu.Unlock(); return next }
-	s := NewSender(node, Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: head})
+	s := NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: head})
 	burst := func() {
 		var wg sync.WaitGroup
 		for range 5 {
@@ -47,7 +48,7 @@ func TestSenderQuotesFeesOncePerHead(t *testing.T) {
 		t.Fatalf("after a new head: asked %d times in all, want 2", calls["eth_maxPriorityFeePerGas"])
 	}
 	// Polling (no subscription): every send asks.
-	p := NewSender(node, Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: func() <-chan struct{} { return nil }})
+	p := NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: func() <-chan struct{} { return nil }})
 	for range 3 {
 		if _, _, err := p.fees(t.Context()); err != nil {
 			t.Fatal(err)

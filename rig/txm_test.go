@@ -21,15 +21,16 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
-func newTestKey(t *testing.T) Key {
+func newTestKey(t *testing.T) task.Key {
 	t.Helper()
 	priv, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Key{Address: crypto.PubkeyToAddress(priv.PublicKey), Private: priv, From: "test"}
+	return task.Key{Address: crypto.PubkeyToAddress(priv.PublicKey), Private: priv, From: "test"}
 }
 
 func newSimChain(t *testing.T, funded ...common.Address) (*simulated.Backend, *nodetest.GatedChain) {

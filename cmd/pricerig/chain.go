@@ -20,6 +20,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // chainFlags are the flags of every chain command: which network, through which node, which
@@ -123,24 +124,24 @@ func (f *keyFlags) register(cmd *cobra.Command) {
 }
 
 // load returns the one key the command sends from.
-func (f *keyFlags) load() (rig.Key, error) {
+func (f *keyFlags) load() (task.Key, error) {
 	if (f.keystore == "") == (f.keyEnv == "") {
-		return rig.Key{}, badInput("give the key with either --keystore DIR or --key-env VAR")
+		return task.Key{}, badInput("give the key with either --keystore DIR or --key-env VAR")
 	}
 	if f.keyEnv != "" {
-		k, err := rig.KeyFromEnv(f.keyEnv, os.Getenv)
+		k, err := task.KeyFromEnv(f.keyEnv, os.Getenv)
 		if err != nil {
-			return rig.Key{}, badInput("%v", err)
+			return task.Key{}, badInput("%v", err)
 		}
 		return k, nil
 	}
-	password, err := rig.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
+	password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
 	if err != nil {
-		return rig.Key{}, badInput("%v", err)
+		return task.Key{}, badInput("%v", err)
 	}
-	keys, err := rig.LoadKeystore(f.keystore, password)
+	keys, err := task.LoadKeystore(f.keystore, password)
 	if err != nil {
-		return rig.Key{}, badInput("%v", err)
+		return task.Key{}, badInput("%v", err)
 	}
 	if f.from != "" {
 		for _, k := range keys {
@@ -148,10 +149,10 @@ func (f *keyFlags) load() (rig.Key, error) {
 				return k, nil
 			}
 		}
-		return rig.Key{}, badInput("--from %s is not in keystore %s", f.from, f.keystore)
+		return task.Key{}, badInput("--from %s is not in keystore %s", f.from, f.keystore)
 	}
 	if len(keys) > 1 {
-		return rig.Key{}, badInput("keystore %s holds %d keys: choose one with --from", f.keystore, len(keys))
+		return task.Key{}, badInput("keystore %s holds %d keys: choose one with --from", f.keystore, len(keys))
 	}
 	return keys[0], nil
 }
@@ -243,7 +244,7 @@ func (a *app) confirm(f sendFlags, question string) error {
 
 // send prepares a call (eth_call simulation, gas, fee), shows it, asks, sends it and reports
 // what it cost. A call the contract would refuse is explained and not sent (exit 1).
-func (a *app) send(ctx context.Context, conn *chainConn, key rig.Key, f sendFlags, call rig.Call) (rig.Plan, rig.Receipt, error) {
+func (a *app) send(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call rig.Call) (rig.Plan, rig.Receipt, error) {
 	plan, err := rig.Prepare(ctx, conn.client, key.Address, call)
 	if err != nil {
 		var refused *rig.Refused

@@ -22,6 +22,7 @@ import (
 	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // chainT is a devnet reached over JSON-RPC, as the CLI commands reach it.
@@ -192,7 +193,7 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		!strings.HasPrefix(one.Plan.Function, "order(2, ") || !strings.HasPrefix(one.Tasks[0].InputURI, "data:application/json,") {
 		t.Fatalf("order one: %+v", one)
 	}
-	if got := rig.InputHash(one.Tasks[0].InputURI).Hex(); got != one.Tasks[0].InputHash {
+	if got := task.InputHash(one.Tasks[0].InputURI).Hex(); got != one.Tasks[0].InputHash {
 		t.Fatalf("input hash %s is not the keccak of the URI (%s)", one.Tasks[0].InputHash, got)
 	}
 	wantWei(t, "orderer after one order", c.balance(user), new(big.Int).Sub(before, sum(price, c.fee(one.Sent))))
@@ -359,7 +360,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	var signed map[string]any
 	c.must(&signed, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--relayer", user.Hex(), "--key-env", "PRICERIG_T_OP1")
 	digest, sig := common.HexToHash(signed["digest"].(string)), common.FromHex(signed["signature"].(string))
-	if err := rig.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != float64(4663) {
+	if err := task.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != float64(4663) {
 		t.Fatalf("printed consent %v: %v (nonce %d → %d)", signed, err, nonce, c.nonce(op1))
 	}
 	c.must(nil, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--key-env", "PRICERIG_T_OP1", "--yes")
@@ -440,7 +441,7 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 	c := startChainT(t, devnet.Options{})
 	c.useKey("PRICERIG_T_USER", c.d.Funded)
 	minute := devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions)
-	uri, hash, err := rig.InputRules{Symbols: []string{"DOGE"}}.Encode("DOGE", minute)
+	uri, hash, err := task.InputRules{Symbols: []string{"DOGE"}}.Encode("DOGE", minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +450,7 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 		t.Fatalf("order of an unknown symbol: exit %d: %s", code, stderr)
 	}
 	contract := rig.NewContract(c.client, c.d.Contract)
-	key := rig.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
+	key := task.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
 	sender := rig.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
 	plan, err := rig.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []rig.OrderInput{{URI: uri, Hash: hash}}))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func init() {
@@ -123,7 +124,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			// A task ordered now is drawn at the earliest now, so its commit window ends at the
 			// earliest now + the window.
 			earliestDeadline := time.Unix(int64(head.Time), 0).Add(commitWindow)
-			inputs, err := rig.BuildInputs(rig.SpecInputRules(spec), pairs, earliestDeadline)
+			inputs, err := rig.BuildInputs(rigtask.SpecInputRules(spec), pairs, earliestDeadline)
 			if err != nil {
 				return badInput("%v; nothing was paid", err)
 			}

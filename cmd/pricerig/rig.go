@@ -24,6 +24,7 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
 )
@@ -144,9 +145,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	var relayer *rig.Key
+	var relayer *task.Key
 	if f.relayerKeyEnv != "" {
-		k, err := rig.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
+		k, err := task.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
 		if err != nil {
 			return badInput("%v", err)
 		}
@@ -259,7 +260,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
-		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
+		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
 	})
 	if err != nil {
@@ -304,18 +305,18 @@ func removeStoreFiles(path string) {
 	}
 }
 
-func loadOperatorKeys(f rigFlags) ([]rig.Key, error) {
+func loadOperatorKeys(f rigFlags) ([]task.Key, error) {
 	if f.keystore != "" {
-		password, err := rig.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
+		password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		return rig.LoadKeystore(f.keystore, password)
+		return task.LoadKeystore(f.keystore, password)
 	}
-	var keys []rig.Key
+	var keys []task.Key
 	seen := map[common.Address]bool{}
 	for _, name := range f.keyEnvs {
-		k, err := rig.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
+		k, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // TestMalformedTaskOnDevnetKeepSettlesOnZero is issue 18's "done when": on `pricerig devnet
@@ -85,7 +86,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	opts.Context, opts.Value = ctx, job.Price
 	abi := agentrig.NewAgentRig()
 	start := time.Now()
-	tx, err := bind.Transact(abi.Instance(client, addr), opts, abi.PackOrder(devnet.PriceJobID, rig.InputHash(uri), uri))
+	tx, err := bind.Transact(abi.Instance(client, addr), opts, abi.PackOrder(devnet.PriceJobID, task.InputHash(uri), uri))
 	if err != nil {
 		t.Fatal(err)
 	}

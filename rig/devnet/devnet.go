@@ -26,6 +26,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -235,7 +236,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	d.Spec = spec
 
-	builder := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	builder := rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
 	for _, j := range launchJobs {
 		specURI := j.spec
 		if j.kind == numeric.Numeric {
@@ -250,7 +251,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 			return nil, fmt.Errorf("registering rig %d: %w", i+1, err)
 		}
 	}
-	d.orderer = rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	d.orderer = rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
 
 	// The rig runners, each a separate "process" with its own RPC connection, journal and
 	// reconciler.
@@ -273,18 +274,18 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	for i, n := range o.Layout {
 		cfg := rig.Config{
 			Contract: addr, JobID: PriceJobID, FromBlock: head,
-			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Inputs: rig.SpecInputRules(spec), Now: o.Now,
+			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Inputs: task.SpecInputRules(spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
 			Logger:       o.Logger.With("rig_process", i+1), Sender: rig.SenderConfig{Poll: 20 * time.Millisecond},
 		}
 		for ; n > 0; n-- {
 			k := operatorKey(next)
 			next++
-			cfg.Operators = append(cfg.Operators, rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: fmt.Sprintf("devnet operator %d", next)})
+			cfg.Operators = append(cfg.Operators, task.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: fmt.Sprintf("devnet operator %d", next)})
 		}
 		if i == len(o.Layout)-1 && !o.NoRelayer {
 			k := DevKey(relayerIdx)
-			cfg.Relayer = &rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
+			cfg.Relayer = &task.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
 		}
 		if o.Metrics != nil {
 			cfg.Metrics = o.Metrics(i)
@@ -305,7 +306,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 // slashes, through the operator code `pricerig operator register` uses. Tests use it to attach
 // a rig process of their own, like a separate `pricerig rig`.
 func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
-	owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
+	owner := rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
 		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
 	stake := new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
 	plan, err := rig.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
@@ -366,7 +367,7 @@ const orderBatch = 20
 // transactions are prepared first and then sent together, so the tasks are ordered in one block
 // (a few hundred fit a block's gas) and come to be drawn at once.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
-	rules := rig.SpecInputRules(d.Spec)
+	rules := task.SpecInputRules(d.Spec)
 	var plans []rig.Plan
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]

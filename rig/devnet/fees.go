@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // consentToRelayerFee has the operators of rigs from..to-1 (the relayed process's) consent
@@ -18,21 +19,21 @@ import (
 // in its accounts. It runs before the rigs start following the chain.
 func (d *Devnet) consentToRelayerFee(ctx context.Context, from, to int, relayerKey *ecdsa.PrivateKey, bps uint16) error {
 	payee := crypto.PubkeyToAddress(relayerKey.PublicKey)
-	relayer := rig.NewSender(d.client, rig.Key{Address: payee, Private: relayerKey, From: "devnet relayer"},
+	relayer := rig.NewSender(d.client, task.Key{Address: payee, Private: relayerKey, From: "devnet relayer"},
 		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
-	domain := rig.Domain{ChainID: new(big.Int).SetUint64(d.ChainID), Contract: d.Contract}
+	domain := task.Domain{ChainID: new(big.Int).SetUint64(d.ChainID), Contract: d.Contract}
 	for i := from; i < to; i++ {
-		op := rig.Key{Address: crypto.PubkeyToAddress(operatorKey(i).PublicKey), Private: operatorKey(i)}
+		op := task.Key{Address: crypto.PubkeyToAddress(operatorKey(i).PublicKey), Private: operatorKey(i)}
 		nonce, err := d.contract.NextFeeNonce(ctx, op.Address)
 		if err != nil {
 			return err
 		}
-		fee := rig.OperatorFee{Operator: op.Address, Bps: bps, Payee: payee, Nonce: nonce}
+		fee := task.OperatorFee{Operator: op.Address, Bps: bps, Payee: payee, Nonce: nonce}
 		digest, err := domain.OperatorFeeDigest(fee)
 		if err != nil {
 			return err
 		}
-		sig, err := rig.NewKeySigner(op.Private).SignDigest(digest)
+		sig, err := task.NewKeySigner(op.Private).SignDigest(digest)
 		if err != nil {
 			return err
 		}

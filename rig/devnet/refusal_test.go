@@ -18,6 +18,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -98,11 +99,11 @@ func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
 		says string
 	}{
 		{"hash mismatch", crypto.Keccak256Hash([]byte(goodURI + " ")), goodURI, "hash", "input hash does not match"},
-		{"non-data URI", rig.InputHash("https://example.com/nvda.json"), "https://example.com/nvda.json", "uri", "not a data: URI"},
-		{"bad JSON", rig.InputHash(`data:application/json,{"symbol":"NVDA",`), `data:application/json,{"symbol":"NVDA",`, "json", "not the expected JSON"},
-		{"unknown symbol", rig.InputHash(good("AAPL", minute)), good("AAPL", minute), "symbol", `unknown symbol: "AAPL"`},
-		{"unaligned minute", rig.InputHash(good("SPY", minute.Add(30*time.Second))), good("SPY", minute.Add(30*time.Second)), "minute", "not aligned"},
-		{"a minute a day in the future", rig.InputHash(good("TSLA", minute.Add(24*time.Hour))), good("TSLA", minute.Add(24*time.Hour)), "window", "closes after the task's commit window"},
+		{"non-data URI", task.InputHash("https://example.com/nvda.json"), "https://example.com/nvda.json", "uri", "not a data: URI"},
+		{"bad JSON", task.InputHash(`data:application/json,{"symbol":"NVDA",`), `data:application/json,{"symbol":"NVDA",`, "json", "not the expected JSON"},
+		{"unknown symbol", task.InputHash(good("AAPL", minute)), good("AAPL", minute), "symbol", `unknown symbol: "AAPL"`},
+		{"unaligned minute", task.InputHash(good("SPY", minute.Add(30*time.Second))), good("SPY", minute.Add(30*time.Second)), "minute", "not aligned"},
+		{"a minute a day in the future", task.InputHash(good("TSLA", minute.Add(24*time.Hour))), good("TSLA", minute.Add(24*time.Hour)), "window", "closes after the task's commit window"},
 	}
 	contract := rig.NewContract(d.client, d.Contract)
 	rigIDs := map[uint64]bool{}

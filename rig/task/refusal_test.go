@@ -1,4 +1,4 @@
-package rig
+package task
 
 import (
 	"errors"
@@ -78,10 +78,10 @@ func TestRefusalRules(t *testing.T) {
 			if text := RefusalText(err); !strings.Contains(text, tc.says) || strings.HasPrefix(text, ErrInput.Error()) {
 				t.Fatalf("reason %q, want it to say %q", text, tc.says)
 			}
-			// the refusal is a typed InputError carrying its reason, however it was wrapped on
+			// the refusal is a typed RefusalError carrying its reason, however it was wrapped on
 			// its way (the reason is not read back out of any text)
 			wrapped := fmt.Errorf("task 7: %w", err)
-			ie, ok := errors.AsType[*InputError](wrapped)
+			ie, ok := errors.AsType[*RefusalError](wrapped)
 			if !ok || ie.Reason != RefusalText(err) || RefusalText(wrapped) != ie.Reason || RefusalKind(wrapped) != tc.kind {
 				t.Fatalf("wrapped: %v, %+v; reason %q", ok, ie, RefusalText(wrapped))
 			}

@@ -1,4 +1,4 @@
-package rig
+package task_test
 
 import (
 	"bytes"
@@ -18,16 +18,17 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 var (
-	testDomain = Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}
+	testDomain = rigtask.Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")}
 	testKeyHex = "0x" + hexutil.Encode(crypto.Keccak256([]byte("pricerig eip712 test key")))[2:]
 )
 
-func testSigner(t *testing.T) *KeySigner {
+func testSigner(t *testing.T) *rigtask.KeySigner {
 	t.Helper()
-	s, err := ParseKeyHex(testKeyHex)
+	s, err := rigtask.ParseKeyHex(testKeyHex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +50,8 @@ func TestDigestsByHand(t *testing.T) {
 	task := big.NewInt(42)
 	commitment := common.HexToHash("0x1234")
 	answer := answerFromInt(t, 17_712_000_000)
-	salt := Salt{0xab, 31: 0xcd}
-	fee := OperatorFee{Operator: common.HexToAddress("0x01"), Bps: 250, Payee: common.HexToAddress("0x02"), Nonce: big.NewInt(7)}
+	salt := rigtask.Salt{0xab, 31: 0xcd}
+	fee := rigtask.OperatorFee{Operator: common.HexToAddress("0x01"), Bps: 250, Payee: common.HexToAddress("0x02"), Nonce: big.NewInt(7)}
 
 	got, err := testDomain.CommitDigest(task, commitment)
 	if want := digest(k(k([]byte("Commit(uint256 taskId,bytes32 commitment)")), word(task), commitment[:])); err != nil || got != want {
@@ -67,17 +68,17 @@ func TestDigestsByHand(t *testing.T) {
 		t.Errorf("OperatorFeeDigest = %s, %v; want %s", got.Hex(), err, want.Hex())
 	}
 	// The chain id and the contract are part of the domain.
-	other := Domain{ChainID: big.NewInt(1337), Contract: testDomain.Contract}
+	other := rigtask.Domain{ChainID: big.NewInt(1337), Contract: testDomain.Contract}
 	a, _ := testDomain.CommitDigest(task, commitment)
 	b, _ := other.CommitDigest(task, commitment)
-	c, _ := Domain{ChainID: testDomain.ChainID, Contract: common.HexToAddress("0x99")}.CommitDigest(task, commitment)
+	c, _ := rigtask.Domain{ChainID: testDomain.ChainID, Contract: common.HexToAddress("0x99")}.CommitDigest(task, commitment)
 	if a == b || a == c {
 		t.Error("digest does not depend on the chain id or the contract")
 	}
 }
 
 func TestDigestErrors(t *testing.T) {
-	if _, err := (Domain{Contract: testDomain.Contract}).CommitDigest(big.NewInt(1), common.Hash{}); err == nil {
+	if _, err := (rigtask.Domain{Contract: testDomain.Contract}).CommitDigest(big.NewInt(1), common.Hash{}); err == nil {
 		t.Error("a domain without chain id must fail")
 	}
 	if _, err := testDomain.CommitDigest(nil, common.Hash{}); err == nil {
@@ -86,10 +87,10 @@ func TestDigestErrors(t *testing.T) {
 	if _, err := testDomain.CommitDigest(big.NewInt(-1), common.Hash{}); err == nil {
 		t.Error("a negative task id must fail")
 	}
-	if _, err := testDomain.OperatorFeeDigest(OperatorFee{Bps: 10001, Nonce: big.NewInt(1)}); err == nil {
+	if _, err := testDomain.OperatorFeeDigest(rigtask.OperatorFee{Bps: 10001, Nonce: big.NewInt(1)}); err == nil {
 		t.Error("bps over 10000 must fail")
 	}
-	if _, err := testDomain.OperatorFeeDigest(OperatorFee{Bps: 1}); err == nil {
+	if _, err := testDomain.OperatorFeeDigest(rigtask.OperatorFee{Bps: 1}); err == nil {
 		t.Error("a nil nonce must fail")
 	}
 }
@@ -107,24 +108,24 @@ func TestSignRecoverVerify(t *testing.T) {
 	if len(sig) != 65 || (sig[64] != 27 && sig[64] != 28) {
 		t.Fatalf("signature %x: want 65 bytes with v 27/28", sig)
 	}
-	if got, err := Recover(digest, sig); err != nil || got != s.Address() {
+	if got, err := rigtask.Recover(digest, sig); err != nil || got != s.Address() {
 		t.Fatalf("Recover = %s, %v; want %s", got.Hex(), err, s.Address().Hex())
 	}
-	if err := Verify(digest, sig, s.Address()); err != nil {
+	if err := rigtask.Verify(digest, sig, s.Address()); err != nil {
 		t.Fatal(err)
 	}
 	stranger := common.HexToAddress("0xdead")
-	if err := Verify(digest, sig, stranger); !errors.Is(err, ErrSignature) {
+	if err := rigtask.Verify(digest, sig, stranger); !errors.Is(err, rigtask.ErrSignature) {
 		t.Fatalf("Verify against another operator: %v", err)
 	}
 	other, _ := testDomain.CommitDigest(big.NewInt(10), common.HexToHash("0xfeed"))
-	if err := Verify(other, sig, s.Address()); !errors.Is(err, ErrSignature) {
+	if err := rigtask.Verify(other, sig, s.Address()); !errors.Is(err, rigtask.ErrSignature) {
 		t.Fatalf("a signature over another digest verified: %v", err)
 	}
 	// v as 0/1 is the same signature.
 	low := bytes.Clone(sig)
 	low[64] -= 27
-	if got, err := Recover(digest, low); err != nil || got != s.Address() {
+	if got, err := rigtask.Recover(digest, low); err != nil || got != s.Address() {
 		t.Fatalf("v 0/1: %s, %v", got.Hex(), err)
 	}
 	// The malleable twin (s → n − s, v flipped) recovers the same key by ecrecover, but the
@@ -133,13 +134,13 @@ func TestSignRecoverVerify(t *testing.T) {
 	n := crypto.S256().Params().N
 	copy(twin[32:64], common.LeftPadBytes(new(big.Int).Sub(n, new(big.Int).SetBytes(sig[32:64])).Bytes(), 32))
 	twin[64] ^= 1
-	if _, err := Recover(digest, twin); !errors.Is(err, ErrSignature) {
+	if _, err := rigtask.Recover(digest, twin); !errors.Is(err, rigtask.ErrSignature) {
 		t.Fatalf("high-s twin accepted: %v", err)
 	}
 	bad := bytes.Clone(sig)
 	bad[64] = 29
 	for name, b := range map[string][]byte{"short": sig[:64], "long": append(bytes.Clone(sig), 0), "v 29": bad} {
-		if _, err := Recover(digest, b); !errors.Is(err, ErrSignature) {
+		if _, err := rigtask.Recover(digest, b); !errors.Is(err, rigtask.ErrSignature) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -147,13 +148,13 @@ func TestSignRecoverVerify(t *testing.T) {
 
 func TestParseKeyHex(t *testing.T) {
 	s := testSigner(t)
-	noPrefix, err := ParseKeyHex(strings.TrimPrefix(testKeyHex, "0x") + "\n")
+	noPrefix, err := rigtask.ParseKeyHex(strings.TrimPrefix(testKeyHex, "0x") + "\n")
 	if err != nil || noPrefix.Address() != s.Address() {
 		t.Fatalf("without 0x and with a newline: %v", err)
 	}
 	secret := "0x" + strings.Repeat("zz", 32)
 	for _, in := range []string{"", "0x1234", secret, "0x" + strings.Repeat("00", 32), "0x" + strings.Repeat("ff", 32)} {
-		_, err := ParseKeyHex(in)
+		_, err := rigtask.ParseKeyHex(in)
 		if err == nil {
 			t.Errorf("ParseKeyHex(%q) accepted", in)
 			continue
@@ -176,12 +177,12 @@ func TestDigestsMatchContract(t *testing.T) {
 		t.Fatalf("simulated chain id %s", sim.ChainID)
 	}
 	c := sim.ABI
-	d := Domain{ChainID: sim.ChainID, Contract: sim.Address}
+	d := rigtask.Domain{ChainID: sim.ChainID, Contract: sim.Address}
 	task := new(big.Int).Lsh(big.NewInt(1), 255)
 	answer := answerFromInt(t, 12_345)
-	salt := Salt{1, 2, 3}
+	salt := rigtask.Salt{1, 2, 3}
 
-	commitment, _ := Commitment(task, 77, answer, salt)
+	commitment, _ := rigtask.Commitment(task, 77, answer, salt)
 	onChain, err := bind.Call(sim.Contract, nil, c.PackCommitmentHash(task, 77, answer, salt), c.UnpackCommitmentHash)
 	if err != nil || common.Hash(onChain) != commitment {
 		t.Fatalf("commitmentHash on chain %x, %v; Go %s", onChain, err, commitment.Hex())
@@ -196,7 +197,7 @@ func TestDigestsMatchContract(t *testing.T) {
 	if err != nil || common.Hash(chainReveal) != goReveal {
 		t.Fatalf("revealDigest on chain %x, %v; Go %s", chainReveal, err, goReveal.Hex())
 	}
-	fee := OperatorFee{Operator: sim.Addr(1), Bps: 1500, Payee: sim.Addr(0), Nonce: big.NewInt(3)}
+	fee := rigtask.OperatorFee{Operator: sim.Addr(1), Bps: 1500, Payee: sim.Addr(0), Nonce: big.NewInt(3)}
 	goFee, _ := d.OperatorFeeDigest(fee)
 	abiFee := agentrig.AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}
 	chainFee, err := bind.Call(sim.Contract, nil, c.PackOperatorFeeDigest(abiFee), c.UnpackOperatorFeeDigest)
@@ -204,7 +205,7 @@ func TestDigestsMatchContract(t *testing.T) {
 		t.Fatalf("operatorFeeDigest on chain %x, %v; Go %s", chainFee, err, goFee.Hex())
 	}
 	// The contract recovers our signature to the operator: setOperatorFee stores the consent.
-	sig, err := NewKeySigner(sim.Keys[1]).SignDigest(goFee)
+	sig, err := rigtask.NewKeySigner(sim.Keys[1]).SignDigest(goFee)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestEthersAgrees(t *testing.T) {
 		t.Skip("rig/contract/node_modules/ethers is absent (run npm ci in rig/contract)")
 	}
 	s := testSigner(t)
-	d := Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress("0x00000000000000000000000000000000000a6e17")}
+	d := rigtask.Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress("0x00000000000000000000000000000000000a6e17")}
 	type commitCase struct{ Task, Commitment string }
 	type revealCase struct{ Task, Answer, Salt string }
 	type feeCase struct {
@@ -249,7 +250,7 @@ func TestEthersAgrees(t *testing.T) {
 	}{ChainID: d.ChainID.String(), Contract: d.Contract.Hex(), Key: testKeyHex}
 	maxTask := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 	for i, task := range []*big.Int{big.NewInt(1), big.NewInt(123456789), maxTask} {
-		c, _ := Commitment(task, uint64(i+1), answerFromInt(t, int64(17_712_000_000+i)), Salt{byte(i)})
+		c, _ := rigtask.Commitment(task, uint64(i+1), answerFromInt(t, int64(17_712_000_000+i)), rigtask.Salt{byte(i)})
 		in.Commits = append(in.Commits, commitCase{task.String(), c.Hex()})
 		in.Reveals = append(in.Reveals, revealCase{task.String(), numeric.AnswerHex(answerFromInt(t, int64(i*1000))), hexutil.Encode(bytes.Repeat([]byte{byte(0xa0 + i)}, 32))})
 	}
@@ -267,7 +268,7 @@ func TestEthersAgrees(t *testing.T) {
 	for _, r := range in.Reveals {
 		task, _ := new(big.Int).SetString(r.Task, 10)
 		a, _ := numeric.ParseAnswer(r.Answer)
-		h, err := d.RevealDigest(task, a, Salt(common.HexToHash(r.Salt)))
+		h, err := d.RevealDigest(task, a, rigtask.Salt(common.HexToHash(r.Salt)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +276,7 @@ func TestEthersAgrees(t *testing.T) {
 	}
 	for _, f := range in.Fees {
 		nonce, _ := new(big.Int).SetString(f.Nonce, 10)
-		h, err := d.OperatorFeeDigest(OperatorFee{Operator: common.HexToAddress(f.Operator), Bps: f.Bps, Payee: common.HexToAddress(f.Payee), Nonce: nonce})
+		h, err := d.OperatorFeeDigest(rigtask.OperatorFee{Operator: common.HexToAddress(f.Operator), Bps: f.Bps, Payee: common.HexToAddress(f.Payee), Nonce: nonce})
 		if err != nil {
 			t.Fatal(err)
 		}

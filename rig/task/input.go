@@ -1,4 +1,4 @@
-package rig
+package task
 
 import (
 	"bytes"
@@ -103,8 +103,8 @@ func (r InputRules) CheckWindow(in Input, commitDeadline time.Time) error {
 	return nil
 }
 
-// InputError is a task input the rules refuse. It is ErrInput (errors.Is) and the rule it broke.
-type InputError struct {
+// RefusalError is a task input the rules refuse. It is ErrInput (errors.Is) and the rule it broke.
+type RefusalError struct {
 	// Rule is the rule broken: one of the Err* of task inputs, ErrInput when none is more precise.
 	Rule error
 	// Reason is what a refusal says: the rule's words and what the input held, without the
@@ -112,15 +112,15 @@ type InputError struct {
 	Reason string
 }
 
-func (e *InputError) Error() string { return ErrInput.Error() + ": " + e.Reason }
+func (e *RefusalError) Error() string { return ErrInput.Error() + ": " + e.Reason }
 
-// Is makes every InputError an ErrInput; Unwrap gives the rule.
-func (e *InputError) Is(target error) bool { return target == ErrInput }
-func (e *InputError) Unwrap() error        { return e.Rule }
+// Is makes every RefusalError an ErrInput; Unwrap gives the rule.
+func (e *RefusalError) Is(target error) bool { return target == ErrInput }
+func (e *RefusalError) Unwrap() error        { return e.Rule }
 
-// RefusalText is the reason a refusal gives: an InputError's Reason; any other error's text.
+// RefusalText is the reason a refusal gives: a RefusalError's Reason; any other error's text.
 func RefusalText(err error) string {
-	if ie, ok := errors.AsType[*InputError](err); ok {
+	if ie, ok := errors.AsType[*RefusalError](err); ok {
 		return ie.Reason
 	}
 	return err.Error()
@@ -380,13 +380,13 @@ func checkMinute(t time.Time) error {
 	return nil
 }
 
-// inputErr is an InputError of rule kind whose reason starts with kind's own words.
+// inputErr is a RefusalError of rule kind whose reason starts with kind's own words.
 func inputErr(kind error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if kind != ErrInput {
 		msg = kind.Error() + ": " + msg
 	}
-	return &InputError{Rule: kind, Reason: msg}
+	return &RefusalError{Rule: kind, Reason: msg}
 }
 
 func describeToken(tok json.Token) string {

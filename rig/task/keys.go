@@ -1,4 +1,4 @@
-package rig
+package task
 
 import (
 	"crypto/ecdsa"
