@@ -185,11 +185,11 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 // there would wait until Send's nonce-gap resend (BumpAfter later, leaving a stale duplicate).
 func (r *Runner) forgetNonceOf(from common.Address) {
 	if r.relayer != nil && r.relayer.Address() == from {
-		r.relayer.forgetNonce()
+		r.relayer.ForgetNonce()
 		return
 	}
 	if h, ok := r.rigs[r.rigOfSender(from)]; ok && h.sender != nil {
-		h.sender.forgetNonce()
+		h.sender.ForgetNonce()
 	}
 }
 

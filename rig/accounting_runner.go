@@ -13,6 +13,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // The runner's side of the accounts: the sender tells it of every mined transaction
@@ -41,16 +42,16 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 // txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
 // included, split over the entries it served.
 func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []TaskRig, rec *types.Receipt) TxRecord {
-	l1, err := ReceiptL1(ctx, r.backend, rec.TxHash)
+	l1, err := txm.ReceiptL1(ctx, r.backend, rec.TxHash)
 	switch {
-	case errors.Is(err, errNoRawClient):
+	case errors.Is(err, txm.ErrNoRawClient):
 		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
 	case err != nil:
 		// journaled without it: on a rollup that charges L1 on top (OP-style l1Fee) the
 		// accounts then undercount this transaction's cost
 		r.log.Warn("the L1 part of a transaction's cost could not be read: journaled without it", "tx", rec.TxHash.Hex(), "error", err)
 	}
-	fee := ReceiptFee(rec, l1)
+	fee := txm.ReceiptFee(rec, l1)
 	entries = slices.Clone(entries)
 	for i, share := range splitFee(fee, len(entries)) {
 		entries[i].Share = share

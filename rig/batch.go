@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // maxBatch bounds the entries of one commitMany/revealMany, so a backlog of tasks never builds
@@ -29,14 +31,14 @@ type answerPlan struct {
 	kept []answerTx // the answers that still apply on the pending state
 	// singles[i] sends kept[i] alone from senders[i]: the rig's own commit/reveal from its
 	// operator, or, behind a relayer, a one-entry commitMany/revealMany from the relayer.
-	singles  []Call
-	senders  []*Sender
+	singles  []txm.Call
+	senders  []*txm.Sender
 	gas      []uint64 // eth_estimateGas of each single at the pending state
 	separate uint64   // Σ gas
 	// many carries every kept answer, signed by its operator, sent by payer: the relayer, or the
 	// operator of the lowest rig id in the batch.
-	many    Call
-	payer   *Sender
+	many    txm.Call
+	payer   *txm.Sender
 	batched uint64 // eth_estimateGas of many at the pending state; 0 when it could not be estimated
 }
 
@@ -46,8 +48,8 @@ func (p answerPlan) batch() bool { return p.batched > 0 && p.batched < p.separat
 // probe is what plan learns of one answer.
 type probe struct {
 	sig    []byte
-	single Call
-	sender *Sender
+	single txm.Call
+	sender *txm.Sender
 	gas    uint64
 	err    error
 }
@@ -64,7 +66,7 @@ type probe struct {
 func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	kind := txs[0].kind
 	probes := make([]probe, len(txs))
-	var reqs []CheckRequest
+	var reqs []txm.CheckRequest
 	own := make([]int, len(txs)) // index in reqs of each answer's own call; -1 when not checked
 	var entries []Entry
 	var sigs [][]byte
@@ -82,10 +84,10 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		}
 		pr.single, pr.sender = a.kind.call(r.chain, a.entry), h.sender
 		own[i] = len(reqs)
-		reqs = append(reqs, CheckRequest{From: h.sender, Call: pr.single})
+		reqs = append(reqs, txm.CheckRequest{From: h.sender, Call: pr.single})
 		if r.relayer != nil {
 			pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{pr.sig}), r.relayer
-			reqs = append(reqs, CheckRequest{From: r.relayer, Call: pr.single})
+			reqs = append(reqs, txm.CheckRequest{From: r.relayer, Call: pr.single})
 		}
 		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
 	}
@@ -98,8 +100,8 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	// Optimistically, every answer applies: the batch of all is estimated in the same round trip.
 	payer := r.payerOf(txs)
 	many := kind.many(r.chain, entries, sigs)
-	reqs = append(reqs, CheckRequest{From: payer, Call: many})
-	res := CheckMany(ctx, reqs)
+	reqs = append(reqs, txm.CheckRequest{From: payer, Call: many})
+	res := txm.CheckMany(ctx, reqs)
 	p := answerPlan{kind: kind}
 	for i, a := range txs {
 		pr := probes[i]
@@ -143,7 +145,7 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 }
 
 // payerOf is who pays a batch of txs: the relayer, or the operator of the lowest rig id in it.
-func (r *Runner) payerOf(txs []answerTx) *Sender {
+func (r *Runner) payerOf(txs []answerTx) *txm.Sender {
 	if r.relayer != nil {
 		return r.relayer
 	}
@@ -168,7 +170,7 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 	log := r.log.With("entries", len(p.kept), "gas_batched", p.batched, "gas_separate", p.separate)
 	if p.batch() {
 		rec, err := r.sendBatch(ctx, p)
-		if errors.Is(err, ErrInsufficientFunds) {
+		if errors.Is(err, txm.ErrInsufficientFunds) {
 			// No operator of the batch can pay for it: each rig sends its own, so the rigs
 			// whose operators hold gas still answer.
 			log.Warn("no operator of the "+kind.name+" batch can pay for it; sending one transaction each", "error", err)
@@ -197,7 +199,7 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 // rig id, pays instead. The error is ErrInsufficientFunds when none can.
 func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, error) {
 	rec, err := r.sendChecked(ctx, p.payer, p.many, p.batched)
-	if r.relayer != nil || !errors.Is(err, ErrInsufficientFunds) {
+	if r.relayer != nil || !errors.Is(err, txm.ErrInsufficientFunds) {
 		return rec, err
 	}
 	ids := make([]uint64, 0, len(p.kept))
@@ -207,7 +209,7 @@ func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, e
 		}
 	}
 	slices.Sort(ids)
-	tried := []*Sender{p.payer}
+	tried := []*txm.Sender{p.payer}
 	for _, id := range ids {
 		payer := r.rigs[id].sender
 		if slices.Contains(tried, payer) {
@@ -216,7 +218,7 @@ func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, e
 		tried = append(tried, payer)
 		r.log.Warn("the "+p.kind.name+" batch's payer cannot pay for it; another operator of the batch pays",
 			"unfunded", tried[len(tried)-2].Address(), "payer", payer.Address(), "rig", id)
-		if rec, err = r.send(ctx, payer, p.many); !errors.Is(err, ErrInsufficientFunds) {
+		if rec, err = r.send(ctx, payer, p.many); !errors.Is(err, txm.ErrInsufficientFunds) {
 			return rec, err
 		}
 	}

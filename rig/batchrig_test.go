@@ -16,6 +16,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	rigtask "github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // batchRig is a simulated chain with one NUMERIC job of quorum 3, three rigs that all belong to
@@ -66,7 +67,7 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.journal.Close() })
-	b.cfg = Config{Contract: sim.Address, JobID: 1, Sender: SenderConfig{Poll: 2 * time.Millisecond}}
+	b.cfg = Config{Contract: sim.Address, JobID: 1, Sender: txm.SenderConfig{Poll: 2 * time.Millisecond}}
 	for i := range 3 {
 		b.cfg.Operators = append(b.cfg.Operators, b.key(batchOperator(i)))
 	}

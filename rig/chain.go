@@ -10,6 +10,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // Chain is the AgentRig protocol as the seeds define it: the transactions of a task's life,
@@ -18,15 +19,15 @@ import (
 // reference contract; what the seeds leave open is the Deployment's.
 type Chain interface {
 	// OrderCall orders one task per input (order, or orderMany for several).
-	OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) Call
-	DrawCall(taskID uint64) Call
-	CommitCall(taskID uint64, commitment common.Hash) Call
-	RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) Call
-	SettleCall(taskID uint64) Call
+	OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) txm.Call
+	DrawCall(taskID uint64) txm.Call
+	CommitCall(taskID uint64, commitment common.Hash) txm.Call
+	RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) txm.Call
+	SettleCall(taskID uint64) txm.Call
 	// CommitManyCall and RevealManyCall carry entries signed (EIP-712) by operator keys in one
 	// transaction; entries that do not apply are skipped, not reverted.
-	CommitManyCall(entries []SignedCommit) Call
-	RevealManyCall(entries []SignedReveal) Call
+	CommitManyCall(entries []SignedCommit) txm.Call
+	RevealManyCall(entries []SignedReveal) txm.Call
 	PhaseOf(ctx context.Context, taskID uint64) (agentrig.Phase, error)
 	// ReadAnswer reads answerOf.
 	ReadAnswer(ctx context.Context, taskID uint64) (Answer, error)
@@ -50,37 +51,37 @@ type SignedReveal struct {
 }
 
 // CommitCall commits a drawn rig's commitment, sent by its operator.
-func (c *Contract) CommitCall(taskID uint64, commitment common.Hash) Call {
-	return Call{Function: fmt.Sprintf("commit(%d, %s)", taskID, commitment.Hex()), To: c.Address,
+func (c *Contract) CommitCall(taskID uint64, commitment common.Hash) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("commit(%d, %s)", taskID, commitment.Hex()), To: c.Address,
 		Data: c.abi.PackCommit(new(big.Int).SetUint64(taskID), commitment)}
 }
 
 // RevealCall reveals the answer and salt behind a commitment, sent by the rig's operator.
-func (c *Contract) RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) Call {
-	return Call{Function: fmt.Sprintf("reveal(%d, %s)", taskID, common.Hash(answer).Hex()), To: c.Address,
+func (c *Contract) RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("reveal(%d, %s)", taskID, common.Hash(answer).Hex()), To: c.Address,
 		Data: c.abi.PackReveal(new(big.Int).SetUint64(taskID), answer, salt)}
 }
 
 // CommitManyCall carries signed commits of any rigs and tasks in one transaction.
-func (c *Contract) CommitManyCall(entries []SignedCommit) Call {
+func (c *Contract) CommitManyCall(entries []SignedCommit) txm.Call {
 	commits := make([]agentrig.AgentRigCommit, len(entries))
 	sigs := make([][]byte, len(entries))
 	for i, e := range entries {
 		commits[i] = agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(e.TaskID), Commitment: e.Commitment}
 		sigs[i] = e.Signature
 	}
-	return Call{Function: fmt.Sprintf("commitMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackCommitMany(commits, sigs)}
+	return txm.Call{Function: fmt.Sprintf("commitMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackCommitMany(commits, sigs)}
 }
 
 // RevealManyCall carries signed reveals of any rigs and tasks in one transaction.
-func (c *Contract) RevealManyCall(entries []SignedReveal) Call {
+func (c *Contract) RevealManyCall(entries []SignedReveal) txm.Call {
 	reveals := make([]agentrig.AgentRigReveal, len(entries))
 	sigs := make([][]byte, len(entries))
 	for i, e := range entries {
 		reveals[i] = agentrig.AgentRigReveal{TaskId: new(big.Int).SetUint64(e.TaskID), Answer: e.Answer, Salt: e.Salt}
 		sigs[i] = e.Signature
 	}
-	return Call{Function: fmt.Sprintf("revealMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackRevealMany(reveals, sigs)}
+	return txm.Call{Function: fmt.Sprintf("revealMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackRevealMany(reveals, sigs)}
 }
 
 // PhaseOf reads phaseOf.

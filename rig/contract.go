@@ -13,13 +13,14 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // Backend is what the rig calls on a node: the sender's calls (TxChain), the chain id, logs
 // (the reference deployment's events, operator status) and balances (Prepare).
 // *ethclient.Client satisfies it, so does the simulated backend's client.
 type Backend interface {
-	TxChain
+	txm.TxChain
 	ChainID(ctx context.Context) (*big.Int, error)
 	FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error)
 	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
@@ -43,7 +44,7 @@ func (c *Contract) ABI() *agentrig.AgentRig { return c.abi }
 func (c *Contract) call(ctx context.Context, data []byte) ([]byte, error) {
 	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: data}, nil)
 	if err != nil {
-		return nil, ClassifyRPCError(err)
+		return nil, txm.ClassifyRPCError(err)
 	}
 	return out, nil
 }
@@ -66,7 +67,7 @@ const tasksPerBatch = 200
 // that failed them all.
 func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (infos []agentrig.AgentRigTaskInfo, errs []error, err error) {
 	infos, errs = make([]agentrig.AgentRigTaskInfo, len(ids)), make([]error, len(ids))
-	bc := BatcherOf(c.backend)
+	bc := txm.BatcherOf(c.backend)
 	if bc == nil {
 		for i, id := range ids {
 			out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: c.abi.PackTaskOf(new(big.Int).SetUint64(id))}, block)
@@ -74,7 +75,7 @@ func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (inf
 				if ctx.Err() != nil {
 					return nil, nil, ctx.Err()
 				}
-				errs[i] = fmt.Errorf("taskOf(%d): %w", id, ClassifyRPCError(err))
+				errs[i] = fmt.Errorf("taskOf(%d): %w", id, txm.ClassifyRPCError(err))
 				continue
 			}
 			infos[i], errs[i] = c.abi.UnpackTaskOf(out)
@@ -94,11 +95,11 @@ func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (inf
 			elems[i] = rpc.BatchElem{Method: "eth_call", Args: []any{arg, at}, Result: &outs[i]}
 		}
 		if err := bc.BatchCallContext(ctx, elems); err != nil {
-			return nil, nil, fmt.Errorf("taskOf of %d tasks: %w", len(chunk), ClassifyRPCError(err))
+			return nil, nil, fmt.Errorf("taskOf of %d tasks: %w", len(chunk), txm.ClassifyRPCError(err))
 		}
 		for i, id := range chunk {
 			if elems[i].Error != nil {
-				errs[start+i] = fmt.Errorf("taskOf(%d): %w", id, ClassifyRPCError(elems[i].Error))
+				errs[start+i] = fmt.Errorf("taskOf(%d): %w", id, txm.ClassifyRPCError(elems[i].Error))
 				continue
 			}
 			infos[start+i], errs[start+i] = c.abi.UnpackTaskOf(outs[i])
@@ -174,7 +175,7 @@ func (c *Contract) TaskInput(ctx context.Context, taskID uint64) (agentrig.Agent
 		Topics: [][]common.Hash{{c.abi.GetABI().Events["TaskOrdered"].ID}, {common.BigToHash(new(big.Int).SetUint64(taskID))}},
 	})
 	if err != nil {
-		return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ClassifyRPCError(err))
+		return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, txm.ClassifyRPCError(err))
 	}
 	for i := range logs {
 		if ev, err := c.abi.UnpackTaskOrderedEvent(&logs[i]); err == nil && !logs[i].Removed {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // ReferenceDeployment is the Deployment of the reference contract (contract/AgentRig.sol): a
@@ -61,7 +62,7 @@ func (d *ReferenceDeployment) Events(ctx context.Context, from, to uint64) ([]Ta
 		Topics:    [][]common.Hash{d.topics},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("logs %d..%d: %w", from, to, ClassifyRPCError(err))
+		return nil, fmt.Errorf("logs %d..%d: %w", from, to, txm.ClassifyRPCError(err))
 	}
 	abi := d.c.abi
 	var out []TaskEvent

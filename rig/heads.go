@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // A runner looks at the chain every Poll. When its node speaks websockets it also looks the
@@ -93,7 +95,7 @@ func (r *Runner) followHeads(ctx context.Context, heads HeadSubscriber) {
 		}
 		if err != nil {
 			if !logged {
-				r.log.Warn("cannot subscribe to new heads; polling until it can", "error", ClassifyRPCError(err), "retry_in", r.resubscribeEvery())
+				r.log.Warn("cannot subscribe to new heads; polling until it can", "error", txm.ClassifyRPCError(err), "retry_in", r.resubscribeEvery())
 				logged = true
 			}
 		} else {

@@ -187,11 +187,11 @@ func (r *Runner) leaseAge() time.Duration {
 func (r *Runner) takeOver(ctx context.Context) {
 	for _, h := range r.rigs {
 		if h.sender != nil {
-			h.sender.forgetNonce()
+			h.sender.ForgetNonce()
 		}
 	}
 	if r.relayer != nil {
-		r.relayer.forgetNonce()
+		r.relayer.ForgetNonce()
 	}
 	open, err := r.journal.Open(ctx)
 	if err != nil {

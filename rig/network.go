@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // Network is a chain AgentRig runs on, by name. The seed fixes Robinhood Chain's id (4663); the
@@ -58,7 +60,7 @@ type ChainIDReader interface {
 func CheckChain(ctx context.Context, node ChainIDReader, want uint64) (*big.Int, error) {
 	id, err := node.ChainID(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("eth_chainId: %w", ClassifyRPCError(err))
+		return nil, fmt.Errorf("eth_chainId: %w", txm.ClassifyRPCError(err))
 	}
 	if !id.IsUint64() || id.Uint64() != want {
 		return nil, fmt.Errorf("%w: the node serves chain id %s, not %d", ErrWrongChain, id, want)

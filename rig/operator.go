@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // What an operator does on chain: register rigs, stake, leave, consent to a relayer's fee, take
@@ -18,39 +19,39 @@ import (
 // (eth_call simulation, gas and fee), show it, and send it with SendPlan.
 
 // RegisterCall registers a rig on jobID operated by operator, staked with stake wei.
-func (c *Contract) RegisterCall(jobID uint32, operator common.Address, stake *big.Int) Call {
-	return Call{Function: fmt.Sprintf("registerRig(%d, %s)", jobID, operator.Hex()), To: c.Address,
+func (c *Contract) RegisterCall(jobID uint32, operator common.Address, stake *big.Int) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("registerRig(%d, %s)", jobID, operator.Hex()), To: c.Address,
 		Data: c.abi.PackRegisterRig(jobID, operator), Value: new(big.Int).Set(stake)}
 }
 
 // AddStakeCall adds amount wei to a rig's stake.
-func (c *Contract) AddStakeCall(rigID uint64, amount *big.Int) Call {
-	return Call{Function: fmt.Sprintf("addStake(%d)", rigID), To: c.Address, Data: c.abi.PackAddStake(rigID), Value: new(big.Int).Set(amount)}
+func (c *Contract) AddStakeCall(rigID uint64, amount *big.Int) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("addStake(%d)", rigID), To: c.Address, Data: c.abi.PackAddStake(rigID), Value: new(big.Int).Set(amount)}
 }
 
 // WithdrawStakeCall moves amount wei of a rig's unlocked stake to the owner's credits.
-func (c *Contract) WithdrawStakeCall(rigID uint64, amount *big.Int) Call {
-	return Call{Function: fmt.Sprintf("withdrawStake(%d, %s)", rigID, amount), To: c.Address, Data: c.abi.PackWithdrawStake(rigID, amount)}
+func (c *Contract) WithdrawStakeCall(rigID uint64, amount *big.Int) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("withdrawStake(%d, %s)", rigID, amount), To: c.Address, Data: c.abi.PackWithdrawStake(rigID, amount)}
 }
 
 // DeactivateCall takes a rig out of its job's draws.
-func (c *Contract) DeactivateCall(rigID uint64) Call {
-	return Call{Function: fmt.Sprintf("deactivateRig(%d)", rigID), To: c.Address, Data: c.abi.PackDeactivateRig(rigID)}
+func (c *Contract) DeactivateCall(rigID uint64) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("deactivateRig(%d)", rigID), To: c.Address, Data: c.abi.PackDeactivateRig(rigID)}
 }
 
 // WithdrawCall pays out the sender's credits.
-func (c *Contract) WithdrawCall() Call {
-	return Call{Function: "withdraw()", To: c.Address, Data: c.abi.PackWithdraw()}
+func (c *Contract) WithdrawCall() txm.Call {
+	return txm.Call{Function: "withdraw()", To: c.Address, Data: c.abi.PackWithdraw()}
 }
 
 // SetOperatorFeeCall records a signed OperatorFee consent.
-func (c *Contract) SetOperatorFeeCall(fee task.OperatorFee, sig []byte) Call {
-	return Call{Function: fmt.Sprintf("setOperatorFee(%s, %d bps, payee %s, nonce %s)", fee.Operator.Hex(), fee.Bps, fee.Payee.Hex(), fee.Nonce),
+func (c *Contract) SetOperatorFeeCall(fee task.OperatorFee, sig []byte) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("setOperatorFee(%s, %d bps, payee %s, nonce %s)", fee.Operator.Hex(), fee.Bps, fee.Payee.Hex(), fee.Nonce),
 		To: c.Address, Data: c.abi.PackSetOperatorFee(agentrig.AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}, sig)}
 }
 
 // RegisteredRig finds the rig id a registerRig transaction created.
-func (c *Contract) RegisteredRig(r Receipt) (uint64, error) {
+func (c *Contract) RegisteredRig(r txm.SentTx) (uint64, error) {
 	for _, l := range r.Logs {
 		if ev, err := c.abi.UnpackRigRegisteredEvent(l); err == nil {
 			return ev.RigId, nil
@@ -190,7 +191,7 @@ func (c *Contract) Status(ctx context.Context, rigID uint64, info agentrig.Agent
 		Topics: [][]common.Hash{{ev["Revealed"].ID, ev["Slashed"].ID, ev["Committed"].ID}, nil, {topicRig}}}
 	logs, err := c.backend.FilterLogs(ctx, q)
 	if err != nil {
-		return s, fmt.Errorf("logs of rig %d: %w", rigID, ClassifyRPCError(err))
+		return s, fmt.Errorf("logs of rig %d: %w", rigID, txm.ClassifyRPCError(err))
 	}
 	outside := map[string]bool{}
 	var revealed []*big.Int

@@ -13,6 +13,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // What a user of the oracle does on chain: order job-2 tasks, follow them to their answer, read
@@ -50,10 +51,10 @@ func BuildInputs(rules task.InputRules, pairs []OrderInput, commitDeadline time.
 
 // OrderCall orders one task per input on jobID at price wei each: order for one input,
 // orderMany for several (one transaction).
-func (c *Contract) OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) Call {
+func (c *Contract) OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) txm.Call {
 	value := new(big.Int).Mul(price, big.NewInt(int64(len(inputs))))
 	if len(inputs) == 1 {
-		return Call{Function: fmt.Sprintf("order(%d, %s, %s)", jobID, inputs[0].Hash.Hex(), inputs[0].URI), To: c.Address,
+		return txm.Call{Function: fmt.Sprintf("order(%d, %s, %s)", jobID, inputs[0].Hash.Hex(), inputs[0].URI), To: c.Address,
 			Data: c.abi.PackOrder(jobID, inputs[0].Hash, inputs[0].URI), Value: value}
 	}
 	hashes := make([][32]byte, len(inputs))
@@ -61,12 +62,12 @@ func (c *Contract) OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) 
 	for i, in := range inputs {
 		hashes[i], uris[i] = in.Hash, in.URI
 	}
-	return Call{Function: fmt.Sprintf("orderMany(%d, %d inputs)", jobID, len(inputs)), To: c.Address,
+	return txm.Call{Function: fmt.Sprintf("orderMany(%d, %d inputs)", jobID, len(inputs)), To: c.Address,
 		Data: c.abi.PackOrderMany(jobID, hashes, uris), Value: value}
 }
 
 // OrderedTasks reads the task ids of the TaskOrdered events of an order transaction.
-func (c *Contract) OrderedTasks(r Receipt) []uint64 {
+func (c *Contract) OrderedTasks(r txm.SentTx) []uint64 {
 	var ids []uint64
 	for _, l := range r.Logs {
 		if ev, err := c.abi.UnpackTaskOrderedEvent(l); err == nil {
@@ -77,18 +78,18 @@ func (c *Contract) OrderedTasks(r Receipt) []uint64 {
 }
 
 // DrawCall draws a task's rigs; SettleCall settles it; RefundCall refunds a task nobody drew.
-func (c *Contract) DrawCall(taskID uint64) Call {
-	return Call{Function: fmt.Sprintf("draw(%d)", taskID), To: c.Address, Data: c.abi.PackDraw(new(big.Int).SetUint64(taskID))}
+func (c *Contract) DrawCall(taskID uint64) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("draw(%d)", taskID), To: c.Address, Data: c.abi.PackDraw(new(big.Int).SetUint64(taskID))}
 }
 
 // SettleCall settles a task whose reveal window closed or whose rigs all revealed.
-func (c *Contract) SettleCall(taskID uint64) Call {
-	return Call{Function: fmt.Sprintf("settle(%d)", taskID), To: c.Address, Data: c.abi.PackSettle(new(big.Int).SetUint64(taskID))}
+func (c *Contract) SettleCall(taskID uint64) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("settle(%d)", taskID), To: c.Address, Data: c.abi.PackSettle(new(big.Int).SetUint64(taskID))}
 }
 
 // RefundCall credits the orderer the price of a task nobody drew within the hour.
-func (c *Contract) RefundCall(taskID uint64) Call {
-	return Call{Function: fmt.Sprintf("refund(%d)", taskID), To: c.Address, Data: c.abi.PackRefund(new(big.Int).SetUint64(taskID))}
+func (c *Contract) RefundCall(taskID uint64) txm.Call {
+	return txm.Call{Function: fmt.Sprintf("refund(%d)", taskID), To: c.Address, Data: c.abi.PackRefund(new(big.Int).SetUint64(taskID))}
 }
 
 // Windows reads the contract's commit and reveal windows.
@@ -153,7 +154,7 @@ type FollowOptions struct {
 // grace. It returns each task's answer. A node that does not answer for a while (a busy or
 // restarting RPC) is asked again at the next poll until ctx ends, which then reports the last
 // error.
-func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowOptions) ([]Answer, error) {
+func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o FollowOptions) ([]Answer, error) {
 	if o.Poll == 0 {
 		o.Poll = 500 * time.Millisecond
 	}
@@ -195,7 +196,7 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 			if s == nil || time.Since(since[id]) < o.Grace {
 				continue
 			}
-			var call Call
+			var call txm.Call
 			switch a.Phase {
 			case agentrig.PhaseDraw:
 				call = c.DrawCall(id)
@@ -204,8 +205,8 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 			default:
 				continue
 			}
-			p, err := Prepare(ctx, c.backend, s.Address(), call)
-			var refused *Refused
+			p, err := txm.Prepare(ctx, c.backend, s.Address(), call)
+			var refused *txm.Refused
 			if errors.As(err, &refused) {
 				continue // someone else moved it on, or it is too early: look again
 			}
@@ -213,8 +214,8 @@ func Follow(ctx context.Context, c *Contract, s *Sender, ids []uint64, o FollowO
 				lastErr = err
 				continue
 			}
-			if _, err := SendPlan(ctx, s, p); err != nil && !errors.As(err, &refused) {
-				if errors.Is(err, ErrInsufficientFunds) {
+			if _, err := txm.SendPlan(ctx, s, p); err != nil && !errors.As(err, &refused) {
+				if errors.Is(err, txm.ErrInsufficientFunds) {
 					return nil, err
 				}
 				lastErr = err

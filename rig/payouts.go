@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // A settled task's payouts, read from the reference contract's events: what the settlement
@@ -53,7 +54,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 		Topics: [][]common.Hash{{ev["Settled"].ID}, {id}},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
+		return nil, fmt.Errorf("settlement of task %d: %w", taskID, txm.ClassifyRPCError(err))
 	}
 	var settle common.Hash
 	for _, l := range logs {
@@ -66,7 +67,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 	}
 	rec, err := c.backend.TransactionReceipt(ctx, settle)
 	if err != nil {
-		return nil, fmt.Errorf("settlement of task %d: %w", taskID, ClassifyRPCError(err))
+		return nil, fmt.Errorf("settlement of task %d: %w", taskID, txm.ClassifyRPCError(err))
 	}
 	var out []Payout
 	last := uint64(0) // the rig the latest reward went to

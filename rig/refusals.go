@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // The AgentRig contract's refusals: its custom errors decoded for the transaction manager (which
@@ -13,16 +14,16 @@ import (
 // contractErrors decodes the AgentRig contract's custom errors.
 type contractErrors struct{}
 
-func init() { RegisterErrors(contractErrors{}) }
+func init() { txm.RegisterErrors(contractErrors{}) }
 
 // DecodeRevert finds one of the contract's custom errors in err, with its fields and what it
 // means.
-func (contractErrors) DecodeRevert(err error) (ContractError, bool) {
+func (contractErrors) DecodeRevert(err error) (txm.ContractError, bool) {
 	re, ok := agentrig.DecodeRevert(err)
 	if !ok {
-		return ContractError{}, false
+		return txm.ContractError{}, false
 	}
-	e := ContractError{Name: re.Name, Explain: explainRevert(re)}
+	e := txm.ContractError{Name: re.Name, Explain: explainRevert(re)}
 	if re.Value != nil {
 		e.Detail = strings.TrimPrefix(fmt.Sprintf("%+v", re.Value), "&")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // Pricer gives the reconciled price of a symbol at a minute; *feeds.Reconciler is one.
@@ -59,7 +60,7 @@ type Config struct {
 	Now            func() time.Time
 	Logger         *slog.Logger
 	Metrics        *Metrics
-	Sender         SenderConfig
+	Sender         txm.SenderConfig
 	// Lease tunes the turns instances take on a shared (PostgreSQL) journal; with a SQLite
 	// journal the runner always leads.
 	Lease LeaseConfig
@@ -106,7 +107,7 @@ type rigHandle struct {
 	signer *task.KeySigner
 	// sender sends the rig's transactions; behind a relayer it only simulates and estimates
 	// them (the operator holds no gas).
-	sender *Sender
+	sender *txm.Sender
 }
 
 // taskState is what the runner knows of one task of its job.
@@ -154,7 +155,7 @@ type Runner struct {
 	pricer    Pricer
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
-	relayer   *Sender
+	relayer   *txm.Sender
 	pace      stagePace     // how long our draws and settles take to be mined (schedule.go)
 	reorg     reorgAccounts // the accounts kept to a reorganised chain (accounting_reorg.go)
 	tolerance uint32
@@ -194,7 +195,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	}
 	chainID, err := backend.ChainID(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("chain id: %w", ClassifyRPCError(err))
+		return nil, fmt.Errorf("chain id: %w", txm.ClassifyRPCError(err))
 	}
 	if cfg.StageDelay == 0 {
 		cfg.StageDelay = DefaultStageDelay(chainID)
@@ -252,10 +253,10 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		if !ok {
 			return nil, fmt.Errorf("operator %s has no active rig on job %d", k.Address.Hex(), cfg.JobID)
 		}
-		r.rigs[id] = &rigHandle{id: id, key: k, signer: task.NewKeySigner(k.Private), sender: NewSender(backend, k, chainID, cfg.Sender)}
+		r.rigs[id] = &rigHandle{id: id, key: k, signer: task.NewKeySigner(k.Private), sender: txm.NewSender(backend, k, chainID, cfg.Sender)}
 	}
 	if cfg.Relayer != nil {
-		r.relayer = NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
+		r.relayer = txm.NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
 	}
 	// A restarted runner picks up every task its journal has not finished.
 	open, err := journal.Open(ctx)
@@ -351,7 +352,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 	}()
 	head, err := r.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("head: %w", ClassifyRPCError(err))
+		return fmt.Errorf("head: %w", txm.ClassifyRPCError(err))
 	}
 	leader := r.IsLeader()
 	r.cfg.Metrics.setLeader(leader, r.leaseAge())

@@ -19,6 +19,7 @@ import (
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
 	rigtask "github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 func TestScheduleOrderIsTheSameEverywhereAndDrawnRigsGoFirst(t *testing.T) {
@@ -93,19 +94,19 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 	ctx := context.Background()
 
 	// withdraw() with no credits reverts NothingToWithdraw: simulated, not sent.
-	s := NewSender(chain, key, sim.ChainID, SenderConfig{Poll: time.Millisecond})
+	s := txm.NewSender(chain, key, sim.ChainID, txm.SenderConfig{Poll: time.Millisecond})
 	_, err = s.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, ErrWouldRevert) || RevertReason(err) != "NothingToWithdraw" || chain.Sends.Load() != 0 {
+	if !errors.Is(err, txm.ErrWouldRevert) || RevertReason(err) != "NothingToWithdraw" || chain.Sends.Load() != 0 {
 		t.Fatalf("err %v (reason %q), %d sent", err, RevertReason(err), chain.Sends.Load())
 	}
 
 	// A node that cannot simulate lets it through: it reverts on chain, and the error and the log
 	// name the contract's reason, replayed at the block.
 	var logs syncBuf
-	blind := NewSender(blindChain{chain}, key, sim.ChainID, SenderConfig{Poll: time.Millisecond,
+	blind := txm.NewSender(blindChain{chain}, key, sim.ChainID, txm.SenderConfig{Poll: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec, err := blind.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, ErrReverted) || RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.Sends.Load() != 1 {
+	if !errors.Is(err, txm.ErrReverted) || RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.Sends.Load() != 1 {
 		t.Fatalf("err %v (reason %q), receipt %v, %d sent", err, RevertReason(err), rec, chain.Sends.Load())
 	}
 	if !strings.Contains(logs.String(), "transaction reverted") || !strings.Contains(logs.String(), "reason=NothingToWithdraw") {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // answerKind is what differs between commits and reveals on their way out.
@@ -25,20 +26,20 @@ type answerKind struct {
 	name string
 	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
 	// many the batch of signed entries.
-	call   func(c Chain, e Entry) Call
+	call   func(c Chain, e Entry) txm.Call
 	digest func(d task.Domain, e Entry) (common.Hash, error)
-	many   func(c Chain, entries []Entry, sigs [][]byte) Call
+	many   func(c Chain, entries []Entry, sigs [][]byte) txm.Call
 	// done records a mined one.
 	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
 }
 
 var commits = &answerKind{
 	name: "commit",
-	call: func(c Chain, e Entry) Call { return c.CommitCall(e.TaskID, e.Commitment) },
+	call: func(c Chain, e Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
 	digest: func(d task.Domain, e Entry) (common.Hash, error) {
 		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
+	many: func(c Chain, entries []Entry, sigs [][]byte) txm.Call {
 		signed := make([]SignedCommit, len(entries))
 		for i, e := range entries {
 			signed[i] = SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
@@ -52,11 +53,11 @@ var commits = &answerKind{
 
 var reveals = &answerKind{
 	name: "reveal",
-	call: func(c Chain, e Entry) Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
+	call: func(c Chain, e Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
 	digest: func(d task.Domain, e Entry) (common.Hash, error) {
 		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
+	many: func(c Chain, entries []Entry, sigs [][]byte) txm.Call {
 		signed := make([]SignedReveal, len(entries))
 		for i, e := range entries {
 			signed[i] = SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
@@ -137,7 +138,7 @@ func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.
 
 // send sends a transaction to the contract from s, once the lease is checked in the database
 // (a shared journal): an instance that lost the lease sends nothing.
-func (r *Runner) send(ctx context.Context, s *Sender, call Call) (*types.Receipt, error) {
+func (r *Runner) send(ctx context.Context, s *txm.Sender, call txm.Call) (*types.Receipt, error) {
 	if err := r.gate(ctx); err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (r *Runner) send(ctx context.Context, s *Sender, call Call) (*types.Receipt
 
 // sendChecked is send of a call planned a moment ago from gas estimated at the pending state
 // (Sender.Check), which stands for its simulation.
-func (r *Runner) sendChecked(ctx context.Context, s *Sender, call Call, gas uint64) (*types.Receipt, error) {
+func (r *Runner) sendChecked(ctx context.Context, s *txm.Sender, call txm.Call, gas uint64) (*types.Receipt, error) {
 	if err := r.gate(ctx); err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func (r *Runner) sendChecked(ctx context.Context, s *Sender, call Call, gas uint
 // sendAny sends a transaction anyone may send (draw, settle) from the relayer or our first rig.
 // A revert means another process got there first, or it is not time yet: the next step looks
 // again.
-func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call Call) {
+func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call txm.Call) {
 	s := r.relayer
 	if s == nil {
 		s = r.rigs[r.RigIDs()[0]].sender
@@ -183,11 +184,11 @@ func (r *Runner) logSendError(what string, taskID, rigID uint64, err error) {
 	if rigID != 0 {
 		log = log.With("rig", rigID)
 	}
-	if errors.Is(err, ErrWouldRevert) {
-		log.Info(what+" not sent: it would revert", "reason", revertName(err))
+	if errors.Is(err, txm.ErrWouldRevert) {
+		log.Info(what+" not sent: it would revert", "reason", txm.RevertName(err))
 		return
 	}
-	log.Warn(what+" failed", "error", err, "reason", revertName(err))
+	log.Warn(what+" failed", "error", err, "reason", txm.RevertName(err))
 }
 
 // spawn runs f in the background unless a job with the same key is still running.

@@ -34,6 +34,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 //go:embed page.html app.js app.css
@@ -281,7 +282,7 @@ func (s *Server) rigViews(ctx context.Context, c *agentrig.AgentRig, proc Proces
 func (s *Server) call(ctx context.Context, data []byte) ([]byte, error) {
 	out, err := s.opts.Chain.CallContract(ctx, ethereum.CallMsg{To: &s.opts.Contract, Data: data}, nil)
 	if err != nil {
-		return nil, rig.ClassifyRPCError(err)
+		return nil, txm.ClassifyRPCError(err)
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // chainFlags are the flags of every chain command: which network, through which node, which
@@ -186,7 +187,7 @@ type planJSON struct {
 	Balance  string `json:"balance_wei"`
 }
 
-func planOut(p rig.Plan) planJSON {
+func planOut(p txm.Plan) planJSON {
 	return planJSON{Function: p.Function, From: p.From.Hex(), To: p.To.Hex(), ValueWei: p.Value.String(), Gas: p.Gas,
 		GasLimit: p.GasLimit, FeeWei: p.Fee.String(), MaxFee: p.MaxFee.String(), Balance: p.Balance.String()}
 }
@@ -200,12 +201,12 @@ type sentJSON struct {
 	FeePaid           string `json:"fee_paid_wei"`
 }
 
-func sentOut(r rig.Receipt) sentJSON {
+func sentOut(r txm.SentTx) sentJSON {
 	return sentJSON{TxHash: r.TxHash.Hex(), Block: r.Block, GasUsed: r.GasUsed, EffectiveGasPrice: r.EffectiveGasPrice.String(), FeePaid: r.FeePaid.String()}
 }
 
 // describePlan prints what will be sent, for a person to confirm.
-func describePlan(w io.Writer, conn *chainConn, p rig.Plan) {
+func describePlan(w io.Writer, conn *chainConn, p txm.Plan) {
 	fmt.Fprintf(w, "network:   %s (chain id %s) via %s\n", conn.network.Name, conn.chainID, conn.rpcShown)
 	fmt.Fprintf(w, "contract:  %s\n", p.To.Hex())
 	fmt.Fprintf(w, "from:      %s (balance %s ETH)\n", p.From.Hex(), audit.FormatETH(p.Balance))
@@ -244,27 +245,27 @@ func (a *app) confirm(f sendFlags, question string) error {
 
 // send prepares a call (eth_call simulation, gas, fee), shows it, asks, sends it and reports
 // what it cost. A call the contract would refuse is explained and not sent (exit 1).
-func (a *app) send(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call rig.Call) (rig.Plan, rig.Receipt, error) {
-	plan, err := rig.Prepare(ctx, conn.client, key.Address, call)
+func (a *app) send(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call txm.Call) (txm.Plan, txm.SentTx, error) {
+	plan, err := txm.Prepare(ctx, conn.client, key.Address, call)
 	if err != nil {
-		var refused *rig.Refused
+		var refused *txm.Refused
 		if errors.As(err, &refused) {
-			return plan, rig.Receipt{}, failed("%v", refused)
+			return plan, txm.SentTx{}, failed("%v", refused)
 		}
-		return plan, rig.Receipt{}, failed("%s", shownURL(err.Error()))
+		return plan, txm.SentTx{}, failed("%s", shownURL(err.Error()))
 	}
 	if plan.Balance.Cmp(plan.Total()) < 0 {
-		return plan, rig.Receipt{}, failed("%s holds %s ETH; %s needs up to %s ETH (value and the most the fee can be); nothing was sent",
+		return plan, txm.SentTx{}, failed("%s holds %s ETH; %s needs up to %s ETH (value and the most the fee can be); nothing was sent",
 			key.Address.Hex(), audit.FormatETH(plan.Balance), call.Function, audit.FormatETH(plan.Total()))
 	}
 	describePlan(a.stderr, conn, plan)
 	if err := a.confirm(f, "send it?"); err != nil {
-		return plan, rig.Receipt{}, err
+		return plan, txm.SentTx{}, err
 	}
-	sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
-	r, err := rig.SendPlan(ctx, sender, plan)
+	sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
+	r, err := txm.SendPlan(ctx, sender, plan)
 	if err != nil {
-		var refused *rig.Refused
+		var refused *txm.Refused
 		if errors.As(err, &refused) {
 			return plan, r, failed("%v", refused)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // chainT is a devnet reached over JSON-RPC, as the CLI commands reach it.
@@ -451,12 +452,12 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 	}
 	contract := rig.NewContract(c.client, c.d.Contract)
 	key := task.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
-	sender := rig.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
-	plan, err := rig.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []rig.OrderInput{{URI: uri, Hash: hash}}))
+	sender := txm.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
+	plan, err := txm.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []rig.OrderInput{{URI: uri, Hash: hash}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := rig.SendPlan(c.ctx, sender, plan)
+	r, err := txm.SendPlan(c.ctx, sender, plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 func init() { register(newOperatorCmd) }
@@ -168,7 +168,7 @@ func pickRig(ctx context.Context, conn *chainConn, key task.Key, rigID uint64, a
 }
 
 // sendAndPrint sends a call and prints its outcome.
-func (a *app) sendAndPrint(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call rig.Call, done string) error {
+func (a *app) sendAndPrint(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call txm.Call, done string) error {
 	plan, r, err := a.send(ctx, conn, key, f, call)
 	if err != nil {
 		return err
@@ -356,7 +356,7 @@ operator then needs no gas. bps 0 ends an arrangement.`,
 					return err
 				}
 				// The relayer's simulation: would the contract take the consent from it?
-				if _, err := rig.Prepare(ctx, conn.client, rel, call); err != nil {
+				if _, err := txm.Prepare(ctx, conn.client, rel, call); err != nil {
 					return failed("%v", err)
 				}
 				return a.printJSON(map[string]any{

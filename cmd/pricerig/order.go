@@ -17,6 +17,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	rigtask "github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 func init() {
@@ -156,7 +157,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			}
 			waitCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
+			sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
 			answers, err := rig.Follow(waitCtx, conn.contract, sender, ids, rig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
 				if detail != "" {
 					detail = ": " + detail

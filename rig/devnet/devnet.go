@@ -27,6 +27,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -126,7 +127,7 @@ type Devnet struct {
 
 	opts     Options
 	client   *ethclient.Client
-	orderer  *rig.Sender
+	orderer  *txm.Sender
 	contract *rig.Contract
 	abi      *agentrig.AgentRig
 	simSrv   *http.Server
@@ -236,7 +237,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	d.Spec = spec
 
-	builder := rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	builder := txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, txm.SenderConfig{Poll: 20 * time.Millisecond})
 	for _, j := range launchJobs {
 		specURI := j.spec
 		if j.kind == numeric.Numeric {
@@ -251,7 +252,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 			return nil, fmt.Errorf("registering rig %d: %w", i+1, err)
 		}
 	}
-	d.orderer = rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	d.orderer = txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, txm.SenderConfig{Poll: 20 * time.Millisecond})
 
 	// The rig runners, each a separate "process" with its own RPC connection, journal and
 	// reconciler.
@@ -276,7 +277,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 			Contract: addr, JobID: PriceJobID, FromBlock: head,
 			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Inputs: task.SpecInputRules(spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
-			Logger:       o.Logger.With("rig_process", i+1), Sender: rig.SenderConfig{Poll: 20 * time.Millisecond},
+			Logger:       o.Logger.With("rig_process", i+1), Sender: txm.SenderConfig{Poll: 20 * time.Millisecond},
 		}
 		for ; n > 0; n-- {
 			k := operatorKey(next)
@@ -306,14 +307,14 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 // slashes, through the operator code `pricerig operator register` uses. Tests use it to attach
 // a rig process of their own, like a separate `pricerig rig`.
 func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
-	owner := rig.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
-		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+	owner := txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
+		new(big.Int).SetUint64(d.ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
 	stake := new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
-	plan, err := rig.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
+	plan, err := txm.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
 	if err != nil {
 		return err
 	}
-	r, err := rig.SendPlan(ctx, owner, plan)
+	r, err := txm.SendPlan(ctx, owner, plan)
 	if err != nil {
 		return err
 	}
@@ -368,7 +369,7 @@ const orderBatch = 20
 // (a few hundred fit a block's gas) and come to be drawn at once.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
 	rules := task.SpecInputRules(d.Spec)
-	var plans []rig.Plan
+	var plans []txm.Plan
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
 		pairs := make([]rig.OrderInput, len(batch))
@@ -379,7 +380,7 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 		if err != nil {
 			return nil, err
 		}
-		plan, err := rig.Prepare(ctx, d.client, d.orderer.Address(), d.contract.OrderCall(PriceJobID, launchJobs[PriceJobID-1].price, inputs))
+		plan, err := txm.Prepare(ctx, d.client, d.orderer.Address(), d.contract.OrderCall(PriceJobID, launchJobs[PriceJobID-1].price, inputs))
 		if err != nil {
 			return nil, fmt.Errorf("ordering: %w", err)
 		}
@@ -389,7 +390,7 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 	var g errgroup.Group
 	for i, plan := range plans {
 		g.Go(func() error {
-			rec, err := rig.SendPlan(ctx, d.orderer, plan)
+			rec, err := txm.SendPlan(ctx, d.orderer, plan)
 			if err != nil {
 				return fmt.Errorf("ordering: %w", err)
 			}

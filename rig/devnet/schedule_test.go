@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // sentTx is one transaction mined on the devnet.
@@ -106,9 +107,9 @@ func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
 		return ok && e.State != rig.StateDrawn && e.State != rig.StateAnswered
 	})
 	k := d.configs[0].Operators[0]
-	again := rig.NewSender(d.client, k, big.NewInt(ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+	again := txm.NewSender(d.client, k, big.NewInt(ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
 	_, err = again.Send(ctx, d.Contract, d.abi.PackCommit(new(big.Int).SetUint64(ids[0]), committed.Commitment), nil)
-	if !errors.Is(err, rig.ErrWouldRevert) || rig.RevertReason(err) == "" {
+	if !errors.Is(err, txm.ErrWouldRevert) || rig.RevertReason(err) == "" {
 		t.Fatalf("re-sent commit: %v (reason %q), want it refused before sending", err, rig.RevertReason(err))
 	}
 	reports, err := d.Wait(ctx, ids)

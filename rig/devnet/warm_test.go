@@ -19,6 +19,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -114,7 +115,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 			Contract: d.Contract, JobID: PriceJobID, FromBlock: head, Poll: 100 * time.Millisecond,
 			SpecURI: d.Spec.SpecURI, Inputs: task.SpecInputRules(d.Spec), CommitMargin: time.Minute,
 			Operators: []task.Key{{Address: addr, Private: key, From: "warm test " + name}},
-			Sender:    rig.SenderConfig{Poll: 20 * time.Millisecond}, Metrics: m, Logger: logger.With("instance", name),
+			Sender:    txm.SenderConfig{Poll: 20 * time.Millisecond}, Metrics: m, Logger: logger.With("instance", name),
 			// A stopped instance releases its lease, so the takeover waits one Renew, not the
 			// TTL; a TTL long beside a loaded machine's late renewals keeps each instance's
 			// leadership what the test made it (a 2 s TTL lapsed under load: the follower was

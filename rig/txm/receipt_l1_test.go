@@ -1,4 +1,4 @@
-package rig
+package txm
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func TestL1PartIsAskedAgainAfterABriefOutage(t *testing.T) {
 		t.Fatalf("%d requests to a node that stays out", n)
 	}
 
-	if _, err := ReceiptL1(ctx, rawOnly{}, hash); !errors.Is(err, errNoRawClient) {
+	if _, err := ReceiptL1(ctx, rawOnly{}, hash); !errors.Is(err, ErrNoRawClient) {
 		t.Fatalf("a backend without a raw client: %v", err)
 	}
 }

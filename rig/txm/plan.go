@@ -1,4 +1,4 @@
-package rig
+package txm
 
 import (
 	"context"
@@ -122,8 +122,9 @@ func refusal(function string, err error) *Refused {
 	return nil
 }
 
-// Receipt is what a sent transaction did: its hash and what it cost, to the wei.
-type Receipt struct {
+// SentTx is a transaction SendPlan sent, once mined: its hash and block, what it cost to the wei,
+// and its logs (what the call did, for the caller to read: OrderedTasks, RegisteredRig).
+type SentTx struct {
 	TxHash            common.Hash
 	Block             uint64
 	GasUsed           uint64
@@ -133,18 +134,18 @@ type Receipt struct {
 }
 
 // SendPlan sends a prepared plan through the sender and returns what it cost.
-func SendPlan(ctx context.Context, s *Sender, p Plan) (Receipt, error) {
+func SendPlan(ctx context.Context, s *Sender, p Plan) (SentTx, error) {
 	r, err := s.Send(ctx, p.To, p.Data, p.Value)
 	if err != nil {
 		if re := refusal(p.Function, err); re != nil {
-			return Receipt{}, re
+			return SentTx{}, re
 		}
-		return Receipt{}, fmt.Errorf("%s: %w", p.Function, err)
+		return SentTx{}, fmt.Errorf("%s: %w", p.Function, err)
 	}
-	return receiptOf(r), nil
+	return sentTx(r), nil
 }
 
-func receiptOf(r *types.Receipt) Receipt {
+func sentTx(r *types.Receipt) SentTx {
 	price := new(big.Int)
 	if r.EffectiveGasPrice != nil {
 		price.Set(r.EffectiveGasPrice)
@@ -154,5 +155,5 @@ func receiptOf(r *types.Receipt) Receipt {
 	if r.BlockNumber != nil {
 		block = r.BlockNumber.Uint64()
 	}
-	return Receipt{TxHash: r.TxHash, Block: block, GasUsed: r.GasUsed, EffectiveGasPrice: price, FeePaid: fee, Logs: r.Logs}
+	return SentTx{TxHash: r.TxHash, Block: block, GasUsed: r.GasUsed, EffectiveGasPrice: price, FeePaid: fee, Logs: r.Logs}
 }

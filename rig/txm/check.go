@@ -1,4 +1,4 @@
-package rig
+package txm
 
 // What a call would do before it is sent: simulated against the pending state, its gas
 // estimated, and both at once for many calls in one JSON-RPC batch (CheckMany); a revert is told

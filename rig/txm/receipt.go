@@ -1,4 +1,4 @@
-package rig
+package txm
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func ReceiptFee(r *types.Receipt, l1 L1Part) *big.Int {
 }
 
 // errNoRawClient is ReceiptL1's answer on a backend that lends no JSON-RPC client (RawClient).
-var errNoRawClient = errors.New("no raw JSON-RPC client")
+var ErrNoRawClient = errors.New("no raw JSON-RPC client")
 
 // ReceiptL1 reads the L1 part of a mined transaction's cost from the node's JSON receipt, which
 // keeps the rollup's fields that types.Receipt drops, through the node's JSON-RPC client
@@ -86,7 +86,7 @@ var errNoRawClient = errors.New("no raw JSON-RPC client")
 func ReceiptL1(ctx context.Context, node any, hash common.Hash) (L1Part, error) {
 	c := RawClientOf(node)
 	if c == nil {
-		return L1Part{}, errNoRawClient
+		return L1Part{}, ErrNoRawClient
 	}
 	var raw json.RawMessage
 	pause := 100 * time.Millisecond

@@ -1,4 +1,4 @@
-package rig
+package txm
 
 import (
 	"context"
@@ -188,14 +188,14 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 			return s.finish(ctx, r, msg)
 		}
 		if !errors.Is(err, ErrNotMined) || bump >= s.cfg.MaxBumps {
-			s.forgetNonce()
+			s.ForgetNonce()
 			return nil, err
 		}
 		if n, nerr := s.chain.PendingNonceAt(ctx, s.from); nerr == nil && n < nonce {
 			// A reorg dropped earlier transactions of ours: this one waits behind a nonce gap
 			// that will never fill. Send it again at the chain's nonce.
 			s.cfg.Logger.Warn("nonce gap, resending at the chain's nonce", "from", s.from, "nonce", nonce, "chain_nonce", n)
-			s.forgetNonce()
+			s.ForgetNonce()
 			if nonce, tx, err = s.first(ctx, build, &tip, &feeCap); err != nil {
 				return nil, err
 			}
@@ -267,7 +267,7 @@ func (s *Sender) first(ctx context.Context, build func(uint64, *big.Int, *big.In
 	}
 }
 
-func (s *Sender) forgetNonce() {
+func (s *Sender) ForgetNonce() {
 	s.mu.Lock()
 	s.nonce = nil // unknown: ask the node next time
 	s.mu.Unlock()
@@ -289,12 +289,12 @@ func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.Call
 		err = fmt.Errorf("%w: %w", err, replay)
 	}
 	s.cfg.Logger.Warn("transaction reverted", "from", s.from, "tx", r.TxHash.Hex(), "block", r.BlockNumber,
-		"gas_used", r.GasUsed, "reason", revertName(err))
+		"gas_used", r.GasUsed, "reason", RevertName(err))
 	return r, err
 }
 
 // revertName is the decoded revert of err (RevertMessage).
-func revertName(err error) string {
+func RevertName(err error) string {
 	if msg, ok := RevertMessage(err); ok {
 		return msg
 	}

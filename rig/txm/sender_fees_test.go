@@ -1,4 +1,4 @@
-package rig
+package txm_test
 
 import (
 	"sync"
@@ -7,6 +7,7 @@ import (
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // While heads come by subscription a sender asks the node for fees once a block, however many
@@ -21,14 +22,14 @@ func TestSenderQuotesFeesOncePerHead(t *testing.T) {
 	var mu sync.Mutex
 	next := make(chan struct{})
 	head := func() <-chan struct{} { mu.Lock(); defer mu.Unlock(); return next }
-	s := NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: head})
+	s := txm.NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, txm.SenderConfig{NextHead: head})
 	burst := func() {
 		var wg sync.WaitGroup
 		for range 5 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, _, err := s.fees(t.Context()); err != nil {
+				if _, _, err := s.Fees(t.Context()); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -48,9 +49,9 @@ func TestSenderQuotesFeesOncePerHead(t *testing.T) {
 		t.Fatalf("after a new head: asked %d times in all, want 2", calls["eth_maxPriorityFeePerGas"])
 	}
 	// Polling (no subscription): every send asks.
-	p := NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, SenderConfig{NextHead: func() <-chan struct{} { return nil }})
+	p := txm.NewSender(node, task.Key{Address: sim.Addr(1), Private: sim.Keys[1]}, sim.ChainID, txm.SenderConfig{NextHead: func() <-chan struct{} { return nil }})
 	for range 3 {
-		if _, _, err := p.fees(t.Context()); err != nil {
+		if _, _, err := p.Fees(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package rig
+package txm
 
 import (
 	"math/big"
@@ -7,6 +7,14 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 )
+
+func wei(s string) *big.Int {
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		panic(s)
+	}
+	return v
+}
 
 // An Arbitrum receipt (the shape Arbitrum One and Orbit nodes answer eth_getTransactionReceipt
 // with: go-ethereum's fields plus gasUsedForL1 and l1BlockNumber) decodes into types.Receipt,
