@@ -3,6 +3,7 @@ package rig
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"math/big"
 	"slices"
@@ -270,9 +271,6 @@ CREATE INDEX IF NOT EXISTS payout_blocks_block ON payout_blocks(block);`
 // RecordTx journals a mined transaction with its entries; a transaction already journaled is
 // left as it is (inserted false).
 func (j *DBJournal) RecordTx(ctx context.Context, t TxRecord) (bool, error) {
-	if t.At.IsZero() {
-		t.At = j.now()
-	}
 	if len(t.Entries) == 0 {
 		return false, fmt.Errorf("transaction %s: no entries", t.Hash.Hex())
 	}
@@ -281,6 +279,44 @@ func (j *DBJournal) RecordTx(ctx context.Context, t TxRecord) (bool, error) {
 		return false, err
 	}
 	defer tx.Rollback()
+	if inserted, err := j.insertTx(ctx, tx, t); err != nil || !inserted {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// MoveTx journals t in place of the journaled transaction of the same hash (a reorg mined it
+// elsewhere), in one database transaction: a crash between the delete and the insert leaves the
+// old record, never none.
+func (j *DBJournal) MoveTx(ctx context.Context, t TxRecord) error {
+	if len(t.Entries) == 0 {
+		return fmt.Errorf("transaction %s: no entries", t.Hash.Hex())
+	}
+	tx, err := j.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := j.deleteWhere(ctx, tx, "hash", t.Hash, "tx_tasks", "txs"); err != nil {
+		return err
+	}
+	if testHookMoveTx != nil {
+		testHookMoveTx()
+	}
+	if _, err := j.insertTx(ctx, tx, t); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// testHookMoveTx, when a test sets it, runs between MoveTx's delete and its insert.
+var testHookMoveTx func()
+
+// insertTx inserts, within tx, a transaction and its entries unless its hash is journaled.
+func (j *DBJournal) insertTx(ctx context.Context, tx *sql.Tx, t TxRecord) (bool, error) {
+	if t.At.IsZero() {
+		t.At = j.now()
+	}
 	l1Fee := ""
 	if t.L1Fee != nil {
 		l1Fee = t.L1Fee.String()
@@ -302,7 +338,7 @@ func (j *DBJournal) RecordTx(ctx context.Context, t TxRecord) (bool, error) {
 			return false, err
 		}
 	}
-	return true, tx.Commit()
+	return true, nil
 }
 
 // RecordPayouts journals a settlement's payouts and returns those that were new.
@@ -380,12 +416,20 @@ func (j *DBJournal) forget(ctx context.Context, column string, hash common.Hash,
 		return err
 	}
 	defer tx.Rollback()
+	if err := j.deleteWhere(ctx, tx, column, hash, tables...); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// deleteWhere deletes, within tx, the rows whose column holds hash from each table.
+func (j *DBJournal) deleteWhere(ctx context.Context, tx *sql.Tx, column string, hash common.Hash, tables ...string) error {
 	for _, table := range tables {
 		if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM `+table+` WHERE `+column+` = ?`), hash.Hex()); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 func (j *DBJournal) txsWhere(ctx context.Context, where string, arg any) ([]TxRecord, error) {

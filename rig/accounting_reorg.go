@@ -38,6 +38,7 @@ type accountsJournal interface {
 	Accounts
 	TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error)
 	ForgetTx(ctx context.Context, hash common.Hash) error
+	MoveTx(ctx context.Context, t TxRecord) error
 	PayoutsFromBlock(ctx context.Context, from uint64) ([]Payout, error)
 	ForgetPayouts(ctx context.Context, settle common.Hash) error
 }
@@ -104,18 +105,15 @@ func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t TxRecord
 	if now.Block == t.Block && now.Fee.Cmp(orZero(t.Fee)) == 0 && now.Status == t.Status {
 		return
 	}
-	if err := book.ForgetTx(ctx, t.Hash); err != nil {
+	now.At = t.At
+	// One database transaction: forgetting the old record and journaling the new one apart
+	// would lose the transaction for good to a crash between the two.
+	if err := book.MoveTx(ctx, now); err != nil {
 		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
 		return
 	}
 	r.cfg.Metrics.countTx(t, true)
-	now.At = t.At
-	if inserted, err := book.RecordTx(ctx, now); err != nil {
-		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
-		return
-	} else if inserted {
-		r.cfg.Metrics.countTx(now, false)
-	}
+	r.cfg.Metrics.countTx(now, false)
 	r.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
 		"block", now.Block, "was_block", t.Block, "fee_wei", now.Fee, "was_fee_wei", t.Fee)
 }

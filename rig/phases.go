@@ -113,6 +113,12 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 	}
 	order := ScheduleOrder(t.id, drawn, r.jobRigs)
 	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	if r.jobRigs == nil && rank == len(order) {
+		// The job's rigs were never read: our place is unknown, and taking rank 0 would make
+		// every process in this state send at once, the pile-up the schedule exists to prevent.
+		// Wait behind every rank a job can have.
+		rank = max(rank, unknownRank)
+	}
 	if rank == 0 {
 		return true
 	}

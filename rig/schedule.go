@@ -69,6 +69,12 @@ func ScheduleRank(order []uint64, ours func(uint64) bool) int {
 	return len(order)
 }
 
+// unknownRank is the rank of a process that could not read the job's rigs (and none of whose
+// rigs is among a task's drawn ones): the back of the schedule, behind as many rigs as the
+// reference contract looks at in a draw (MAX_SCAN in contract/AgentRig.sol). It still sends, so a
+// task moves on when every process's node fails that read.
+const unknownRank = 64
+
 // DefaultStageDelay is the stage delay of a chain: how long a rank waits for the one before it.
 // It leaves room for a transaction to be broadcast, mined and seen by the next rank. Robinhood
 // Chain (4663) makes 250 ms blocks that a rig sees over a real network: 2 s (eight blocks). The

@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,5 +213,63 @@ func TestDueWaitsForTimeAndBlocks(t *testing.T) {
 	}
 	if !at(3*time.Second, 11) {
 		t.Fatal("rank 1 not due at twice the time our slowest send took")
+	}
+}
+
+// noJobRigsNode is a node that fails every jobRigs call as an unreachable one would, and serves
+// the rest.
+type noJobRigsNode struct {
+	Backend
+	failed atomic.Int32
+}
+
+func (n *noJobRigsNode) CallContract(ctx context.Context, msg ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	if bytes.HasPrefix(msg.Data, agentrig.NewAgentRig().PackJobRigs(0)[:4]) {
+		n.failed.Add(1)
+		return nil, refused()
+	}
+	return n.Backend.CallContract(ctx, msg, block)
+}
+
+// A process whose node fails the jobRigs read does not know its place in the schedule: it waits
+// at the back, not at rank 0 (where every process in that state would send its draw at once). A
+// rig drawn in the task still knows its place among the drawn, who settle first.
+func TestDueKeepsAProcessThatCannotReadTheJobsRigsAtTheBack(t *testing.T) {
+	sim, err := agentrig.NewSim(agentrig.SimConfig{Accounts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	node := &noJobRigsNode{Backend: sim.Client}
+	t0 := time.Unix(1_800_000_000, 0)
+	now := t0
+	r := &Runner{cfg: Config{JobID: 2, StageDelay: time.Second, Now: func() time.Time { return now }},
+		deploy: NewReferenceDeployment(NewContract(node, sim.Address)), log: slog.New(slog.DiscardHandler),
+		rigs: map[uint64]*rigHandle{2: {id: 2}}}
+	ts := &taskState{id: 7, stageSince: t0, stageBlock: 10}
+	at := func(d time.Duration, block int64, drawn []uint64) bool {
+		now = t0.Add(d)
+		return r.due(t.Context(), ts, &types.Header{Number: big.NewInt(block)}, drawn)
+	}
+	if at(0, 11, nil) {
+		t.Fatal("a process that cannot read the job's rigs sends its draw at once, as rank 0")
+	}
+	if node.failed.Load() == 0 {
+		t.Fatal("the node was never asked for the job's rigs")
+	}
+	back := time.Duration(unknownRank) * time.Second
+	if at(back-time.Millisecond, 10+unknownRank, nil) || at(back, 9+unknownRank, nil) {
+		t.Fatalf("due before the back of the schedule (%d stage delays and blocks)", unknownRank)
+	}
+	if !at(back, 10+unknownRank, nil) {
+		t.Fatal("never due: a task must still move on when every node fails that read")
+	}
+	// Drawn first in the settle order, our rig's place is known whatever the rest of the list.
+	var task uint64
+	for task = 1; ScheduleOrder(task, []uint64{2, 5}, nil)[0] != 2; task++ {
+	}
+	ts = &taskState{id: task, stageSince: t0, stageBlock: 10}
+	if !at(0, 11, []uint64{2, 5}) {
+		t.Fatal("the first drawn rig does not settle at once")
 	}
 }
