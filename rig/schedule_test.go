@@ -226,7 +226,7 @@ type noJobRigsNode struct {
 func (n *noJobRigsNode) CallContract(ctx context.Context, msg ethereum.CallMsg, block *big.Int) ([]byte, error) {
 	if bytes.HasPrefix(msg.Data, agentrig.NewAgentRig().PackJobRigs(0)[:4]) {
 		n.failed.Add(1)
-		return nil, refused()
+		return nil, nodetest.Refused()
 	}
 	return n.Backend.CallContract(ctx, msg, block)
 }
