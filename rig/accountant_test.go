@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 )
 
@@ -28,15 +29,15 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	op1 := crypto.PubkeyToAddress(k1.PublicKey)
 
 	purpose, entries := r.describeTx(op1, abi.PackDraw(big.NewInt(12)))
-	if purpose != "draw" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 12, RigID: 4}) {
+	if purpose != "draw" || len(entries) != 1 || entries[0] != (journal.TaskRig{TaskID: 12, RigID: 4}) {
 		t.Errorf("draw: %s %+v", purpose, entries)
 	}
 	purpose, entries = r.describeTx(relayer, abi.PackSettle(big.NewInt(13)))
-	if purpose != "settle" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 13, RigID: 0}) {
+	if purpose != "settle" || len(entries) != 1 || entries[0] != (journal.TaskRig{TaskID: 13, RigID: 0}) {
 		t.Errorf("settle by the relayer: %s %+v", purpose, entries)
 	}
 	purpose, entries = r.describeTx(op1, abi.PackReveal(big.NewInt(14), numeric.MustPrice("1").Answer(), [32]byte{1}))
-	if purpose != "reveal" || entries[0] != (TaskRig{TaskID: 14, RigID: 4}) {
+	if purpose != "reveal" || entries[0] != (journal.TaskRig{TaskID: 14, RigID: 4}) {
 		t.Errorf("reveal: %s %+v", purpose, entries)
 	}
 	sign := func(k interface {
@@ -63,7 +64,7 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 		sigs = append(sigs, sign(c.key, d, err))
 	}
 	purpose, entries = r.describeTx(relayer, abi.PackCommitMany(commits, sigs))
-	want := []TaskRig{{TaskID: 20, RigID: 4}, {TaskID: 20, RigID: 6}, {TaskID: 21, RigID: 6}, {TaskID: 21, RigID: 0}}
+	want := []journal.TaskRig{{TaskID: 20, RigID: 4}, {TaskID: 20, RigID: 6}, {TaskID: 21, RigID: 6}, {TaskID: 21, RigID: 0}}
 	if purpose != "commitMany" || len(entries) != len(want) {
 		t.Fatalf("commitMany: %s %+v", purpose, entries)
 	}
@@ -76,16 +77,16 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	d, err := r.domain.RevealDigest(big.NewInt(22), ans, salt)
 	purpose, entries = r.describeTx(relayer, abi.PackRevealMany([]agentrig.AgentRigReveal{{TaskId: big.NewInt(22), Answer: ans, Salt: salt}},
 		[][]byte{sign(task.NewKeySigner(k2), d, err)}))
-	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (TaskRig{TaskID: 22, RigID: 6}) {
+	if purpose != "revealMany" || len(entries) != 1 || entries[0] != (journal.TaskRig{TaskID: 22, RigID: 6}) {
 		t.Errorf("revealMany: %s %+v", purpose, entries)
 	}
 	// entries and signatures that do not pair up: the batch is charged to its sender, unknown
 	purpose, entries = r.describeTx(op1, abi.PackCommitMany(commits, sigs[:3]))
-	if purpose != "commitMany" || len(entries) != 1 || entries[0] != (TaskRig{RigID: 4}) {
+	if purpose != "commitMany" || len(entries) != 1 || entries[0] != (journal.TaskRig{RigID: 4}) {
 		t.Errorf("commitMany with a signature missing: %s %+v", purpose, entries)
 	}
 	purpose, entries = r.describeTx(relayer, []byte{1, 2, 3, 4, 5})
-	if purpose != "unknown" || len(entries) != 1 || entries[0] != (TaskRig{}) {
+	if purpose != "unknown" || len(entries) != 1 || entries[0] != (journal.TaskRig{}) {
 		t.Errorf("unknown call data: %s %+v", purpose, entries)
 	}
 }

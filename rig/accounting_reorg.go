@@ -19,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // reorgAccounts is what the runner remembers for it.
@@ -29,17 +31,17 @@ type reorgAccounts struct {
 
 // droppedTx is a transaction a reorg took out, and until which block it is watched.
 type droppedTx struct {
-	rec   TxRecord
+	rec   journal.TxRecord
 	until uint64
 }
 
 // accountsJournal is the part of the journal the check needs (*DBJournal has it).
 type accountsJournal interface {
-	Accounts
-	TxsFromBlock(ctx context.Context, from uint64) ([]TxRecord, error)
+	journal.Accounts
+	TxsFromBlock(ctx context.Context, from uint64) ([]journal.TxRecord, error)
 	ForgetTx(ctx context.Context, hash common.Hash) error
-	MoveTx(ctx context.Context, t TxRecord) error
-	PayoutsFromBlock(ctx context.Context, from uint64) ([]Payout, error)
+	MoveTx(ctx context.Context, t journal.TxRecord) error
+	PayoutsFromBlock(ctx context.Context, from uint64) ([]journal.Payout, error)
 	ForgetPayouts(ctx context.Context, settle common.Hash) error
 }
 
@@ -100,9 +102,9 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 
 // rejournal journals t again from its receipt when the chain now holds it elsewhere (another
 // block, another cost or outcome).
-func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t TxRecord, rec *types.Receipt) {
+func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t journal.TxRecord, rec *types.Receipt) {
 	now := r.txRecord(ctx, t.Purpose, t.From, t.Entries, rec)
-	if now.Block == t.Block && now.Fee.Cmp(orZero(t.Fee)) == 0 && now.Status == t.Status {
+	if now.Block == t.Block && now.Fee.Cmp(weiOrZero(t.Fee)) == 0 && now.Status == t.Status {
 		return
 	}
 	now.At = t.At
@@ -152,7 +154,7 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 		r.log.Warn("reading the journaled payouts after a reorg failed", "error", err)
 		return
 	}
-	bySettle := map[common.Hash][]Payout{}
+	bySettle := map[common.Hash][]journal.Payout{}
 	for _, p := range ps {
 		bySettle[p.Tx] = append(bySettle[p.Tx], p)
 	}

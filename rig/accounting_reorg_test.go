@@ -19,6 +19,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // The metrics follow a real reorg on the simulated chain: a commitMany counted in
@@ -43,13 +44,13 @@ func TestReorgedMetricsCorrectTheAccounts(t *testing.T) {
 	// net is the accounts as an operator reads them from /metrics: each counter less its
 	// reorged correction (both series exist from the first count on).
 	net := func(rigID uint64) (paid, reorged float64) {
-		label := RigLabel(rigID)
+		label := journal.RigLabel(rigID)
 		paid = testutil.ToFloat64(m.GasPaidWei.WithLabelValues(label))
 		reorged = testutil.ToFloat64(m.ReorgedGasPaidWei.WithLabelValues(label))
 		return paid - reorged, reorged
 	}
 	// agree holds the metrics to the journal's ledger for every rig, and returns the ledger.
-	agree := func(when string) Ledger {
+	agree := func(when string) journal.Ledger {
 		t.Helper()
 		l, err := b.journal.Ledger(b.ctx, time.Time{})
 		if err != nil {
@@ -121,7 +122,7 @@ func TestAMovedTransactionSurvivesAKill(t *testing.T) {
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the child was not killed between the delete and the insert: %v\n%s", err, out)
 	}
-	j, err := OpenJournal(path)
+	j, err := journal.OpenJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,17 +158,17 @@ func moveTxAndDie(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := OpenJournal(path)
+	j, err := journal.OpenJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{backend: sim.Client, journal: j, log: slog.New(slog.DiscardHandler)}
-	was := r.txRecord(t.Context(), "commit", sim.Addr(0), []TaskRig{{TaskID: 1, RigID: 1}, {TaskID: 2, RigID: 1}}, rec)
+	was := r.txRecord(t.Context(), "commit", sim.Addr(0), []journal.TaskRig{{TaskID: 1, RigID: 1}, {TaskID: 2, RigID: 1}}, rec)
 	was.Block--
 	if inserted, err := j.RecordTx(t.Context(), was); err != nil || !inserted {
 		t.Fatalf("journaling: %v (inserted %v)", err, inserted)
 	}
-	testHookMoveTx = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	journal.TestHookMoveTx = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 	r.rejournal(t.Context(), j, was, rec)
 	t.Fatal("the move of a transaction never reached the point between its delete and its insert")
 }

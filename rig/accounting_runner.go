@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -22,7 +23,7 @@ import (
 // onMined journals a mined transaction of one of the runner's senders with what it served and
 // what it cost. A journal write that fails is logged: the transaction is mined either way.
 func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
-	book, ok := r.journal.(Accounts)
+	book, ok := r.journal.(journal.Accounts)
 	if !ok || rec == nil {
 		return
 	}
@@ -41,7 +42,7 @@ func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, 
 
 // txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
 // included, split over the entries it served.
-func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []TaskRig, rec *types.Receipt) TxRecord {
+func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []journal.TaskRig, rec *types.Receipt) journal.TxRecord {
 	l1, err := txm.ReceiptL1(ctx, r.backend, rec.TxHash)
 	switch {
 	case errors.Is(err, txm.ErrNoRawClient):
@@ -53,16 +54,16 @@ func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Addre
 	}
 	fee := txm.ReceiptFee(rec, l1)
 	entries = slices.Clone(entries)
-	for i, share := range splitFee(fee, len(entries)) {
+	for i, share := range journal.SplitFee(fee, len(entries)) {
 		entries[i].Share = share
 	}
-	t := TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: TxOK,
+	t := journal.TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: journal.TxOK,
 		GasUsed: rec.GasUsed, EffectiveGasPrice: rec.EffectiveGasPrice, Fee: fee, L1GasUsed: l1.GasUsed, L1Fee: l1.Fee, Entries: entries}
 	if rec.BlockNumber != nil {
 		t.Block = rec.BlockNumber.Uint64()
 	}
 	if rec.Status != types.ReceiptStatusSuccessful {
-		t.Status = TxReverted
+		t.Status = journal.TxReverted
 	}
 	return t
 }
@@ -85,9 +86,9 @@ func (r *Runner) rigOfOperator(op common.Address) uint64 { return r.rigOfSender(
 // rig whose key sent it (0: a relayer); a commit or reveal for the sender's rig; each entry of a
 // commitMany or revealMany for the rig whose operator signed it. Call data the contract's ABI
 // does not know is journaled as "unknown" against task 0, so its cost is never lost.
-func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig) {
+func (r *Runner) describeTx(from common.Address, data []byte) (string, []journal.TaskRig) {
 	sender := r.rigOfSender(from)
-	unknown := []TaskRig{{RigID: sender}}
+	unknown := []journal.TaskRig{{RigID: sender}}
 	if len(data) < 4 {
 		return "unknown", unknown
 	}
@@ -114,7 +115,7 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig
 	// draw, commit, reveal, settle, refund: the task id is the first argument.
 	if len(args) > 0 {
 		if id, ok := args[0].(*big.Int); ok && id.IsUint64() && method.Inputs[0].Name == "taskId" {
-			return method.Name, []TaskRig{{TaskID: id.Uint64(), RigID: sender}}
+			return method.Name, []journal.TaskRig{{TaskID: id.Uint64(), RigID: sender}}
 		}
 	}
 	return method.Name, unknown
@@ -125,7 +126,7 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []TaskRig
 // digest (0 when the signature recovers none of ours). The two batches differ only in the entry
 // type and the digest its operator signed, which digest gives; call data whose entries and
 // signatures do not pair up is unknown.
-func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []TaskRig, digest func(E) (*big.Int, common.Hash, error)) []TaskRig {
+func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []journal.TaskRig, digest func(E) (*big.Int, common.Hash, error)) []journal.TaskRig {
 	var v struct {
 		Entries    []E
 		Signatures [][]byte
@@ -133,7 +134,7 @@ func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []T
 	if method.Inputs.Copy(&v, args) != nil || len(v.Entries) == 0 || len(v.Entries) != len(v.Signatures) {
 		return unknown
 	}
-	out := make([]TaskRig, 0, len(v.Entries))
+	out := make([]journal.TaskRig, 0, len(v.Entries))
 	for i, e := range v.Entries {
 		rig := uint64(0)
 		id, d, err := digest(e)
@@ -142,14 +143,14 @@ func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []T
 				rig = r.rigOfOperator(op)
 			}
 		}
-		out = appendEntry(out, TaskRig{TaskID: id.Uint64(), RigID: rig})
+		out = appendEntry(out, journal.TaskRig{TaskID: id.Uint64(), RigID: rig})
 	}
 	return out
 }
 
 // appendEntry adds an entry unless the same task and rig is there already (a batch carrying
 // one rig's entry twice charges it once).
-func appendEntry(out []TaskRig, e TaskRig) []TaskRig {
+func appendEntry(out []journal.TaskRig, e journal.TaskRig) []journal.TaskRig {
 	for _, o := range out {
 		if o.TaskID == e.TaskID && o.RigID == e.RigID {
 			return out
@@ -161,7 +162,7 @@ func appendEntry(out []TaskRig, e TaskRig) []TaskRig {
 // recordPayouts journals what a settled task credited to our rigs and slashed from them, read
 // from the settlement's own events, once per task. An error leaves the task to the next step.
 func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
-	book, ok := r.journal.(Accounts)
+	book, ok := r.journal.(journal.Accounts)
 	if !ok || len(mine) == 0 {
 		return nil
 	}
@@ -219,7 +220,7 @@ type PayoutReader interface {
 	// their operator addresses), and the operator fees it credited to payee (our relayer; nil
 	// for none), looking for the settlement from block from on; ErrNotSettled (wrapped) when the
 	// chain shows none yet.
-	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]Payout, error)
+	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]journal.Payout, error)
 }
 
 var _ PayoutReader = (*ReferenceDeployment)(nil)
@@ -227,3 +228,11 @@ var _ PayoutReader = (*ReferenceDeployment)(nil)
 // callABI decodes the call data of the transactions the rig sends: the seeds' functions, as the
 // reference contract's ABI spells them.
 var callABI = agentrig.NewAgentRig().GetABI()
+
+// weiOrZero is v, or 0 for a nil amount.
+func weiOrZero(v *big.Int) *big.Int {
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}

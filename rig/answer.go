@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 )
 
@@ -47,7 +48,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 	skip := func(reason string) {
 		log.Warn("task cannot be answered honestly", "reason", reason)
 		for rigID := range mine {
-			r.advance(ctx, t.id, rigID, StateSkipped, func(e *Entry) { e.Reason = reason })
+			r.advance(ctx, t.id, rigID, journal.StateSkipped, func(e *journal.Entry) { e.Reason = reason })
 		}
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Skipped })
 	}
@@ -110,8 +111,8 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
 			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
 	}
-	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
-		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored Entry) {
+	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
+		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored journal.Entry) {
 		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
 			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
 	})
@@ -126,8 +127,8 @@ func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input 
 	if m := r.cfg.Metrics; m != nil {
 		m.Refused.WithLabelValues(kind).Inc()
 	}
-	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
-		func(stored Entry) {
+	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
+		func(stored journal.Entry) {
 			log.Info("answered the refusal", "rig", stored.RigID, "answer", stored.Price.String())
 		})
 }
@@ -135,7 +136,7 @@ func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input 
 // record journals answer e (Price, and the fields describing it) with a fresh salt for each of
 // our rigs drawn for the task, before anything is sent. A rig whose journal already holds an
 // answer keeps that one (RecordAnswer).
-func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e Entry, done func(Entry)) {
+func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e journal.Entry, done func(journal.Entry)) {
 	answer := e.Price.Answer()
 	for rigID := range r.ours(info) {
 		salt, err := task.NewSalt()

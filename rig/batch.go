@@ -17,6 +17,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -68,7 +69,7 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	probes := make([]probe, len(txs))
 	var reqs []txm.CheckRequest
 	own := make([]int, len(txs)) // index in reqs of each answer's own call; -1 when not checked
-	var entries []Entry
+	var entries []journal.Entry
 	var sigs [][]byte
 	for i, a := range txs {
 		h := r.rigs[a.entry.RigID]
@@ -86,7 +87,7 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		own[i] = len(reqs)
 		reqs = append(reqs, txm.CheckRequest{From: h.sender, Call: pr.single})
 		if r.relayer != nil {
-			pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{pr.sig}), r.relayer
+			pr.single, pr.sender = a.kind.many(r.chain, []journal.Entry{a.entry}, [][]byte{pr.sig}), r.relayer
 			reqs = append(reqs, txm.CheckRequest{From: r.relayer, Call: pr.single})
 		}
 		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	rigtask "github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -25,7 +26,7 @@ type batchRig struct {
 	t       *testing.T
 	ctx     context.Context
 	sim     *agentrig.Sim
-	journal *DBJournal
+	journal *journal.DBJournal
 	cfg     Config
 	r       *Runner
 	tasks   []uint64
@@ -63,7 +64,7 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 	for _, id := range b.tasks {
 		b.send(batchOrderer, nil, sim.ABI.PackDraw(new(big.Int).SetUint64(id)))
 	}
-	if b.journal, err = OpenJournal(filepath.Join(t.TempDir(), "journal.db")); err != nil {
+	if b.journal, err = journal.OpenJournal(filepath.Join(t.TempDir(), "journal.db")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.journal.Close() })
@@ -119,12 +120,12 @@ func (b *batchRig) answer(task, rigID uint64) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if _, err := b.journal.RecordAnswer(b.ctx, Entry{TaskID: task, RigID: rigID, Symbol: "SPY", Price: price, Answer: price.Answer(), Salt: salt, Commitment: c}); err != nil {
+	if _, err := b.journal.RecordAnswer(b.ctx, journal.Entry{TaskID: task, RigID: rigID, Symbol: "SPY", Price: price, Answer: price.Answer(), Salt: salt, Commitment: c}); err != nil {
 		b.t.Fatal(err)
 	}
 }
 
-func (b *batchRig) entry(task, rigID uint64) Entry {
+func (b *batchRig) entry(task, rigID uint64) journal.Entry {
 	b.t.Helper()
 	e, ok, err := b.journal.Get(b.ctx, task, rigID)
 	if err != nil || !ok {
@@ -173,7 +174,7 @@ func (b *batchRig) estimate(from common.Address, data []byte) uint64 {
 }
 
 // sign is an operator's EIP-712 signature of an entry, computed here independently.
-func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
+func (b *batchRig) sign(kind *answerKind, e journal.Entry) []byte {
 	b.t.Helper()
 	d := rigtask.Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
 	var digest common.Hash
@@ -194,7 +195,7 @@ func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
 	return sig
 }
 
-func (b *batchRig) commitMany(es []Entry) []byte {
+func (b *batchRig) commitMany(es []journal.Entry) []byte {
 	entries := make([]agentrig.AgentRigCommit, len(es))
 	sigs := make([][]byte, len(es))
 	for i, e := range es {
@@ -209,7 +210,7 @@ func (b *batchRig) commitMany(es []Entry) []byte {
 func (b *batchRig) committedBatch() (*types.Receipt, *types.Transaction) {
 	b.t.Helper()
 	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
+	b.mineUntil("commits", b.all(journal.StateCommitted))
 	b.r.wg.Wait()
 	hash := common.HexToHash(b.entry(1, 1).CommitTx)
 	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
@@ -262,7 +263,7 @@ func (b *batchRig) step() {
 	}
 }
 
-func (b *batchRig) all(state State) func() bool {
+func (b *batchRig) all(state journal.State) func() bool {
 	return func() bool {
 		for _, task := range b.tasks {
 			for _, rigID := range b.r.RigIDs() {

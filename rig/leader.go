@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 )
 
@@ -52,8 +53,8 @@ func (c LeaseConfig) withDefaults() LeaseConfig {
 // past it (SIGSTOP, a long GC pause) finds it passed when it wakes.
 type leadership struct {
 	mu         sync.Mutex
-	leaser     Leaser // nil: an unshared journal, always the leader
-	fence      Fence
+	leaser     journal.Leaser // nil: an unshared journal, always the leader
+	fence      journal.Fence
 	held       bool
 	validUntil time.Time
 	renewedAt  time.Time // local, for the lease-age metric
@@ -90,7 +91,7 @@ func (r *Runner) IsLeader() bool {
 // by the local monotonic clock.
 func (r *Runner) guard() error {
 	if !r.IsLeader() {
-		return ErrFenced
+		return journal.ErrFenced
 	}
 	return nil
 }
@@ -103,7 +104,7 @@ func (r *Runner) gate(ctx context.Context) error {
 		return nil
 	}
 	if !r.IsLeader() {
-		return ErrFenced
+		return journal.ErrFenced
 	}
 	l.mu.Lock()
 	f := l.fence
@@ -123,7 +124,7 @@ func (r *Runner) fenced(ctx context.Context) context.Context {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return WithFence(ctx, l.fence)
+	return journal.WithFence(ctx, l.fence)
 }
 
 // renewLease takes or renews the lease once. It returns true when this runner just became the
@@ -156,7 +157,7 @@ func (r *Runner) renewLease(ctx context.Context) (tookOver bool) {
 	}
 	tookOver = !l.held || l.fence.Epoch != lease.Epoch
 	l.held = true
-	l.fence = Fence{Name: l.name, Holder: cfg.Holder, Epoch: lease.Epoch}
+	l.fence = journal.Fence{Name: l.name, Holder: cfg.Holder, Epoch: lease.Epoch}
 	// A fifth of the TTL is kept back for the time between this check and a broadcast.
 	l.validUntil = start.Add(cfg.TTL - cfg.TTL/5)
 	l.renewedAt = time.Now()

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -28,7 +29,7 @@ type rigAccount struct{ operator, owner common.Address }
 // staker credit goes to the rig whose reward it follows, as the reference contract pays them rig
 // by rig; an operator fee credited to payee goes to the rig whose reward comes next (the
 // contract credits the cut just before the rest of the same reward).
-func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]Payout, error) {
+func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]journal.Payout, error) {
 	rigs := map[uint64]rigAccount{}
 	for id, op := range operators {
 		a := rigAccount{operator: op}
@@ -46,7 +47,7 @@ func (d *ReferenceDeployment) SettlementPayouts(ctx context.Context, taskID, fro
 	return d.c.settlementPayouts(ctx, taskID, from, rigs, payee)
 }
 
-func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount, payee *common.Address) ([]Payout, error) {
+func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, rigs map[uint64]rigAccount, payee *common.Address) ([]journal.Payout, error) {
 	ev := c.abi.GetABI().Events
 	id := common.BigToHash(new(big.Int).SetUint64(taskID))
 	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
@@ -69,9 +70,9 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 	if err != nil {
 		return nil, fmt.Errorf("settlement of task %d: %w", taskID, txm.ClassifyRPCError(err))
 	}
-	var out []Payout
-	last := uint64(0) // the rig the latest reward went to
-	var fee *Payout   // an operator fee to payee, waiting for the reward it was cut from
+	var out []journal.Payout
+	last := uint64(0)       // the rig the latest reward went to
+	var fee *journal.Payout // an operator fee to payee, waiting for the reward it was cut from
 	for _, l := range rec.Logs {
 		if l.Address != c.Address || len(l.Topics) == 0 {
 			continue
@@ -85,14 +86,14 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 			switch agentrig.CreditReason(cr.Reason) {
 			case agentrig.CreditOperatorFee:
 				if payee != nil && cr.Account == *payee {
-					fee = &Payout{TaskID: taskID, Kind: PayoutOperatorFee, Account: cr.Account, Wei: cr.Amount, Tx: settle, LogIndex: l.Index}
+					fee = &journal.Payout{TaskID: taskID, Kind: journal.PayoutOperatorFee, Account: cr.Account, Wei: cr.Amount, Tx: settle, LogIndex: l.Index}
 				}
 			case agentrig.CreditRigReward:
 				last = 0
 				for rigID, a := range rigs {
 					if a.operator == cr.Account {
 						last = rigID
-						out = append(out, Payout{TaskID: taskID, RigID: rigID, Kind: PayoutReward, Account: cr.Account,
+						out = append(out, journal.Payout{TaskID: taskID, RigID: rigID, Kind: journal.PayoutReward, Account: cr.Account,
 							Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
 					}
 				}
@@ -103,7 +104,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 				}
 			case agentrig.CreditStaker:
 				if a, ok := rigs[last]; ok && last != 0 && a.owner == cr.Account {
-					out = append(out, Payout{TaskID: taskID, RigID: last, Kind: PayoutStaker, Account: cr.Account,
+					out = append(out, journal.Payout{TaskID: taskID, RigID: last, Kind: journal.PayoutStaker, Account: cr.Account,
 						Wei: cr.Amount, Tx: settle, LogIndex: l.Index})
 				}
 			}
@@ -113,7 +114,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 				continue
 			}
 			if _, ours := rigs[s.RigId]; ours && s.Amount.Sign() > 0 {
-				out = append(out, Payout{TaskID: taskID, RigID: s.RigId, Kind: PayoutSlash, Wei: s.Amount, Tx: settle, LogIndex: l.Index})
+				out = append(out, journal.Payout{TaskID: taskID, RigID: s.RigId, Kind: journal.PayoutSlash, Wei: s.Amount, Tx: settle, LogIndex: l.Index})
 			}
 		}
 	}

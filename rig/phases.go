@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
@@ -56,7 +57,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		}
 		for rigID, idx := range mine {
 			if info.Committed&(1<<idx) != 0 {
-				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				r.advance(ctx, t.id, rigID, journal.StateCommitted, nil)
 				continue
 			}
 			r.commit(ctx, t, info, head, rigID, batch)
@@ -65,18 +66,18 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		for rigID, idx := range mine {
 			switch {
 			case info.Revealed&(1<<idx) != 0:
-				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+				r.advance(ctx, t.id, rigID, journal.StateRevealed, nil)
 			case info.Committed&(1<<idx) == 0:
-				r.advance(ctx, t.id, rigID, StateMissed, func(e *Entry) { e.Reason = "commit window closed before our commit was mined" })
+				r.advance(ctx, t.id, rigID, journal.StateMissed, func(e *journal.Entry) { e.Reason = "commit window closed before our commit was mined" })
 			default:
-				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				r.advance(ctx, t.id, rigID, journal.StateCommitted, nil)
 				r.reveal(ctx, t, rigID, batch)
 			}
 		}
 	case agentrig.PhaseSettle:
 		for rigID, idx := range mine {
 			if info.Revealed&(1<<idx) != 0 {
-				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+				r.advance(ctx, t.id, rigID, journal.StateRevealed, nil)
 			}
 		}
 		if r.due(ctx, t, head, info.RigIDs) {
@@ -91,7 +92,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		r.finish(t)
 	case agentrig.PhaseRefunded:
 		for rigID := range mine {
-			r.advance(ctx, t.id, rigID, StateRefunded, nil)
+			r.advance(ctx, t.id, rigID, journal.StateRefunded, nil)
 		}
 		r.finish(t)
 	}
@@ -137,7 +138,7 @@ func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *
 		return
 	}
 	chainNow := time.Unix(int64(head.Time), 0)
-	if !found || entry.State == StateDrawn {
+	if !found || entry.State == journal.StateDrawn {
 		// Price once per task for all our rigs; answer in the background so other tasks move on.
 		r.spawn(ctx, fmt.Sprintf("price/%d", t.id), func(ctx context.Context) {
 			r.answer(ctx, t, info, chainNow)

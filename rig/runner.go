@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -125,7 +126,7 @@ type taskState struct {
 	seen        bool   // counted in the "seen" metric
 	// mined holds, per rig of ours, the states whose mined transaction the metrics counted
 	// (committed, revealed): a commit or reveal mined again after a reorg is not counted twice.
-	mined map[uint64][]State
+	mined map[uint64][]journal.State
 	done  bool
 	// commitDeadline is set when one of our rigs is drawn: a follower prices the task before it
 	// (warm); warmed says it did, or found the task answered.
@@ -138,8 +139,8 @@ type taskState struct {
 	// nothing); answers each rig's answered entry (its answer, salt and commitment never change
 	// once journaled: RecordAnswer keeps the first).
 	drawn     map[uint64]time.Time
-	journaled map[uint64]State
-	answers   map[uint64]Entry
+	journaled map[uint64]journal.State
+	answers   map[uint64]journal.Entry
 }
 
 // Runner answers a job's tasks for a set of rigs: it follows the contract, prices each task it
@@ -151,7 +152,7 @@ type Runner struct {
 	backend   Backend
 	chain     Chain      // the seeds' calls
 	deploy    Deployment // what the seeds leave open
-	journal   Journal
+	journal   journal.Journal
 	pricer    Pricer
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
@@ -183,7 +184,7 @@ type Runner struct {
 }
 
 // NewRunner checks the job and the rigs on chain and returns a runner ready to Run.
-func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pricer, cfg Config) (*Runner, error) {
+func NewRunner(ctx context.Context, backend Backend, j journal.Journal, pricer Pricer, cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Heads == nil {
 		if s, ok := backend.(HeadSubscriber); ok {
@@ -227,15 +228,15 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		return nil, err
 	}
 	r := &Runner{
-		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: journal, pricer: pricer,
+		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: j, pricer: pricer,
 		domain: task.Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
 		tolerance: job.ToleranceBps, log: cfg.Logger,
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
 		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{}, priceOf: map[priceKey]*priceCall{},
 		wake: make(chan struct{}, 1),
 	}
-	if lj, ok := journal.(interface {
-		Leaser
+	if lj, ok := j.(interface {
+		journal.Leaser
 		Shared() bool
 	}); ok && lj.Shared() {
 		r.lead.leaser = lj
@@ -259,7 +260,7 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		r.relayer = txm.NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
 	}
 	// A restarted runner picks up every task its journal has not finished.
-	open, err := journal.Open(ctx)
+	open, err := j.Open(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -417,7 +418,7 @@ func (r *Runner) finish(t *taskState) {
 
 // advance records progress. The write is not cancelled with the runner: what the chain already
 // shows must reach the journal even while the process is shutting down.
-func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) {
+func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to journal.State, update func(*journal.Entry)) {
 	t := r.task(taskID)
 	r.mu.Lock()
 	known, ok := t.journaled[rigID]
@@ -431,7 +432,7 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	}
 	r.mu.Lock()
 	if t.journaled == nil {
-		t.journaled = map[uint64]State{}
+		t.journaled = map[uint64]journal.State{}
 	}
 	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && cur.Before(to)) {
 		t.journaled[rigID] = to
@@ -441,7 +442,7 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 
 // firstMined records that the rig's transaction for state s of the task was mined, and says
 // whether this is the first time this runner saw one (the metrics count it then).
-func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
+func (r *Runner) firstMined(taskID, rigID uint64, s journal.State) bool {
 	t := r.task(taskID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -449,7 +450,7 @@ func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
 		return false
 	}
 	if t.mined == nil {
-		t.mined = map[uint64][]State{}
+		t.mined = map[uint64][]journal.State{}
 	}
 	t.mined[rigID] = append(t.mined[rigID], s)
 	return true
@@ -457,7 +458,7 @@ func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
 
 // journaledAnswer is the journal's entry of one of our rigs for a task, from memory once it holds an
 // answer (whose answer, salt and commitment no longer change).
-func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (Entry, bool, error) {
+func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (journal.Entry, bool, error) {
 	r.mu.Lock()
 	e, ok := t.answers[rigID]
 	r.mu.Unlock()
@@ -465,12 +466,12 @@ func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64
 		return e, true, nil
 	}
 	e, found, err := r.journal.Get(ctx, t.id, rigID)
-	if err != nil || !found || e.Salt == ([32]byte{}) || e.State.Before(StateAnswered) || e.State.Final() {
+	if err != nil || !found || e.Salt == ([32]byte{}) || e.State.Before(journal.StateAnswered) || e.State.Final() {
 		return e, found, err
 	}
 	r.mu.Lock()
 	if t.answers == nil {
-		t.answers = map[uint64]Entry{}
+		t.answers = map[uint64]journal.Entry{}
 	}
 	t.answers[rigID] = e
 	r.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -26,20 +27,20 @@ type answerKind struct {
 	name string
 	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
 	// many the batch of signed entries.
-	call   func(c Chain, e Entry) txm.Call
-	digest func(d task.Domain, e Entry) (common.Hash, error)
-	many   func(c Chain, entries []Entry, sigs [][]byte) txm.Call
+	call   func(c Chain, e journal.Entry) txm.Call
+	digest func(d task.Domain, e journal.Entry) (common.Hash, error)
+	many   func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call
 	// done records a mined one.
 	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
 }
 
 var commits = &answerKind{
 	name: "commit",
-	call: func(c Chain, e Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
-	digest: func(d task.Domain, e Entry) (common.Hash, error) {
+	call: func(c Chain, e journal.Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
+	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) txm.Call {
+	many: func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
 		signed := make([]SignedCommit, len(entries))
 		for i, e := range entries {
 			signed[i] = SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
@@ -53,11 +54,11 @@ var commits = &answerKind{
 
 var reveals = &answerKind{
 	name: "reveal",
-	call: func(c Chain, e Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
-	digest: func(d task.Domain, e Entry) (common.Hash, error) {
+	call: func(c Chain, e journal.Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
+	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) txm.Call {
+	many: func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
 		signed := make([]SignedReveal, len(entries))
 		for i, e := range entries {
 			signed[i] = SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
@@ -72,7 +73,7 @@ var reveals = &answerKind{
 // answerTx is one rig's commit or reveal of one task, from the journaled entry.
 type answerTx struct {
 	kind  *answerKind
-	entry Entry
+	entry journal.Entry
 	// deadline and chainNow (commits) feed the commit-margin metric.
 	deadline, chainNow time.Time
 }
@@ -117,8 +118,8 @@ func (r *Runner) submit(ctx context.Context, txs []answerTx) {
 // mined again after a reorg dropped it is not a second one. (Whether the journal already says
 // committed cannot tell: a look at the chain may journal the state before the receipt arrives.)
 func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
-	again := !r.firstMined(taskID, rigID, StateCommitted)
-	r.advance(ctx, taskID, rigID, StateCommitted, func(e *Entry) { e.CommitTx = rec.TxHash.Hex() })
+	again := !r.firstMined(taskID, rigID, journal.StateCommitted)
+	r.advance(ctx, taskID, rigID, journal.StateCommitted, func(e *journal.Entry) { e.CommitTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
 		r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.CommitMargin }, deadline.Sub(chainNow).Seconds())
@@ -128,8 +129,8 @@ func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types
 
 // revealed journals a mined reveal, counted once as committed is.
 func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt) {
-	again := !r.firstMined(taskID, rigID, StateRevealed)
-	r.advance(ctx, taskID, rigID, StateRevealed, func(e *Entry) { e.RevealTx = rec.TxHash.Hex() })
+	again := !r.firstMined(taskID, rigID, journal.StateRevealed)
+	r.advance(ctx, taskID, rigID, journal.StateRevealed, func(e *journal.Entry) { e.RevealTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
 	}

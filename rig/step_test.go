@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
 // countingJournal counts the journal's calls.
 type countingJournal struct {
-	Journal
+	rigjournal.Journal
 	mu    sync.Mutex
 	calls map[string]int
 }
@@ -44,12 +45,12 @@ func (j *countingJournal) Drawn(ctx context.Context, taskID, rigID uint64, d tim
 	return j.Journal.Drawn(ctx, taskID, rigID, d)
 }
 
-func (j *countingJournal) Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error {
+func (j *countingJournal) Advance(ctx context.Context, taskID, rigID uint64, to rigjournal.State, update func(*rigjournal.Entry)) error {
 	j.count("Advance")
 	return j.Journal.Advance(ctx, taskID, rigID, to, update)
 }
 
-func (j *countingJournal) Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error) {
+func (j *countingJournal) Get(ctx context.Context, taskID, rigID uint64) (rigjournal.Entry, bool, error) {
 	j.count("Get")
 	return j.Journal.Get(ctx, taskID, rigID)
 }
@@ -75,14 +76,14 @@ func TestStepRoundTripsDoNotGrowWithOpenTasks(t *testing.T) {
 		b.r = r
 		// First look: every rig's commit of every task goes out as one commitMany.
 		b.step()
-		b.mineUntil("commits", b.all(StateCommitted))
+		b.mineUntil("commits", b.all(rigjournal.StateCommitted))
 		b.r.wg.Wait()
 
 		// Second look, every task now in its reveal window: the reveals go out.
 		node.Reset()
 		journal.reset()
 		b.step()
-		b.mineUntil("reveals", b.all(StateRevealed))
+		b.mineUntil("reveals", b.all(rigjournal.StateRevealed))
 		b.r.wg.Wait()
 		calls, singles, batches, inBatch := node.Snapshot()
 		if singles != 0 || batches != 1 || inBatch != tasks {

@@ -32,8 +32,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -44,7 +44,7 @@ var tmpl = template.Must(template.New("page.html").ParseFS(files, "page.html"))
 
 // Journal is what the page reads of a rig journal; *rig.Journal has it.
 type Journal interface {
-	Since(ctx context.Context, t time.Time) ([]rig.Entry, error)
+	Since(ctx context.Context, t time.Time) ([]journal.Entry, error)
 }
 
 // AuditLog gives the last audit report recorded in a journal (the JSON `pricerig audit --json`
@@ -55,7 +55,7 @@ type AuditLog interface {
 
 // Ledgers give what each task cost and earned each rig; *rig.DBJournal has it.
 type Ledgers interface {
-	Ledger(ctx context.Context, since time.Time) (rig.Ledger, error)
+	Ledger(ctx context.Context, since time.Time) (journal.Ledger, error)
 }
 
 // Chain is what the page reads of a node; *ethclient.Client has it.
@@ -92,7 +92,7 @@ type Options struct {
 	RoleOf func() string
 	// Money gives what a task cost and earned one rig; nil reads it from each process's
 	// journal when the journal keeps accounts (Ledgers), else leaves the columns empty.
-	Money func(rig.Entry) Money
+	Money func(journal.Entry) Money
 	// Window is how far back the tasks section looks (default 24h); MaxTasks caps its rows
 	// (default 200).
 	Window   time.Duration
@@ -166,9 +166,9 @@ func (s *Server) Build(ctx context.Context) Page {
 	}
 	p.Facts = append(p.Facts, Fact{"role", role})
 
-	var entries []rig.Entry
+	var entries []journal.Entry
 	var auditAt time.Time
-	var ledgers []rig.Ledger
+	var ledgers []journal.Ledger
 	for _, proc := range o.Processes {
 		if lj, ok := proc.Journal.(Ledgers); ok && o.Money == nil {
 			// Twice the window: a task in the window may have been drawn and committed before it.

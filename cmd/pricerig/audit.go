@@ -25,6 +25,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
 )
@@ -156,7 +157,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
 
-	var journal *rig.DBJournal
+	var journal *rigjournal.DBJournal
 	if f.journal != "" {
 		j, err := openJournalToRead(f.journal, failedToRun)
 		if err != nil {
@@ -330,7 +331,7 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 
 // writeAuditHTML writes the report's HTML next to file and renames it into place, so a web
 // server or a mailer never reads half a report.
-func writeAuditHTML(file string, rep audit.Report, journal *rig.DBJournal, spec *feeds.Spec) error {
+func writeAuditHTML(file string, rep audit.Report, journal *rigjournal.DBJournal, spec *feeds.Spec) error {
 	o := web.ReportOptions{ToleranceBps: spec.Job.ToleranceBps}
 	if journal != nil {
 		entries, err := journal.Since(context.Background(), rep.Window.From)

@@ -16,6 +16,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	rigtask "github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -368,7 +369,7 @@ func answersVerdict(outs []answerJSON) error {
 // none is made where there was none).
 func refusalReason(ctx context.Context, journals []string, taskID uint64) string {
 	for _, path := range journals {
-		j, err := rig.OpenExistingJournal(path)
+		j, err := journal.OpenExistingJournal(path)
 		if err != nil {
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
 // findChromium returns Debian's chromium, or fails the test in CI (CI=true) and skips it
@@ -257,7 +258,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 
 	// Every settled task of the journal is on the page with its answer and distance.
-	j, err := rig.OpenJournal(journal)
+	j, err := rigjournal.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 	type row struct{ Answer, Median, Distance, Symbol string }
 	for _, e := range entries {
-		if e.State != rig.StateSettled {
+		if e.State != rigjournal.StateSettled {
 			t.Fatalf("task %d is %s in the journal", e.TaskID, e.State)
 		}
 		got := evaluate[row](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('tr.task[data-task="%d"][data-rig="%d"]');

@@ -24,6 +24,7 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
@@ -180,11 +181,11 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	// connect reached the chain (eth_chainId) before the journal is made: a rig that cannot
 	// start leaves no file.
 	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
-	if !rig.IsPostgresURL(f.journal) {
+	if !rigjournal.IsPostgresURL(f.journal) {
 		_, statErr = os.Stat(f.journal)
 	}
 	registerDBSecrets(f.journal)
-	journal, err := rig.OpenJournal(f.journal)
+	journal, err := rigjournal.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
 	}
@@ -288,7 +289,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 
 // pageRole is what the page says of the instance: "single" on a journal of its own; on a shared
 // (PostgreSQL) journal, whether it holds the lease of the keys (leader) or waits (follower).
-func pageRole(j *rig.DBJournal, r *rig.Runner) string {
+func pageRole(j *rigjournal.DBJournal, r *rig.Runner) string {
 	switch {
 	case !j.Shared():
 		return "single"

@@ -26,6 +26,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
@@ -137,7 +138,7 @@ type Devnet struct {
 	tmpDir   bool
 	configs  []rig.Config
 	stops    []func()
-	journals []rig.Journal // nil while a process is killed
+	journals []journal.Journal // nil while a process is killed
 }
 
 // DevKey is the i-th devnet account; public, worthless, the same on every run.

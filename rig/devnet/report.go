@@ -14,6 +14,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // TaskReport is how one task ended.
@@ -31,7 +32,7 @@ type TaskReport struct {
 type RigReport struct {
 	RigID       uint64
 	Price       string
-	State       rig.State
+	State       journal.State
 	DistanceBps string // to the stored median
 	Inside      bool
 }
@@ -140,7 +141,7 @@ func (d *Devnet) report(ctx context.Context, contract *rig.Contract, id uint64, 
 	return rep, nil
 }
 
-func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (rig.Entry, bool) {
+func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (journal.Entry, bool) {
 	for _, j := range d.journals {
 		if j == nil {
 			continue
@@ -149,7 +150,7 @@ func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (rig.En
 			return e, true
 		}
 	}
-	return rig.Entry{}, false
+	return journal.Entry{}, false
 }
 
 // Summary is a one-line description of a report, for logs.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -100,11 +101,11 @@ func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
 	}
 	// A restarted process re-sending a commit its killed predecessor got mined: the sender's
 	// simulation sees it would revert, and nothing is sent.
-	var committed rig.Entry
+	var committed journal.Entry
 	waitFor(ctx, t, "process 1's commit", func() bool {
 		e, ok := d.entryOf(ctx, 0, ids[0])
 		committed = e
-		return ok && e.State != rig.StateDrawn && e.State != rig.StateAnswered
+		return ok && e.State != journal.StateDrawn && e.State != journal.StateAnswered
 	})
 	k := d.configs[0].Operators[0]
 	again := txm.NewSender(d.client, k, big.NewInt(ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})

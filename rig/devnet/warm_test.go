@@ -18,6 +18,7 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
@@ -105,7 +106,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(client.Close)
-		journal, err := rig.OpenJournal(url)
+		journal, err := rigjournal.OpenJournal(url)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	// the leader goes; the follower takes over and answers from what it priced
 	leader.stop()
 	<-leader.done
-	journal, err := rig.OpenJournal(url)
+	journal, err := rigjournal.OpenJournal(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	waitFor("the new leader to answer every task of our rig", func() bool {
 		for _, id := range ours {
 			e, ok, err := journal.Get(ctx, id, ourRig)
-			if err != nil || !ok || e.State == rig.StateDrawn {
+			if err != nil || !ok || e.State == rigjournal.StateDrawn {
 				return false
 			}
 		}

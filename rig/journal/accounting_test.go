@@ -1,4 +1,4 @@
-package rig
+package journal
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestSplitFeeAddsUpToTheFee(t *testing.T) {
 		fee string
 		n   int
 	}{{"10", 3}, {"1077300000001", 7}, {"2", 5}, {"0", 2}, {"999999999999999999999999", 4}} {
-		shares := splitFee(wei(tc.fee), tc.n)
+		shares := SplitFee(wei(tc.fee), tc.n)
 		sum := new(big.Int)
 		for i, s := range shares {
 			sum.Add(sum, s)
@@ -48,7 +48,7 @@ func testBook(t *testing.T, j *DBJournal) {
 	a, relayer := common.HexToAddress("0xa1"), common.HexToAddress("0xee")
 	tx := func(n byte, purpose string, rig uint64, status TxStatus, gas uint64, price int64, entries ...TaskRig) TxRecord {
 		fee := new(big.Int).Mul(new(big.Int).SetUint64(gas), big.NewInt(price))
-		for i, s := range splitFee(fee, len(entries)) {
+		for i, s := range SplitFee(fee, len(entries)) {
 			entries[i].Share = s
 		}
 		from := a
@@ -105,7 +105,7 @@ func testBook(t *testing.T, j *DBJournal) {
 	// Fees: 60000, 50000, 90001 (split 30001/30000/30000), 30000 gas at 1000000001 wei.
 	p := big.NewInt(1_000_000_001)
 	g := func(gas int64) *big.Int { return new(big.Int).Mul(big.NewInt(gas), p) }
-	manyShares := splitFee(g(90_001), 3)
+	manyShares := SplitFee(g(90_001), 3)
 	want := map[[2]uint64]struct{ gas, earned, slashed, margin *big.Int }{
 		{7, 1}: {new(big.Int).Add(g(60_000+50_000), g(30_000)), wei("6333333333333"), new(big.Int), nil},
 		{7, 2}: {manyShares[0], new(big.Int), wei("10000000000000"), nil},

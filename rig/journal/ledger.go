@@ -1,4 +1,4 @@
-package rig
+package journal
 
 // The Ledger from the journal's accounts: per task, per rig and in total.
 

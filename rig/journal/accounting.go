@@ -1,4 +1,4 @@
-package rig
+package journal
 
 import (
 	"cmp"
@@ -187,7 +187,7 @@ type Accounts interface {
 var _ Accounts = (*DBJournal)(nil)
 
 // splitFee divides fee over n entries: equal shares, the remainder one wei each to the first.
-func splitFee(fee *big.Int, n int) []*big.Int {
+func SplitFee(fee *big.Int, n int) []*big.Int {
 	if n <= 0 {
 		return nil
 	}
@@ -300,8 +300,8 @@ func (j *DBJournal) MoveTx(ctx context.Context, t TxRecord) error {
 	if err := j.deleteWhere(ctx, tx, "hash", t.Hash, "tx_tasks", "txs"); err != nil {
 		return err
 	}
-	if testHookMoveTx != nil {
-		testHookMoveTx()
+	if TestHookMoveTx != nil {
+		TestHookMoveTx()
 	}
 	if _, err := j.insertTx(ctx, tx, t); err != nil {
 		return err
@@ -309,8 +309,9 @@ func (j *DBJournal) MoveTx(ctx context.Context, t TxRecord) error {
 	return tx.Commit()
 }
 
-// testHookMoveTx, when a test sets it, runs between MoveTx's delete and its insert.
-var testHookMoveTx func()
+// TestHookMoveTx, when a test sets it, runs between MoveTx's delete and its insert: the
+// runner's test of a process killed there (rig) sets it. Nothing else may.
+var TestHookMoveTx func()
 
 // insertTx inserts, within tx, a transaction and its entries unless its hash is journaled.
 func (j *DBJournal) insertTx(ctx context.Context, tx *sql.Tx, t TxRecord) (bool, error) {
