@@ -223,7 +223,7 @@ type PayoutReader interface {
 	SettlementPayouts(ctx context.Context, taskID, from uint64, operators map[uint64]common.Address, payee *common.Address) ([]journal.Payout, error)
 }
 
-var _ PayoutReader = (*ReferenceDeployment)(nil)
+var _ PayoutReader = (*agentrig.ReferenceDeployment)(nil)
 
 // callABI decodes the call data of the transactions the rig sends: the seeds' functions, as the
 // reference contract's ABI spells them.

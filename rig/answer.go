@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 )
@@ -40,7 +41,7 @@ type priceKey struct {
 
 // answer prices the task once and journals an answer and a fresh salt for each of our rigs
 // drawn for it. Nothing is sent here: the next step commits what the journal holds.
-func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainNow time.Time) {
+func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskView, chainNow time.Time) {
 	log := r.log.With("task", t.id)
 	mine := r.ours(info)
 	deadline := info.CommitDeadline
@@ -120,7 +121,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 
 // refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
 // refuses, with the reason; the next steps commit and reveal it like any answer.
-func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input task.Input, why error) {
+func (r *Runner) refuse(ctx context.Context, t *taskState, info agentrig.TaskView, input task.Input, why error) {
 	reason, kind, price := task.RefusalText(why), task.RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
 	log := r.log.With("task", t.id)
 	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
@@ -136,7 +137,7 @@ func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input 
 // record journals answer e (Price, and the fields describing it) with a fresh salt for each of
 // our rigs drawn for the task, before anything is sent. A rig whose journal already holds an
 // answer keeps that one (RecordAnswer).
-func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e journal.Entry, done func(journal.Entry)) {
+func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info agentrig.TaskView, e journal.Entry, done func(journal.Entry)) {
 	answer := e.Price.Answer()
 	for rigID := range r.ours(info) {
 		salt, err := task.NewSalt()

@@ -156,7 +156,7 @@ func TestRestartedRigDoesNotResendMinedEntries(t *testing.T) {
 	defer cancel()
 	for {
 		_, err := b.sim.Client.PendingCallContract(wait, ethereum.CallMsg{From: b.sim.Addr(op), To: &b.sim.Address, Data: tx.Data()})
-		if err != nil && RevertReason(err) == "AlreadyDone" {
+		if err != nil && agentrig.RevertReason(err) == "AlreadyDone" {
 			break
 		}
 		if wait.Err() != nil {

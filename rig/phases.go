@@ -15,7 +15,7 @@ import (
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
-func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *types.Header, batch *answerBatch) error {
+func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, batch *answerBatch) error {
 	if info.JobID != r.cfg.JobID {
 		r.finish(t)
 		return nil
@@ -128,7 +128,7 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.
-func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
+func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
 	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil {
 		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
@@ -30,7 +31,7 @@ type Config struct {
 	Contract common.Address
 	// Deployment reads what the seeds leave open (how a rig learns it was drawn, the windows);
 	// nil means the reference contract's (ReferenceDeployment).
-	Deployment Deployment
+	Deployment agentrig.Deployment
 	JobID      uint32     // default 2, "Verify a price"
 	Operators  []task.Key // one rig per operator key, found on chain by its operator address
 	// Relayer, when set, sends every commit and reveal of this process's rigs in one
@@ -149,9 +150,9 @@ type taskState struct {
 // a dropped RPC or a reorg only delays it.
 type Runner struct {
 	cfg       Config
-	backend   Backend
-	chain     Chain      // the seeds' calls
-	deploy    Deployment // what the seeds leave open
+	backend   agentrig.Backend
+	chain     agentrig.Chain      // the seeds' calls
+	deploy    agentrig.Deployment // what the seeds leave open
 	journal   journal.Journal
 	pricer    Pricer
 	domain    task.Domain
@@ -184,7 +185,7 @@ type Runner struct {
 }
 
 // NewRunner checks the job and the rigs on chain and returns a runner ready to Run.
-func NewRunner(ctx context.Context, backend Backend, j journal.Journal, pricer Pricer, cfg Config) (*Runner, error) {
+func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal, pricer Pricer, cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Heads == nil {
 		if s, ok := backend.(HeadSubscriber); ok {
@@ -201,10 +202,10 @@ func NewRunner(ctx context.Context, backend Backend, j journal.Journal, pricer P
 	if cfg.StageDelay == 0 {
 		cfg.StageDelay = DefaultStageDelay(chainID)
 	}
-	contract := NewContract(backend, cfg.Contract)
+	contract := agentrig.NewContract(backend, cfg.Contract)
 	deploy := cfg.Deployment
 	if deploy == nil {
-		deploy = NewReferenceDeployment(contract)
+		deploy = agentrig.NewReferenceDeployment(contract)
 	}
 	job, err := deploy.Job(ctx, cfg.JobID)
 	if err != nil {
@@ -283,7 +284,7 @@ func (r *Runner) RigIDs() []uint64 {
 }
 
 // ours returns, for each of our rigs drawn in the task, its index in v.RigIDs.
-func (r *Runner) ours(v TaskView) map[uint64]int {
+func (r *Runner) ours(v agentrig.TaskView) map[uint64]int {
 	out := map[uint64]int{}
 	for i, id := range v.RigIDs {
 		if _, ok := r.rigs[id]; ok {
@@ -394,15 +395,15 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 
 // readTasks reads where each open task stands at block: in one round trip when the deployment
 // can (TasksReader), else one read a task.
-func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]TaskView, []error, error) {
+func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]agentrig.TaskView, []error, error) {
 	ids := make([]uint64, len(open))
 	for i, t := range open {
 		ids[i] = t.id
 	}
-	if tr, ok := r.deploy.(TasksReader); ok {
+	if tr, ok := r.deploy.(agentrig.TasksReader); ok {
 		return tr.Tasks(ctx, ids, block)
 	}
-	views, errs := make([]TaskView, len(ids)), make([]error, len(ids))
+	views, errs := make([]agentrig.TaskView, len(ids)), make([]error, len(ids))
 	for i, id := range ids {
 		views[i], errs[i] = r.deploy.Task(ctx, id)
 	}

@@ -98,8 +98,8 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 	// withdraw() with no credits reverts NothingToWithdraw: simulated, not sent.
 	s := txm.NewSender(chain, key, sim.ChainID, txm.SenderConfig{Poll: time.Millisecond})
 	_, err = s.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, txm.ErrWouldRevert) || RevertReason(err) != "NothingToWithdraw" || chain.Sends.Load() != 0 {
-		t.Fatalf("err %v (reason %q), %d sent", err, RevertReason(err), chain.Sends.Load())
+	if !errors.Is(err, txm.ErrWouldRevert) || agentrig.RevertReason(err) != "NothingToWithdraw" || chain.Sends.Load() != 0 {
+		t.Fatalf("err %v (reason %q), %d sent", err, agentrig.RevertReason(err), chain.Sends.Load())
 	}
 
 	// A node that cannot simulate lets it through: it reverts on chain, and the error and the log
@@ -108,8 +108,8 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 	blind := txm.NewSender(blindChain{chain}, key, sim.ChainID, txm.SenderConfig{Poll: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec, err := blind.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
-	if !errors.Is(err, txm.ErrReverted) || RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.Sends.Load() != 1 {
-		t.Fatalf("err %v (reason %q), receipt %v, %d sent", err, RevertReason(err), rec, chain.Sends.Load())
+	if !errors.Is(err, txm.ErrReverted) || agentrig.RevertReason(err) != "NothingToWithdraw" || rec == nil || rec.Status != 0 || chain.Sends.Load() != 1 {
+		t.Fatalf("err %v (reason %q), receipt %v, %d sent", err, agentrig.RevertReason(err), rec, chain.Sends.Load())
 	}
 	if !strings.Contains(logs.String(), "transaction reverted") || !strings.Contains(logs.String(), "reason=NothingToWithdraw") {
 		t.Fatalf("log: %s", logs.String())
@@ -219,7 +219,7 @@ func TestDueWaitsForTimeAndBlocks(t *testing.T) {
 // noJobRigsNode is a node that fails every jobRigs call as an unreachable one would, and serves
 // the rest.
 type noJobRigsNode struct {
-	Backend
+	agentrig.Backend
 	failed atomic.Int32
 }
 
@@ -244,7 +244,7 @@ func TestDueKeepsAProcessThatCannotReadTheJobsRigsAtTheBack(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	now := t0
 	r := &Runner{cfg: Config{JobID: 2, StageDelay: time.Second, Now: func() time.Time { return now }},
-		deploy: NewReferenceDeployment(NewContract(node, sim.Address)), log: slog.New(slog.DiscardHandler),
+		deploy: agentrig.NewReferenceDeployment(agentrig.NewContract(node, sim.Address)), log: slog.New(slog.DiscardHandler),
 		rigs: map[uint64]*rigHandle{2: {id: 2}}}
 	ts := &taskState{id: 7, stageSince: t0, stageBlock: 10}
 	at := func(d time.Duration, block int64, drawn []uint64) bool {

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
@@ -27,23 +28,23 @@ type answerKind struct {
 	name string
 	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
 	// many the batch of signed entries.
-	call   func(c Chain, e journal.Entry) txm.Call
+	call   func(c agentrig.Chain, e journal.Entry) txm.Call
 	digest func(d task.Domain, e journal.Entry) (common.Hash, error)
-	many   func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call
+	many   func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call
 	// done records a mined one.
 	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
 }
 
 var commits = &answerKind{
 	name: "commit",
-	call: func(c Chain, e journal.Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
+	call: func(c agentrig.Chain, e journal.Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
 	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
 	},
-	many: func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
-		signed := make([]SignedCommit, len(entries))
+	many: func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
+		signed := make([]agentrig.SignedCommit, len(entries))
 		for i, e := range entries {
-			signed[i] = SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
+			signed[i] = agentrig.SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
 		}
 		return c.CommitManyCall(signed)
 	},
@@ -54,14 +55,14 @@ var commits = &answerKind{
 
 var reveals = &answerKind{
 	name: "reveal",
-	call: func(c Chain, e journal.Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
+	call: func(c agentrig.Chain, e journal.Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
 	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
 	},
-	many: func(c Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
-		signed := make([]SignedReveal, len(entries))
+	many: func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
+		signed := make([]agentrig.SignedReveal, len(entries))
 		for i, e := range entries {
-			signed[i] = SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
+			signed[i] = agentrig.SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
 		}
 		return c.RevealManyCall(signed)
 	},

@@ -9,12 +9,13 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // recordSettlement reads the stored answer and records, per rig, whether our answer was inside
 // the agreement and how far it was from the stored median.
-func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info TaskView, mine map[uint64]int) error {
+func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info agentrig.TaskView, mine map[uint64]int) error {
 	if len(mine) == 0 {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
@@ -115,8 +116,8 @@ func TestTasksReadsWhatTaskOfReads(t *testing.T) {
 	ids := append([]uint64{}, b.tasks...)
 	ids = append(ids, 99) // no such task: the contract answers a zero view
 	node := nodetest.NewCountingNode(b.sim.Client)
-	c := NewContract(b.sim.Client, b.sim.Address)
-	for name, contract := range map[string]*Contract{"batched": NewContract(node, b.sim.Address), "one by one": c} {
+	c := agentrig.NewContract(b.sim.Client, b.sim.Address)
+	for name, contract := range map[string]*agentrig.Contract{"batched": agentrig.NewContract(node, b.sim.Address), "one by one": c} {
 		head, err := b.sim.Client.BlockNumber(b.ctx)
 		if err != nil {
 			t.Fatal(err)

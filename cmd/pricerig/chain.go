@@ -19,7 +19,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -35,7 +35,7 @@ type chainFlags struct {
 
 func (f *chainFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.network, "network", "robinhood", "the chain: "+strings.Join(rig.NetworkNames(), ", "))
+	fl.StringVar(&f.network, "network", "robinhood", "the chain: "+strings.Join(agentrig.NetworkNames(), ", "))
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node (default: the network's public RPC; devnet has none)")
 	fl.StringVar(&f.contract, "contract", "", "address of the AgentRig contract (default: networks.NAME.contract in the spec)")
 	fl.Uint64Var(&f.chainID, "chain-id", 0, "the chain id the node must serve (default: the network's; a devnet started with --chain-id)")
@@ -44,9 +44,9 @@ func (f *chainFlags) register(cmd *cobra.Command) {
 // chainConn is a checked connection: the node serves the network's chain.
 type chainConn struct {
 	client   *ethclient.Client
-	network  rig.Network
+	network  agentrig.Network
 	chainID  *big.Int // as eth_chainId returned it: every transaction and EIP-712 domain uses it
-	contract *rig.Contract
+	contract *agentrig.Contract
 	rpcShown string // the RPC URL with any key in it redacted
 	rpcURL   string // the RPC URL as given, for finding its websocket endpoint
 }
@@ -61,7 +61,7 @@ func shownURL(raw string) string { return redact.String(raw) }
 // connect resolves the network, dials its node, checks eth_chainId first (exit 2 on a mismatch)
 // and binds the contract (--contract, else the spec's networks.NAME.contract).
 func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
-	nw, err := rig.NetworkByName(f.network)
+	nw, err := agentrig.NetworkByName(f.network)
 	if err != nil {
 		return nil, badInput("--network: %v", err)
 	}
@@ -94,15 +94,15 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 	if err != nil {
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	id, err := rig.CheckChain(ctx, client, nw.ChainID)
+	id, err := agentrig.CheckChain(ctx, client, nw.ChainID)
 	if err != nil {
 		client.Close()
-		if errors.Is(err, rig.ErrWrongChain) {
+		if errors.Is(err, agentrig.ErrWrongChain) {
 			return nil, badInput("rpc %s: %v: it is not %s (chain id %d); nothing was done", shown, err, nw.Name, nw.ChainID)
 		}
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	return &chainConn{client: client, network: nw, chainID: id, contract: rig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
+	return &chainConn{client: client, network: nw, chainID: id, contract: agentrig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
 }
 
 // keyFlags choose the sending key, as `pricerig rig` does: a keystore and its password, or a hex

@@ -22,6 +22,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
@@ -293,7 +294,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	credits, err := rig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
+	credits, err := agentrig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/spf13/cobra"
 
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 )
@@ -169,9 +168,9 @@ func readTask(ctx context.Context, rpc string, contract common.Address, taskID u
 		return agentrig.AgentRigTaskOrdered{}, agentrig.AgentRigTaskInfo{}, failed("rpc %s: %v", rpc, err)
 	}
 	defer client.Close()
-	c := rig.NewContract(client, contract)
+	c := agentrig.NewContract(client, contract)
 	ordered, err := c.TaskInput(ctx, taskID)
-	if errors.Is(err, rig.ErrNoOrder) {
+	if errors.Is(err, agentrig.ErrNoOrder) {
 		return ordered, agentrig.AgentRigTaskInfo{}, badInput("task %d was never ordered on %s", taskID, contract.Hex())
 	}
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/rig/task"
@@ -73,7 +72,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	}
 	defer client.Close()
 	addr := common.HexToAddress(contractHex)
-	contract := rig.NewContract(client, addr)
+	contract := agentrig.NewContract(client, addr)
 	job, err := contract.Job(ctx, devnet.PriceJobID)
 	if err != nil {
 		t.Fatal(err)

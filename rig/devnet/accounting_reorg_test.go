@@ -39,7 +39,7 @@ func accountsOff(ctx context.Context, t *testing.T, d *Devnet, senders map[commo
 			off = append(off, fmt.Sprintf("journaled %s (%s, block %d) is not on the chain", hash.Hex(), tx.Purpose, tx.Block))
 		}
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	credits := func(a common.Address) *big.Int {
 		c, err := contract.Credits(ctx, a)
 		if err != nil {
@@ -172,7 +172,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	if info, err := contract.Task(ctx, taskID); err != nil || agentrig.Phase(info.Phase) != agentrig.PhaseSettle {
 		t.Fatalf("after the fork task %s is in phase %d (%v), want settle", taskID, info.Phase, err)
 	}

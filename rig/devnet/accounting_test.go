@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 )
@@ -232,7 +231,7 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	// (nobody withdrew, and the operator owns the rig, so its staker shares land there too),
 	// and for the relayed rig what it credited the relayer besides (the relayer is paid by no
 	// other rig).
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	earned := new(big.Int)
 	for i, r := range d.Runners {
 		var relayerCredits *big.Int

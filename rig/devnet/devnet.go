@@ -129,7 +129,7 @@ type Devnet struct {
 	opts     Options
 	client   *ethclient.Client
 	orderer  *txm.Sender
-	contract *rig.Contract
+	contract *agentrig.Contract
 	abi      *agentrig.AgentRig
 	simSrv   *http.Server
 	cancel   context.CancelFunc
@@ -221,7 +221,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		return nil, fmt.Errorf("deploying AgentRig: %w", err)
 	}
 	d.Contract = addr
-	d.contract = rig.NewContract(d.client, addr)
+	d.contract = agentrig.NewContract(d.client, addr)
 
 	// The simulator, and the spec pointed at it.
 	if err := d.startSim(); err != nil {
@@ -373,11 +373,11 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 	var plans []txm.Plan
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
-		pairs := make([]rig.OrderInput, len(batch))
+		pairs := make([]agentrig.OrderInput, len(batch))
 		for i, s := range batch {
-			pairs[i] = rig.OrderInput{Symbol: s, Minute: minute}
+			pairs[i] = agentrig.OrderInput{Symbol: s, Minute: minute}
 		}
-		inputs, err := rig.BuildInputs(rules, pairs, time.Time{})
+		inputs, err := agentrig.BuildInputs(rules, pairs, time.Time{})
 		if err != nil {
 			return nil, err
 		}

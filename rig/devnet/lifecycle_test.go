@@ -168,7 +168,7 @@ func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
 	if err := d.Kill(0); err != nil {
 		t.Fatal(err)
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	info, err := contract.Task(ctx, new(big.Int).SetUint64(task))
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +413,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	taskID := new(big.Int).SetUint64(ids[0])
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	waitFor(ctx, t, "three commits on chain", func() bool {
 		info, err := contract.Task(ctx, taskID)
 		return err == nil && info.CommittedMask == 0b111

@@ -106,7 +106,7 @@ func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
 		{"unaligned minute", task.InputHash(good("SPY", minute.Add(30*time.Second))), good("SPY", minute.Add(30*time.Second)), "minute", "not aligned"},
 		{"a minute a day in the future", task.InputHash(good("TSLA", minute.Add(24*time.Hour))), good("TSLA", minute.Add(24*time.Hour)), "window", "closes after the task's commit window"},
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	rigIDs := map[uint64]bool{}
 	for _, r := range d.Runners {
 		for _, id := range r.RigIDs() {
@@ -259,7 +259,7 @@ func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) 
 		t.Fatalf("the rig with no sources answered: %+v", e)
 	}
 	// Chain time moves inside the rig's commit margin: it has no time left to price, and skips.
-	info, err := rig.NewContract(d.client, d.Contract).Task(ctx, new(big.Int).SetUint64(ids[0]))
+	info, err := agentrig.NewContract(d.client, d.Contract).Task(ctx, new(big.Int).SetUint64(ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 )
@@ -40,7 +39,7 @@ type RigReport struct {
 // Wait follows the tasks until each is settled or refunded, emitting each step of their life,
 // and reports how they ended.
 func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	last := map[uint64]string{}
 	done := map[uint64]TaskReport{}
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -113,7 +112,7 @@ func describe(info agentrig.AgentRigTaskInfo) (string, string) {
 	return fmt.Sprintf("phase %d", info.Phase), ""
 }
 
-func (d *Devnet) report(ctx context.Context, contract *rig.Contract, id uint64, info agentrig.AgentRigTaskInfo) (TaskReport, error) {
+func (d *Devnet) report(ctx context.Context, contract *agentrig.Contract, id uint64, info agentrig.AgentRigTaskInfo) (TaskReport, error) {
 	rep := TaskReport{TaskID: id, Phase: agentrig.Phase(info.Phase)}
 	ans, err := contract.AnswerOf(ctx, new(big.Int).SetUint64(id))
 	if err != nil {

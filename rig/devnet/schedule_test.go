@@ -110,8 +110,8 @@ func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
 	k := d.configs[0].Operators[0]
 	again := txm.NewSender(d.client, k, big.NewInt(ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
 	_, err = again.Send(ctx, d.Contract, d.abi.PackCommit(new(big.Int).SetUint64(ids[0]), committed.Commitment), nil)
-	if !errors.Is(err, txm.ErrWouldRevert) || rig.RevertReason(err) == "" {
-		t.Fatalf("re-sent commit: %v (reason %q), want it refused before sending", err, rig.RevertReason(err))
+	if !errors.Is(err, txm.ErrWouldRevert) || agentrig.RevertReason(err) == "" {
+		t.Fatalf("re-sent commit: %v (reason %q), want it refused before sending", err, agentrig.RevertReason(err))
 	}
 	reports, err := d.Wait(ctx, ids)
 	if err != nil {
@@ -149,7 +149,7 @@ func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
 // is down; one stage delay later the second-ranked process draws it, once, and nothing reverts.
 func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
 	d, ctx := startDevnet(t, Options{})
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 	// Five rounds of kills and restarts: 360 s under -race at a load of 10-13 on 2 cores, so
 	// more than testbound.Cap.
 	d, ctx := startDevnetWithin(t, Options{Layout: []int{1, 1, 1, 1, 1}}, 15*time.Minute)
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
 	if err != nil || len(jobRigs) != processes {
 		t.Fatalf("job rigs %v %v", jobRigs, err)

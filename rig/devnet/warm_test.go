@@ -161,7 +161,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := rig.NewReferenceDeployment(d.contract)
+	deploy := agentrig.NewReferenceDeployment(d.contract)
 	var ours []uint64
 	symbolsOfOurs := map[string]bool{}
 	waitFor("every task drawn", func() bool {

@@ -1,10 +1,9 @@
-package rig
+package agentrig
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -19,7 +18,7 @@ func init() { txm.RegisterErrors(contractErrors{}) }
 // DecodeRevert finds one of the contract's custom errors in err, with its fields and what it
 // means.
 func (contractErrors) DecodeRevert(err error) (txm.ContractError, bool) {
-	re, ok := agentrig.DecodeRevert(err)
+	re, ok := DecodeRevert(err)
 	if !ok {
 		return txm.ContractError{}, false
 	}
@@ -33,32 +32,32 @@ func (contractErrors) DecodeRevert(err error) (txm.ContractError, bool) {
 // RevertReason names the contract's custom error in a failed call or transaction, when the node
 // returned its data; "" otherwise.
 func RevertReason(err error) string {
-	if re, ok := agentrig.DecodeRevert(err); ok {
+	if re, ok := DecodeRevert(err); ok {
 		return re.Name
 	}
 	return ""
 }
 
 // explainRevert says in words what the contract's refusals mean for the person who asked.
-func explainRevert(re *agentrig.RevertError) string {
+func explainRevert(re *RevertError) string {
 	switch v := re.Value.(type) {
-	case *agentrig.AgentRigNotEnoughRigs:
+	case *AgentRigNotEnoughRigs:
 		return fmt.Sprintf("the job has %s active rig(s), fewer than its quorum of %d, so nobody could answer the task; nothing is paid for it", v.Active, v.Quorum)
-	case *agentrig.AgentRigWrongValue:
+	case *AgentRigWrongValue:
 		return fmt.Sprintf("the value must be exactly %s wei, not %s", v.Expected, v.Sent)
-	case *agentrig.AgentRigStakeTooLow:
+	case *AgentRigStakeTooLow:
 		return fmt.Sprintf("the stake would be %s wei where %s wei is needed", v.Stake, v.Needed)
-	case *agentrig.AgentRigNotRigOwner:
+	case *AgentRigNotRigOwner:
 		return fmt.Sprintf("this key does not own rig %d", v.RigId)
-	case *agentrig.AgentRigRigInactive:
+	case *AgentRigRigInactive:
 		return fmt.Sprintf("rig %d is already deactivated", v.RigId)
-	case *agentrig.AgentRigUnknownRig:
+	case *AgentRigUnknownRig:
 		return fmt.Sprintf("there is no rig %d", v.RigId)
-	case *agentrig.AgentRigUnknownJob:
+	case *AgentRigUnknownJob:
 		return fmt.Sprintf("there is no job %d", v.JobId)
-	case *agentrig.AgentRigWrongPhase:
-		return fmt.Sprintf("the task is in phase %d (%s)", v.Phase, agentrig.Phase(v.Phase))
-	case *agentrig.AgentRigNonceUsed:
+	case *AgentRigWrongPhase:
+		return fmt.Sprintf("the task is in phase %d (%s)", v.Phase, Phase(v.Phase))
+	case *AgentRigNonceUsed:
 		return fmt.Sprintf("nonce %s was used already", v.Nonce)
 	}
 	switch re.Name {

@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -9,13 +9,12 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // A settled task's payouts, read from the reference contract's events: what the settlement
-// credited to the rigs asked about and slashed from them (the runner journals them: PayoutReader).
+// credited to the rigs asked about and slashed from them (the runner journals them: rig.PayoutReader).
 
 // ErrNotSettled means the chain holds no Settled event for a task (yet).
 var ErrNotSettled = errors.New("no Settled event")
@@ -83,12 +82,12 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 			if err != nil || cr.TaskId.Uint64() != taskID {
 				continue
 			}
-			switch agentrig.CreditReason(cr.Reason) {
-			case agentrig.CreditOperatorFee:
+			switch CreditReason(cr.Reason) {
+			case CreditOperatorFee:
 				if payee != nil && cr.Account == *payee {
 					fee = &journal.Payout{TaskID: taskID, Kind: journal.PayoutOperatorFee, Account: cr.Account, Wei: cr.Amount, Tx: settle, LogIndex: l.Index}
 				}
-			case agentrig.CreditRigReward:
+			case CreditRigReward:
 				last = 0
 				for rigID, a := range rigs {
 					if a.operator == cr.Account {
@@ -102,7 +101,7 @@ func (c *Contract) settlementPayouts(ctx context.Context, taskID, from uint64, r
 					out = append(out, *fee)
 					fee = nil
 				}
-			case agentrig.CreditStaker:
+			case CreditStaker:
 				if a, ok := rigs[last]; ok && last != 0 && a.owner == cr.Account {
 					out = append(out, journal.Payout{TaskID: taskID, RigID: last, Kind: journal.PayoutStaker, Account: cr.Account,
 						Wei: cr.Amount, Tx: settle, LogIndex: l.Index})

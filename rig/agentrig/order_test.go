@@ -1,4 +1,4 @@
-package rig
+package agentrig_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 
 // flakyNode fails the first calls it is asked, as a busy or restarting RPC does.
 type flakyNode struct {
-	Backend
+	agentrig.Backend
 	fails atomic.Int64
 }
 
@@ -64,7 +64,7 @@ func TestFollowRidesOutAnUnreachableNode(t *testing.T) {
 	node.fails.Store(5)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	answers, err := Follow(ctx, NewContract(node, sim.Address), nil, []uint64{1}, FollowOptions{Poll: time.Millisecond})
+	answers, err := agentrig.Follow(ctx, agentrig.NewContract(node, sim.Address), nil, []uint64{1}, agentrig.FollowOptions{Poll: time.Millisecond})
 	if err != nil || len(answers) != 1 || answers[0].Phase != agentrig.PhaseRefunded || node.fails.Load() >= 0 {
 		t.Fatalf("answers %+v, err %v, fails left %d", answers, err, node.fails.Load())
 	}
@@ -72,7 +72,7 @@ func TestFollowRidesOutAnUnreachableNode(t *testing.T) {
 	node.fails.Store(1 << 40)
 	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancelShort()
-	_, err = Follow(short, NewContract(node, sim.Address), nil, []uint64{1}, FollowOptions{Poll: time.Millisecond})
+	_, err = agentrig.Follow(short, agentrig.NewContract(node, sim.Address), nil, []uint64{1}, agentrig.FollowOptions{Poll: time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("err %v", err)
 	}

@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -114,8 +113,8 @@ func (d *ReferenceDeployment) Tasks(ctx context.Context, ids []uint64, block *bi
 	return views, errs, nil
 }
 
-func taskView(id uint64, info agentrig.AgentRigTaskInfo) TaskView {
-	return TaskView{ID: id, JobID: info.JobId, Phase: agentrig.Phase(info.Phase), OrderBlock: info.OrderBlock,
+func taskView(id uint64, info AgentRigTaskInfo) TaskView {
+	return TaskView{ID: id, JobID: info.JobId, Phase: Phase(info.Phase), OrderBlock: info.OrderBlock,
 		RigIDs: info.RigIds, Committed: uint64(info.CommittedMask), Revealed: uint64(info.RevealedMask),
 		CommitDeadline: time.Unix(int64(info.CommitDeadline), 0), RevealDeadline: time.Unix(int64(info.RevealDeadline), 0)}
 }

@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -115,7 +114,7 @@ func (c *Contract) Windows(ctx context.Context) (commit, reveal time.Duration, e
 // Answer is a task's outcome as answerOf gives it.
 type Answer struct {
 	TaskID  uint64
-	Phase   agentrig.Phase
+	Phase   Phase
 	Agreed  bool
 	Answer  [32]byte
 	Agree   int
@@ -127,7 +126,7 @@ func (a Answer) Price() string { return numeric.FormatScaled(numeric.AnswerInt(a
 
 // Final is whether the task is settled or refunded.
 func (a Answer) Final() bool {
-	return a.Phase == agentrig.PhaseSettled || a.Phase == agentrig.PhaseRefunded
+	return a.Phase == PhaseSettled || a.Phase == PhaseRefunded
 }
 
 // ReadAnswer reads answerOf (whose status is phaseOf).
@@ -136,7 +135,7 @@ func (c *Contract) ReadAnswer(ctx context.Context, taskID uint64) (Answer, error
 	if err != nil {
 		return Answer{}, err
 	}
-	return Answer{TaskID: taskID, Phase: agentrig.Phase(a.Status), Agreed: a.Agreed, Answer: a.Answer, Agree: int(a.Agree), Reveals: int(a.Reveals)}, nil
+	return Answer{TaskID: taskID, Phase: Phase(a.Status), Agreed: a.Agreed, Answer: a.Answer, Agree: int(a.Agree), Reveals: int(a.Reveals)}, nil
 }
 
 // FollowOptions tune Follow.
@@ -146,7 +145,7 @@ type FollowOptions struct {
 	// draw and settle) before the follower sends the transaction itself; default 10s.
 	Grace time.Duration
 	// Step receives each change of a task's phase, for printing (may be nil).
-	Step func(taskID uint64, phase agentrig.Phase, detail string)
+	Step func(taskID uint64, phase Phase, detail string)
 }
 
 // Follow follows tasks through draw, commit, reveal and settle until each is settled or
@@ -161,7 +160,7 @@ func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o Fol
 	if o.Grace == 0 {
 		o.Grace = 10 * time.Second
 	}
-	last := map[uint64]agentrig.Phase{}
+	last := map[uint64]Phase{}
 	since := map[uint64]time.Time{}
 	done := map[uint64]Answer{}
 	tick := time.NewTicker(o.Poll)
@@ -180,7 +179,7 @@ func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o Fol
 				lastErr = err
 				continue
 			}
-			if a.Phase == agentrig.PhaseNone {
+			if a.Phase == PhaseNone {
 				return nil, fmt.Errorf("there is no task %d", id)
 			}
 			if a.Phase != last[id] {
@@ -198,9 +197,9 @@ func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o Fol
 			}
 			var call txm.Call
 			switch a.Phase {
-			case agentrig.PhaseDraw:
+			case PhaseDraw:
 				call = c.DrawCall(id)
-			case agentrig.PhaseSettle:
+			case PhaseSettle:
 				call = c.SettleCall(id)
 			default:
 				continue
@@ -244,9 +243,9 @@ func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o Fol
 
 func stepDetail(a Answer) string {
 	switch a.Phase {
-	case agentrig.PhaseReveal, agentrig.PhaseSettle:
+	case PhaseReveal, PhaseSettle:
 		return fmt.Sprintf("%d revealed", a.Reveals)
-	case agentrig.PhaseSettled:
+	case PhaseSettled:
 		return fmt.Sprintf("agreed=%v answer %s (%d of %d reveals agree)", a.Agreed, a.Price(), a.Agree, a.Reveals)
 	}
 	return ""

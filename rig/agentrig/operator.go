@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -47,7 +46,7 @@ func (c *Contract) WithdrawCall() txm.Call {
 // SetOperatorFeeCall records a signed OperatorFee consent.
 func (c *Contract) SetOperatorFeeCall(fee task.OperatorFee, sig []byte) txm.Call {
 	return txm.Call{Function: fmt.Sprintf("setOperatorFee(%s, %d bps, payee %s, nonce %s)", fee.Operator.Hex(), fee.Bps, fee.Payee.Hex(), fee.Nonce),
-		To: c.Address, Data: c.abi.PackSetOperatorFee(agentrig.AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}, sig)}
+		To: c.Address, Data: c.abi.PackSetOperatorFee(AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}, sig)}
 }
 
 // RegisteredRig finds the rig id a registerRig transaction created.
@@ -61,10 +60,10 @@ func (c *Contract) RegisteredRig(r txm.SentTx) (uint64, error) {
 }
 
 // Rig reads rigOf.
-func (c *Contract) Rig(ctx context.Context, rigID uint64) (agentrig.AgentRigRigInfo, error) {
+func (c *Contract) Rig(ctx context.Context, rigID uint64) (AgentRigRigInfo, error) {
 	out, err := c.call(ctx, c.abi.PackRigOf(rigID))
 	if err != nil {
-		return agentrig.AgentRigRigInfo{}, fmt.Errorf("rigOf(%d): %w", rigID, err)
+		return AgentRigRigInfo{}, fmt.Errorf("rigOf(%d): %w", rigID, err)
 	}
 	return c.abi.UnpackRigOf(out)
 }
@@ -121,7 +120,7 @@ func (c *Contract) NextFeeNonce(ctx context.Context, operator common.Address) (*
 
 // RigsOf lists the rigs that account operates or owns, by scanning rigOf(1..rigCount): the
 // contract keeps no index by account, and a scan needs no log range a public node may refuse.
-func (c *Contract) RigsOf(ctx context.Context, account common.Address) (map[uint64]agentrig.AgentRigRigInfo, []uint64, error) {
+func (c *Contract) RigsOf(ctx context.Context, account common.Address) (map[uint64]AgentRigRigInfo, []uint64, error) {
 	out, err := c.call(ctx, c.abi.PackRigCount())
 	if err != nil {
 		return nil, nil, fmt.Errorf("rigCount: %w", err)
@@ -130,7 +129,7 @@ func (c *Contract) RigsOf(ctx context.Context, account common.Address) (map[uint
 	if err != nil {
 		return nil, nil, err
 	}
-	found := map[uint64]agentrig.AgentRigRigInfo{}
+	found := map[uint64]AgentRigRigInfo{}
 	var ids []uint64
 	for id := uint64(1); id <= count; id++ {
 		info, err := c.Rig(ctx, id)
@@ -168,7 +167,7 @@ type RigStatus struct {
 }
 
 // Status reads a rig and counts its tasks from the Revealed and Slashed events from block from on.
-func (c *Contract) Status(ctx context.Context, rigID uint64, info agentrig.AgentRigRigInfo, from uint64) (RigStatus, error) {
+func (c *Contract) Status(ctx context.Context, rigID uint64, info AgentRigRigInfo, from uint64) (RigStatus, error) {
 	s := RigStatus{RigID: rigID, JobID: info.JobId, Operator: info.Operator, Owner: info.Owner, Active: info.Active,
 		Stake: new(big.Int).Set(info.Stake), Locked: new(big.Int).Set(info.Locked)}
 	job, err := c.Job(ctx, info.JobId)
@@ -210,7 +209,7 @@ func (c *Contract) Status(ctx context.Context, rigID uint64, info agentrig.Agent
 			if err != nil {
 				return s, err
 			}
-			if agentrig.SlashReason(e.Reason) == agentrig.SlashOutsideAgreement {
+			if SlashReason(e.Reason) == SlashOutsideAgreement {
 				s.Slashed++
 				outside[e.TaskId.String()] = true
 			} else {
@@ -223,7 +222,7 @@ func (c *Contract) Status(ctx context.Context, rigID uint64, info agentrig.Agent
 		if err != nil {
 			return s, err
 		}
-		if agentrig.Phase(a.Status) == agentrig.PhaseSettled && a.Agreed && !outside[id.String()] {
+		if Phase(a.Status) == PhaseSettled && a.Agreed && !outside[id.String()] {
 			s.Agreed++
 		}
 	}

@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -28,7 +27,7 @@ type Chain interface {
 	// transaction; entries that do not apply are skipped, not reverted.
 	CommitManyCall(entries []SignedCommit) txm.Call
 	RevealManyCall(entries []SignedReveal) txm.Call
-	PhaseOf(ctx context.Context, taskID uint64) (agentrig.Phase, error)
+	PhaseOf(ctx context.Context, taskID uint64) (Phase, error)
 	// ReadAnswer reads answerOf.
 	ReadAnswer(ctx context.Context, taskID uint64) (Answer, error)
 }
@@ -64,10 +63,10 @@ func (c *Contract) RevealCall(taskID uint64, answer numeric.Answer, salt task.Sa
 
 // CommitManyCall carries signed commits of any rigs and tasks in one transaction.
 func (c *Contract) CommitManyCall(entries []SignedCommit) txm.Call {
-	commits := make([]agentrig.AgentRigCommit, len(entries))
+	commits := make([]AgentRigCommit, len(entries))
 	sigs := make([][]byte, len(entries))
 	for i, e := range entries {
-		commits[i] = agentrig.AgentRigCommit{TaskId: new(big.Int).SetUint64(e.TaskID), Commitment: e.Commitment}
+		commits[i] = AgentRigCommit{TaskId: new(big.Int).SetUint64(e.TaskID), Commitment: e.Commitment}
 		sigs[i] = e.Signature
 	}
 	return txm.Call{Function: fmt.Sprintf("commitMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackCommitMany(commits, sigs)}
@@ -75,21 +74,21 @@ func (c *Contract) CommitManyCall(entries []SignedCommit) txm.Call {
 
 // RevealManyCall carries signed reveals of any rigs and tasks in one transaction.
 func (c *Contract) RevealManyCall(entries []SignedReveal) txm.Call {
-	reveals := make([]agentrig.AgentRigReveal, len(entries))
+	reveals := make([]AgentRigReveal, len(entries))
 	sigs := make([][]byte, len(entries))
 	for i, e := range entries {
-		reveals[i] = agentrig.AgentRigReveal{TaskId: new(big.Int).SetUint64(e.TaskID), Answer: e.Answer, Salt: e.Salt}
+		reveals[i] = AgentRigReveal{TaskId: new(big.Int).SetUint64(e.TaskID), Answer: e.Answer, Salt: e.Salt}
 		sigs[i] = e.Signature
 	}
 	return txm.Call{Function: fmt.Sprintf("revealMany(%d entries)", len(entries)), To: c.Address, Data: c.abi.PackRevealMany(reveals, sigs)}
 }
 
 // PhaseOf reads phaseOf.
-func (c *Contract) PhaseOf(ctx context.Context, taskID uint64) (agentrig.Phase, error) {
+func (c *Contract) PhaseOf(ctx context.Context, taskID uint64) (Phase, error) {
 	out, err := c.call(ctx, c.abi.PackPhaseOf(new(big.Int).SetUint64(taskID)))
 	if err != nil {
 		return 0, fmt.Errorf("phaseOf(%d): %w", taskID, err)
 	}
 	p, err := c.abi.UnpackPhaseOf(out)
-	return agentrig.Phase(p), err
+	return Phase(p), err
 }

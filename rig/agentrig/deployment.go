@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -7,15 +7,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-
-	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // Deployment answers, for one AgentRig deployment, what the seeds leave open: how a rig learns of
 // new tasks and that it was drawn, where a task stands (its windows, who committed and
 // revealed), which rigs a job has, and which entries of a relayed batch were skipped. The seeds
 // define the calls (Chain); a contract that exposes these differently (no events, other views)
-// needs one new file implementing Deployment, set in Config.Deployment. ReferenceDeployment
+// needs one new file implementing Deployment, set in rig.Config.Deployment. ReferenceDeployment
 // (deployment_reference.go) is the reference contract's.
 type Deployment interface {
 	// Job reads a job's parameters.
@@ -56,7 +54,7 @@ type JobInfo struct {
 type TaskView struct {
 	ID    uint64
 	JobID uint32
-	Phase agentrig.Phase // phaseOf
+	Phase Phase // phaseOf
 	// OrderBlock is the block the draw is anchored on (moved by a re-anchor).
 	OrderBlock uint64
 	// RigIDs are the drawn rigs in draw order; bit i of Committed and Revealed is RigIDs[i].

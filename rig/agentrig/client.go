@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -29,17 +28,17 @@ type Backend interface {
 // Contract reads an AgentRig deployment through its abigen binding.
 type Contract struct {
 	Address common.Address
-	abi     *agentrig.AgentRig
+	abi     *AgentRig
 	backend Backend
 }
 
 // NewContract binds an AgentRig deployment.
 func NewContract(backend Backend, address common.Address) *Contract {
-	return &Contract{Address: address, abi: agentrig.NewAgentRig(), backend: backend}
+	return &Contract{Address: address, abi: NewAgentRig(), backend: backend}
 }
 
 // ABI is the binding, for packing transactions.
-func (c *Contract) ABI() *agentrig.AgentRig { return c.abi }
+func (c *Contract) ABI() *AgentRig { return c.abi }
 
 func (c *Contract) call(ctx context.Context, data []byte) ([]byte, error) {
 	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: data}, nil)
@@ -50,10 +49,10 @@ func (c *Contract) call(ctx context.Context, data []byte) ([]byte, error) {
 }
 
 // Task reads taskOf.
-func (c *Contract) Task(ctx context.Context, taskID *big.Int) (agentrig.AgentRigTaskInfo, error) {
+func (c *Contract) Task(ctx context.Context, taskID *big.Int) (AgentRigTaskInfo, error) {
 	out, err := c.call(ctx, c.abi.PackTaskOf(taskID))
 	if err != nil {
-		return agentrig.AgentRigTaskInfo{}, fmt.Errorf("taskOf(%s): %w", taskID, err)
+		return AgentRigTaskInfo{}, fmt.Errorf("taskOf(%s): %w", taskID, err)
 	}
 	return c.abi.UnpackTaskOf(out)
 }
@@ -65,8 +64,8 @@ const tasksPerBatch = 200
 // Tasks reads taskOf for each of ids at block (nil: the latest), in JSON-RPC batches when the
 // backend offers them, else one call each. errs[i] is the failure of ids[i] alone; err is one
 // that failed them all.
-func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (infos []agentrig.AgentRigTaskInfo, errs []error, err error) {
-	infos, errs = make([]agentrig.AgentRigTaskInfo, len(ids)), make([]error, len(ids))
+func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (infos []AgentRigTaskInfo, errs []error, err error) {
+	infos, errs = make([]AgentRigTaskInfo, len(ids)), make([]error, len(ids))
 	bc := txm.BatcherOf(c.backend)
 	if bc == nil {
 		for i, id := range ids {
@@ -109,19 +108,19 @@ func (c *Contract) Tasks(ctx context.Context, ids []uint64, block *big.Int) (inf
 }
 
 // Job reads jobOf.
-func (c *Contract) Job(ctx context.Context, jobID uint32) (agentrig.AgentRigJobInfo, error) {
+func (c *Contract) Job(ctx context.Context, jobID uint32) (AgentRigJobInfo, error) {
 	out, err := c.call(ctx, c.abi.PackJobOf(jobID))
 	if err != nil {
-		return agentrig.AgentRigJobInfo{}, fmt.Errorf("jobOf(%d): %w", jobID, err)
+		return AgentRigJobInfo{}, fmt.Errorf("jobOf(%d): %w", jobID, err)
 	}
 	return c.abi.UnpackJobOf(out)
 }
 
 // AnswerOf reads answerOf.
-func (c *Contract) AnswerOf(ctx context.Context, taskID *big.Int) (agentrig.AnswerOfOutput, error) {
+func (c *Contract) AnswerOf(ctx context.Context, taskID *big.Int) (AnswerOfOutput, error) {
 	out, err := c.call(ctx, c.abi.PackAnswerOf(taskID))
 	if err != nil {
-		return agentrig.AnswerOfOutput{}, fmt.Errorf("answerOf(%s): %w", taskID, err)
+		return AnswerOfOutput{}, fmt.Errorf("answerOf(%s): %w", taskID, err)
 	}
 	return c.abi.UnpackAnswerOf(out)
 }
@@ -169,18 +168,18 @@ var ErrNoOrder = errors.New("no TaskOrdered event")
 
 // TaskInput reads a task's order from its TaskOrdered event: the input URI lives only there
 // (taskOf holds the hash alone).
-func (c *Contract) TaskInput(ctx context.Context, taskID uint64) (agentrig.AgentRigTaskOrdered, error) {
+func (c *Contract) TaskInput(ctx context.Context, taskID uint64) (AgentRigTaskOrdered, error) {
 	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{
 		FromBlock: new(big.Int), Addresses: []common.Address{c.Address},
 		Topics: [][]common.Hash{{c.abi.GetABI().Events["TaskOrdered"].ID}, {common.BigToHash(new(big.Int).SetUint64(taskID))}},
 	})
 	if err != nil {
-		return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, txm.ClassifyRPCError(err))
+		return AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, txm.ClassifyRPCError(err))
 	}
 	for i := range logs {
 		if ev, err := c.abi.UnpackTaskOrderedEvent(&logs[i]); err == nil && !logs[i].Removed {
 			return *ev, nil
 		}
 	}
-	return agentrig.AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ErrNoOrder)
+	return AgentRigTaskOrdered{}, fmt.Errorf("input of task %d: %w", taskID, ErrNoOrder)
 }
