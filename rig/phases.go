@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
@@ -112,8 +113,8 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 			r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
 		}
 	}
-	order := ScheduleOrder(t.id, drawn, r.jobRigs)
-	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	order := task.ScheduleOrder(t.id, drawn, r.jobRigs)
+	rank := task.ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
 	if r.jobRigs == nil && rank == len(order) {
 		// The job's rigs were never read: our place is unknown, and taking rank 0 would make
 		// every process in this state send at once, the pile-up the schedule exists to prevent.

@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -161,7 +161,7 @@ func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
 		}
 	}
 	const task = 1 // the devnet's first order
-	order := rig.ScheduleOrder(task, nil, jobRigs)
+	order := rigtask.ScheduleOrder(task, nil, jobRigs)
 	down, next := processOf[order[0]], processOf[order[1]]
 	if err := d.Kill(down); err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 	}
 	for k := range processes {
 		task := uint64(k + 1) // the devnet orders tasks 1, 2, …
-		drawOrder := rig.ScheduleOrder(task, nil, jobRigs)
+		drawOrder := rigtask.ScheduleOrder(task, nil, jobRigs)
 		drawDown, drawer := ranked(drawOrder, k)
 		for _, i := range drawDown {
 			if err := d.Kill(i); err != nil {
@@ -277,7 +277,7 @@ func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 			}
 		}
 		info := phase(task)
-		settleOrder := rig.ScheduleOrder(task, info.RigIds, jobRigs)
+		settleOrder := rigtask.ScheduleOrder(task, info.RigIds, jobRigs)
 		settleDown, settler := ranked(settleOrder, k)
 		// raced: the chain ran past the reveals before it was held (a slow look of this test);
 		// the settle then came due with every rank alive, nobody is killed, and the round shows

@@ -11,4 +11,6 @@
 //     OperatorFee), Signer and KeySigner, Recover and Verify under the contract's rules.
 //   - keys.go: Key, an operator's or relayer's private key loaded from a keystore or the
 //     environment (the account a txm.Sender sends with).
+//   - turns.go: whose turn it is to send a task's draw or settle (ScheduleKey, ScheduleOrder,
+//     ScheduleRank): the same order of the rigs in every process.
 package task
