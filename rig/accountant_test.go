@@ -21,7 +21,7 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	kr, _ := crypto.GenerateKey()
 	stranger, _ := crypto.GenerateKey()
 	contract := common.HexToAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3")
-	r := &Runner{domain: task.Domain{ChainID: big.NewInt(4663), Contract: contract},
+	r := &accountant{domain: task.Domain{ChainID: big.NewInt(4663), Contract: contract},
 		rigs: map[uint64]*rigHandle{4: {id: 4, key: task.Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
 			6: {id: 6, key: task.Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
 	abi := agentrig.NewAgentRig()

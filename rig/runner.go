@@ -158,8 +158,8 @@ type Runner struct {
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *txm.Sender
-	pace      stagePace     // how long our draws and settles take to be mined (schedule.go)
-	reorg     reorgAccounts // the accounts kept to a reorganised chain (accounting_reorg.go)
+	pace      stagePace   // how long our draws and settles take to be mined (schedule.go)
+	books     *accountant // the accounts (accountant.go)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger
@@ -247,7 +247,9 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	// leaves (a process frozen past its lease wakes up fenced).
 	cfg.Sender.Guard = r.guard
 	r.cfg.Sender.Guard = r.guard
-	cfg.Sender.OnMined = r.onMined // the accounts (accounting_runner.go)
+	r.books = &accountant{backend: backend, journal: j, deploy: deploy, domain: r.domain, rigs: r.rigs,
+		fromBlock: cfg.FromBlock, reorgDepth: cfg.ReorgDepth, metrics: cfg.Metrics, log: cfg.Logger, reopen: r.reopen}
+	cfg.Sender.OnMined = r.books.onMined
 	cfg.Sender.NextHead = r.nextHead
 	r.cfg.Sender.NextHead = r.nextHead
 	for _, k := range cfg.Operators {
@@ -259,6 +261,7 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	}
 	if cfg.Relayer != nil {
 		r.relayer = txm.NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
+		r.books.relayer = r.relayer
 	}
 	// A restarted runner picks up every task its journal has not finished.
 	open, err := j.Open(ctx)
@@ -365,7 +368,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.warm(ctx)
 		return nil
 	}
-	r.checkReorg(ctx, head)
+	r.books.checkReorg(ctx, head)
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
 	for _, t := range r.tasks {
@@ -477,4 +480,12 @@ func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64
 	t.answers[rigID] = e
 	r.mu.Unlock()
 	return e, true, nil
+}
+
+// reopen puts a finished task back among those each step looks at.
+func (r *Runner) reopen(taskID uint64) {
+	t := r.task(taskID)
+	r.mu.Lock()
+	t.done = false
+	r.mu.Unlock()
 }

@@ -47,16 +47,16 @@ type accountsJournal interface {
 
 // checkReorg keeps the accounts to the chain at a new head. It costs nothing while each head
 // is the child of the last, and one header read when heads were skipped.
-func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
-	book, ok := r.journal.(accountsJournal)
+func (a *accountant) checkReorg(ctx context.Context, head *types.Header) {
+	book, ok := a.journal.(accountsJournal)
 	if !ok {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	prev := r.reorg.last
-	r.reorg.last = head
-	if len(r.reorg.dropped) > 0 {
-		r.rewatch(ctx, book, head.Number.Uint64())
+	prev := a.reorg.last
+	a.reorg.last = head
+	if len(a.reorg.dropped) > 0 {
+		a.rewatch(ctx, book, head.Number.Uint64())
 	}
 	if prev == nil || head.Hash() == prev.Hash() {
 		return
@@ -65,45 +65,45 @@ func (r *Runner) checkReorg(ctx context.Context, head *types.Header) {
 		return
 	}
 	if head.Number.Cmp(prev.Number) > 0 {
-		if h, err := r.backend.HeaderByNumber(ctx, prev.Number); err == nil && h.Hash() == prev.Hash() {
+		if h, err := a.backend.HeaderByNumber(ctx, prev.Number); err == nil && h.Hash() == prev.Hash() {
 			return // the chain grew by several blocks since the last look
 		}
 	}
-	from := prev.Number.Uint64() - min(prev.Number.Uint64(), r.cfg.ReorgDepth)
-	defer r.checkPayouts(ctx, book, from)
+	from := prev.Number.Uint64() - min(prev.Number.Uint64(), a.reorgDepth)
+	defer a.checkPayouts(ctx, book, from)
 	txs, err := book.TxsFromBlock(ctx, from)
 	if err != nil {
-		r.log.Warn("reading the journaled transactions after a reorg failed", "error", err)
+		a.log.Warn("reading the journaled transactions after a reorg failed", "error", err)
 		return
 	}
-	r.log.Info("the chain reorganised: checking the journaled transactions", "from_block", from, "transactions", len(txs))
+	a.log.Info("the chain reorganised: checking the journaled transactions", "from_block", from, "transactions", len(txs))
 	for _, t := range txs {
-		rec, err := r.canonicalReceipt(ctx, t.Hash)
+		rec, err := a.canonicalReceipt(ctx, t.Hash)
 		switch {
 		case err == nil && rec != nil:
-			r.rejournal(ctx, book, t, rec)
+			a.rejournal(ctx, book, t, rec)
 		case isNotFound(err):
 			if err := book.ForgetTx(ctx, t.Hash); err != nil {
-				r.log.Error("taking a dropped transaction out of the accounts failed", "tx", t.Hash.Hex(), "error", err)
+				a.log.Error("taking a dropped transaction out of the accounts failed", "tx", t.Hash.Hex(), "error", err)
 				continue
 			}
-			r.cfg.Metrics.countTx(t, true)
-			r.forgetNonceOf(t.From)
-			if r.reorg.dropped == nil {
-				r.reorg.dropped = map[common.Hash]droppedTx{}
+			a.metrics.countTx(t, true)
+			a.forgetNonceOf(t.From)
+			if a.reorg.dropped == nil {
+				a.reorg.dropped = map[common.Hash]droppedTx{}
 			}
-			r.reorg.dropped[t.Hash] = droppedTx{rec: t, until: head.Number.Uint64() + 4*r.cfg.ReorgDepth}
-			r.log.Warn("a reorg dropped a journaled transaction: it leaves the accounts", "tx", t.Hash.Hex(), "purpose", t.Purpose, "block", t.Block)
+			a.reorg.dropped[t.Hash] = droppedTx{rec: t, until: head.Number.Uint64() + 4*a.reorgDepth}
+			a.log.Warn("a reorg dropped a journaled transaction: it leaves the accounts", "tx", t.Hash.Hex(), "purpose", t.Purpose, "block", t.Block)
 		default:
-			r.log.Warn("looking up a journaled transaction after a reorg failed", "tx", t.Hash.Hex(), "error", err)
+			a.log.Warn("looking up a journaled transaction after a reorg failed", "tx", t.Hash.Hex(), "error", err)
 		}
 	}
 }
 
 // rejournal journals t again from its receipt when the chain now holds it elsewhere (another
 // block, another cost or outcome).
-func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t journal.TxRecord, rec *types.Receipt) {
-	now := r.txRecord(ctx, t.Purpose, t.From, t.Entries, rec)
+func (a *accountant) rejournal(ctx context.Context, book accountsJournal, t journal.TxRecord, rec *types.Receipt) {
+	now := a.txRecord(ctx, t.Purpose, t.From, t.Entries, rec)
 	if now.Block == t.Block && now.Fee.Cmp(weiOrZero(t.Fee)) == 0 && now.Status == t.Status {
 		return
 	}
@@ -111,36 +111,36 @@ func (r *Runner) rejournal(ctx context.Context, book accountsJournal, t journal.
 	// One database transaction: forgetting the old record and journaling the new one apart
 	// would lose the transaction for good to a crash between the two.
 	if err := book.MoveTx(ctx, now); err != nil {
-		r.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
+		a.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
 		return
 	}
-	r.cfg.Metrics.countTx(t, true)
-	r.cfg.Metrics.countTx(now, false)
-	r.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
+	a.metrics.countTx(t, true)
+	a.metrics.countTx(now, false)
+	a.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
 		"block", now.Block, "was_block", t.Block, "fee_wei", now.Fee, "was_fee_wei", t.Fee)
 }
 
 // rewatch journals again the dropped transactions mined since, and stops watching those past
 // their watch.
-func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64) {
-	for hash, d := range r.reorg.dropped {
-		rec, err := r.canonicalReceipt(ctx, hash)
+func (a *accountant) rewatch(ctx context.Context, book accountsJournal, head uint64) {
+	for hash, d := range a.reorg.dropped {
+		rec, err := a.canonicalReceipt(ctx, hash)
 		switch {
 		case err == nil && rec != nil:
-			t := r.txRecord(ctx, d.rec.Purpose, d.rec.From, d.rec.Entries, rec)
+			t := a.txRecord(ctx, d.rec.Purpose, d.rec.From, d.rec.Entries, rec)
 			t.At = d.rec.At
 			inserted, err := book.RecordTx(ctx, t)
 			if err != nil {
-				r.log.Error("journaling a re-mined transaction failed", "tx", hash.Hex(), "error", err)
+				a.log.Error("journaling a re-mined transaction failed", "tx", hash.Hex(), "error", err)
 				continue
 			}
 			if inserted {
-				r.cfg.Metrics.countTx(t, false)
+				a.metrics.countTx(t, false)
 			}
-			r.log.Info("a transaction a reorg dropped was mined again: back in the accounts", "tx", hash.Hex(), "block", t.Block)
-			delete(r.reorg.dropped, hash)
+			a.log.Info("a transaction a reorg dropped was mined again: back in the accounts", "tx", hash.Hex(), "block", t.Block)
+			delete(a.reorg.dropped, hash)
 		case head > d.until:
-			delete(r.reorg.dropped, hash)
+			delete(a.reorg.dropped, hash)
 		}
 	}
 }
@@ -148,10 +148,10 @@ func (r *Runner) rewatch(ctx context.Context, book accountsJournal, head uint64)
 // checkPayouts looks up again the settlements whose payouts the journal read from block from on:
 // one no longer in the chain, or mined at another height, takes its payouts out of the accounts
 // and opens its task again, to be read again from the chain (see the top of this file).
-func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from uint64) {
+func (a *accountant) checkPayouts(ctx context.Context, book accountsJournal, from uint64) {
 	ps, err := book.PayoutsFromBlock(ctx, from)
 	if err != nil {
-		r.log.Warn("reading the journaled payouts after a reorg failed", "error", err)
+		a.log.Warn("reading the journaled payouts after a reorg failed", "error", err)
 		return
 	}
 	bySettle := map[common.Hash][]journal.Payout{}
@@ -159,23 +159,23 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 		bySettle[p.Tx] = append(bySettle[p.Tx], p)
 	}
 	for hash, paid := range bySettle {
-		rec, err := r.canonicalReceipt(ctx, hash)
+		rec, err := a.canonicalReceipt(ctx, hash)
 		switch {
 		case err == nil && rec != nil:
 			if rec.BlockNumber != nil && rec.BlockNumber.Uint64() == paid[0].Block {
 				continue // where it was read
 			}
 		case !isNotFound(err):
-			r.log.Warn("looking up a settlement after a reorg failed", "tx", hash.Hex(), "error", err)
+			a.log.Warn("looking up a settlement after a reorg failed", "tx", hash.Hex(), "error", err)
 			continue
 		}
 		if err := book.ForgetPayouts(ctx, hash); err != nil {
-			r.log.Error("taking a dropped settlement's payouts out of the accounts failed", "tx", hash.Hex(), "error", err)
+			a.log.Error("taking a dropped settlement's payouts out of the accounts failed", "tx", hash.Hex(), "error", err)
 			continue
 		}
-		r.cfg.Metrics.countPayouts(paid, true)
-		r.reopen(paid[0].TaskID)
-		r.log.Warn("a reorg dropped or moved a settlement: its payouts leave the accounts until read again", "tx", hash.Hex(),
+		a.metrics.countPayouts(paid, true)
+		a.reopen(paid[0].TaskID)
+		a.log.Warn("a reorg dropped or moved a settlement: its payouts leave the accounts until read again", "tx", hash.Hex(),
 			"task", paid[0].TaskID, "block", paid[0].Block, "payouts", len(paid))
 	}
 }
@@ -183,22 +183,14 @@ func (r *Runner) checkPayouts(ctx context.Context, book accountsJournal, from ui
 // forgetNonceOf makes the sender of from ask the node for its next nonce: a reorg dropped one
 // of its transactions, so the nonce it would hand out next lies behind a gap, and what it sent
 // there would wait until Send's nonce-gap resend (BumpAfter later, leaving a stale duplicate).
-func (r *Runner) forgetNonceOf(from common.Address) {
-	if r.relayer != nil && r.relayer.Address() == from {
-		r.relayer.ForgetNonce()
+func (a *accountant) forgetNonceOf(from common.Address) {
+	if a.relayer != nil && a.relayer.Address() == from {
+		a.relayer.ForgetNonce()
 		return
 	}
-	if h, ok := r.rigs[r.rigOfSender(from)]; ok && h.sender != nil {
+	if h, ok := a.rigs[a.rigOfSender(from)]; ok && h.sender != nil {
 		h.sender.ForgetNonce()
 	}
-}
-
-// reopen puts a finished task back among those each step looks at.
-func (r *Runner) reopen(taskID uint64) {
-	t := r.task(taskID)
-	r.mu.Lock()
-	t.done = false
-	r.mu.Unlock()
 }
 
 // canonicalReceipt is a transaction's receipt when the block it names is the chain's at that
@@ -206,12 +198,12 @@ func (r *Runner) reopen(taskID uint64) {
 // dropped block (geth keeps a lookup cache it purges after moving the head), and a receipt so
 // read would keep a dropped transaction or settlement in the accounts: each is looked up once
 // per reorg.
-func (r *Runner) canonicalReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
-	rec, err := r.backend.TransactionReceipt(ctx, hash)
+func (a *accountant) canonicalReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+	rec, err := a.backend.TransactionReceipt(ctx, hash)
 	if err != nil || rec == nil || rec.BlockNumber == nil {
 		return rec, err
 	}
-	h, err := r.backend.HeaderByNumber(ctx, rec.BlockNumber)
+	h, err := a.backend.HeaderByNumber(ctx, rec.BlockNumber)
 	switch {
 	case isNotFound(err):
 		return nil, ethereum.NotFound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"slices"
 
@@ -17,47 +18,68 @@ import (
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
-// The runner's side of the accounts: the sender tells it of every mined transaction
-// (SenderConfig.OnMined), and recordSettlement asks it for the payouts of a settled task.
+// The runner's accounts: its senders tell the accountant of every mined transaction
+// (txm.SenderConfig.OnMined), recordSettlement asks it for the payouts of a settled task, and each
+// step keeps both to the chain through reorgs (accountant_reorg.go).
+
+// accountant keeps the runner's accounts in its journal. It holds what it reads and writes, not
+// the runner: the rigs and the relayer whose transactions it books, the node it reads receipts
+// from, the deployment that reads settlements, and a callback to look at a task again.
+type accountant struct {
+	backend agentrig.Backend // receipts, their L1 part and the blocks they name
+	journal journal.Journal
+	deploy  agentrig.Deployment
+	domain  task.Domain           // the EIP-712 domain a relayed batch's entries were signed in
+	rigs    map[uint64]*rigHandle // the runner's rigs, by id (filled before any send)
+	relayer *txm.Sender           // nil without a relayer
+	// fromBlock is where a settlement is looked for when no transaction of the task is
+	// journaled; reorgDepth how far back a reorg is checked.
+	fromBlock, reorgDepth uint64
+	metrics               *Metrics
+	log                   *slog.Logger
+	// reopen makes the runner look at a finished task again (its settlement was reorged out).
+	reopen func(taskID uint64)
+	reorg  reorgAccounts // what the reorg check remembers between steps
+}
 
 // onMined journals a mined transaction of one of the runner's senders with what it served and
 // what it cost. A journal write that fails is logged: the transaction is mined either way.
-func (r *Runner) onMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
-	book, ok := r.journal.(journal.Accounts)
+func (a *accountant) onMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
+	book, ok := a.journal.(journal.Accounts)
 	if !ok || rec == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	purpose, entries := r.describeTx(from, data)
-	t := r.txRecord(ctx, purpose, from, entries, rec)
+	purpose, entries := a.describeTx(from, data)
+	t := a.txRecord(ctx, purpose, from, entries, rec)
 	inserted, err := book.RecordTx(ctx, t)
 	if err != nil {
-		r.log.Error("journaling a mined transaction failed", "tx", rec.TxHash.Hex(), "purpose", purpose, "error", err)
+		a.log.Error("journaling a mined transaction failed", "tx", rec.TxHash.Hex(), "purpose", purpose, "error", err)
 		return
 	}
 	if inserted {
-		r.cfg.Metrics.countTx(t, false)
+		a.metrics.countTx(t, false)
 	}
 }
 
 // txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
 // included, split over the entries it served.
-func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Address, entries []journal.TaskRig, rec *types.Receipt) journal.TxRecord {
-	l1, err := txm.ReceiptL1(ctx, r.backend, rec.TxHash)
+func (a *accountant) txRecord(ctx context.Context, purpose string, from common.Address, entries []journal.TaskRig, rec *types.Receipt) journal.TxRecord {
+	l1, err := txm.ReceiptL1(ctx, a.backend, rec.TxHash)
 	switch {
 	case errors.Is(err, txm.ErrNoRawClient):
-		r.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
+		a.log.Debug("no L1 part for the transaction's cost", "tx", rec.TxHash.Hex(), "error", err)
 	case err != nil:
 		// journaled without it: on a rollup that charges L1 on top (OP-style l1Fee) the
 		// accounts then undercount this transaction's cost
-		r.log.Warn("the L1 part of a transaction's cost could not be read: journaled without it", "tx", rec.TxHash.Hex(), "error", err)
+		a.log.Warn("the L1 part of a transaction's cost could not be read: journaled without it", "tx", rec.TxHash.Hex(), "error", err)
 	}
 	fee := txm.ReceiptFee(rec, l1)
 	entries = slices.Clone(entries)
 	for i, share := range journal.SplitFee(fee, len(entries)) {
 		entries[i].Share = share
 	}
-	t := journal.TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: r.rigOfSender(from), Status: journal.TxOK,
+	t := journal.TxRecord{Hash: rec.TxHash, Purpose: purpose, From: from, RigID: a.rigOfSender(from), Status: journal.TxOK,
 		GasUsed: rec.GasUsed, EffectiveGasPrice: rec.EffectiveGasPrice, Fee: fee, L1GasUsed: l1.GasUsed, L1Fee: l1.Fee, Entries: entries}
 	if rec.BlockNumber != nil {
 		t.Block = rec.BlockNumber.Uint64()
@@ -69,8 +91,8 @@ func (r *Runner) txRecord(ctx context.Context, purpose string, from common.Addre
 }
 
 // rigOfSender is the rig whose operator key is from; 0 for a relayer.
-func (r *Runner) rigOfSender(from common.Address) uint64 {
-	for id, h := range r.rigs {
+func (a *accountant) rigOfSender(from common.Address) uint64 {
+	for id, h := range a.rigs {
 		if h.key.Address == from {
 			return id
 		}
@@ -79,15 +101,15 @@ func (r *Runner) rigOfSender(from common.Address) uint64 {
 }
 
 // rigOfOperator is the rig of ours an operator address runs; 0 when none.
-func (r *Runner) rigOfOperator(op common.Address) uint64 { return r.rigOfSender(op) }
+func (a *accountant) rigOfOperator(op common.Address) uint64 { return a.rigOfSender(op) }
 
 // describeTx reads what a transaction to the contract was for from its call data: the
 // function's name, and the tasks and rigs it served. A draw or settle serves the task for the
 // rig whose key sent it (0: a relayer); a commit or reveal for the sender's rig; each entry of a
 // commitMany or revealMany for the rig whose operator signed it. Call data the contract's ABI
 // does not know is journaled as "unknown" against task 0, so its cost is never lost.
-func (r *Runner) describeTx(from common.Address, data []byte) (string, []journal.TaskRig) {
-	sender := r.rigOfSender(from)
+func (a *accountant) describeTx(from common.Address, data []byte) (string, []journal.TaskRig) {
+	sender := a.rigOfSender(from)
 	unknown := []journal.TaskRig{{RigID: sender}}
 	if len(data) < 4 {
 		return "unknown", unknown
@@ -102,13 +124,13 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []journal
 	}
 	switch method.Name {
 	case "commitMany":
-		return method.Name, signedEntries(r, method, args, unknown, func(e agentrig.AgentRigCommit) (*big.Int, common.Hash, error) {
-			d, err := r.domain.CommitDigest(e.TaskId, e.Commitment)
+		return method.Name, signedEntries(a, method, args, unknown, func(e agentrig.AgentRigCommit) (*big.Int, common.Hash, error) {
+			d, err := a.domain.CommitDigest(e.TaskId, e.Commitment)
 			return e.TaskId, d, err
 		})
 	case "revealMany":
-		return method.Name, signedEntries(r, method, args, unknown, func(e agentrig.AgentRigReveal) (*big.Int, common.Hash, error) {
-			d, err := r.domain.RevealDigest(e.TaskId, e.Answer, e.Salt)
+		return method.Name, signedEntries(a, method, args, unknown, func(e agentrig.AgentRigReveal) (*big.Int, common.Hash, error) {
+			d, err := a.domain.RevealDigest(e.TaskId, e.Answer, e.Salt)
 			return e.TaskId, d, err
 		})
 	}
@@ -126,7 +148,7 @@ func (r *Runner) describeTx(from common.Address, data []byte) (string, []journal
 // digest (0 when the signature recovers none of ours). The two batches differ only in the entry
 // type and the digest its operator signed, which digest gives; call data whose entries and
 // signatures do not pair up is unknown.
-func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []journal.TaskRig, digest func(E) (*big.Int, common.Hash, error)) []journal.TaskRig {
+func signedEntries[E any](a *accountant, method *abi.Method, args []any, unknown []journal.TaskRig, digest func(E) (*big.Int, common.Hash, error)) []journal.TaskRig {
 	var v struct {
 		Entries    []E
 		Signatures [][]byte
@@ -140,7 +162,7 @@ func signedEntries[E any](r *Runner, method *abi.Method, args []any, unknown []j
 		id, d, err := digest(e)
 		if err == nil {
 			if op, err := task.Recover(d, v.Signatures[i]); err == nil {
-				rig = r.rigOfOperator(op)
+				rig = a.rigOfOperator(op)
 			}
 		}
 		out = appendEntry(out, journal.TaskRig{TaskID: id.Uint64(), RigID: rig})
@@ -161,8 +183,8 @@ func appendEntry(out []journal.TaskRig, e journal.TaskRig) []journal.TaskRig {
 
 // recordPayouts journals what a settled task credited to our rigs and slashed from them, read
 // from the settlement's own events, once per task. An error leaves the task to the next step.
-func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
-	book, ok := r.journal.(journal.Accounts)
+func (a *accountant) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
+	book, ok := a.journal.(journal.Accounts)
 	if !ok || len(mine) == 0 {
 		return nil
 	}
@@ -170,21 +192,21 @@ func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint
 	if err != nil || done {
 		return err
 	}
-	reader, ok := r.deploy.(PayoutReader)
+	reader, ok := a.deploy.(PayoutReader)
 	if !ok {
 		return nil
 	}
 	operators := map[uint64]common.Address{}
 	for id := range mine {
-		operators[id] = r.rigs[id].key.Address
+		operators[id] = a.rigs[id].key.Address
 	}
-	from := r.cfg.FromBlock
-	if b, ok, err := r.firstBlockOf(ctx, taskID); err == nil && ok {
+	from := a.fromBlock
+	if b, ok, err := a.firstBlockOf(ctx, taskID); err == nil && ok {
 		from = b
 	}
 	var payee *common.Address
-	if r.relayer != nil {
-		a := r.relayer.Address()
+	if a.relayer != nil {
+		a := a.relayer.Address()
 		payee = &a
 	}
 	ps, err := reader.SettlementPayouts(ctx, taskID, from, operators, payee)
@@ -195,14 +217,14 @@ func (r *Runner) recordPayouts(ctx context.Context, taskID uint64, mine map[uint
 	if err != nil {
 		return fmt.Errorf("journaling the payouts of task %d: %w", taskID, err)
 	}
-	r.cfg.Metrics.countPayouts(added, false)
+	a.metrics.countPayouts(added, false)
 	return nil
 }
 
 // firstBlockOf is the first block holding one of our transactions for a task: its settlement
 // is later.
-func (r *Runner) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool, error) {
-	j, ok := r.journal.(interface {
+func (a *accountant) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool, error) {
+	j, ok := a.journal.(interface {
 		FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error)
 	})
 	if !ok {

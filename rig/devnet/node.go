@@ -2,7 +2,7 @@
 // over JSON-RPC on 127.0.0.1, the reference AgentRig contract, the provider simulator, rig
 // runners and an orderer. `pricerig devnet` and the end-to-end tests are built on it.
 //
-// chain.go is the simulated chain; devnet.go starts the whole devnet (accounts, contract, jobs,
+// node.go is the simulated chain served as a node; devnet.go starts the whole devnet (accounts, contract, jobs,
 // rigs) and orders tasks; process.go starts, kills and restarts one rig process; report.go
 // follows the tasks to their end; ledger.go reads what the chain itself holds of a run (blocks,
 // receipts, events), to count apart from what the rigs journal.

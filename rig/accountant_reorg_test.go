@@ -71,10 +71,10 @@ func TestReorgedMetricsCorrectTheAccounts(t *testing.T) {
 	if before.Total.GasPaid.Sign() == 0 || len(before.Rigs) != 3 {
 		t.Fatalf("before the reorg: the ledger holds %s wei over %d rigs", before.Total.GasPaid, len(before.Rigs))
 	}
-	b.r.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
+	b.r.books.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
 
 	b.forkOut(rec)
-	b.r.checkReorg(b.ctx, head())
+	b.r.books.checkReorg(b.ctx, head())
 	if l := agree("after the reorg"); l.Total.GasPaid.Sign() != 0 {
 		t.Fatalf("after the reorg the journal still holds %s wei of gas", l.Total.GasPaid)
 	}
@@ -95,7 +95,7 @@ func TestReorgedMetricsCorrectTheAccounts(t *testing.T) {
 	if _, err := bind.WaitMined(wait, b.sim.Client, hash); err != nil {
 		t.Fatal(err)
 	}
-	b.r.checkReorg(b.ctx, head())
+	b.r.books.checkReorg(b.ctx, head())
 	if l := agree("mined again"); l.Total.GasPaid.Sign() == 0 {
 		t.Fatal("mined again, the transaction is not back in the journal")
 	}
@@ -162,7 +162,7 @@ func moveTxAndDie(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{backend: sim.Client, journal: j, log: slog.New(slog.DiscardHandler)}
+	r := &accountant{backend: sim.Client, journal: j, log: slog.New(slog.DiscardHandler)}
 	was := r.txRecord(t.Context(), "commit", sim.Addr(0), []journal.TaskRig{{TaskID: 1, RigID: 1}, {TaskID: 2, RigID: 1}}, rec)
 	was.Block--
 	if inserted, err := j.RecordTx(t.Context(), was); err != nil || !inserted {
