@@ -17,7 +17,7 @@ import (
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
-// Journal is what the rig check reads of the rig journal; *rig.Journal has it.
+// Journal is what the rig check reads of the rig journal; *journal.DBJournal has it.
 type Journal interface {
 	// Since returns the entries updated at or after t.
 	Since(ctx context.Context, t time.Time) ([]journal.Entry, error)

@@ -11,7 +11,7 @@ import (
 )
 
 // Accounts is the rig journal's ledger (what its transactions cost and its tasks earned);
-// *rig.DBJournal has it. A journal without it is audited without the money findings.
+// *journal.DBJournal has it. A journal without it is audited without the money findings.
 type Accounts interface {
 	Ledger(ctx context.Context, since time.Time) (journal.Ledger, error)
 }

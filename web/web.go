@@ -34,7 +34,6 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
-	"github.com/pricerig/pricerig/rig/txm"
 )
 
 //go:embed page.html app.js app.css
@@ -42,18 +41,18 @@ var files embed.FS
 
 var tmpl = template.Must(template.New("page.html").ParseFS(files, "page.html"))
 
-// Journal is what the page reads of a rig journal; *rig.Journal has it.
+// Journal is what the page reads of a rig journal; *journal.DBJournal has it.
 type Journal interface {
 	Since(ctx context.Context, t time.Time) ([]journal.Entry, error)
 }
 
 // AuditLog gives the last audit report recorded in a journal (the JSON `pricerig audit --json`
-// prints); *rig.Journal has it. A journal without it shows no audit section.
+// prints); *journal.DBJournal has it. A journal without it shows no audit section.
 type AuditLog interface {
 	LastAudit(ctx context.Context) (at time.Time, report []byte, ok bool, err error)
 }
 
-// Ledgers give what each task cost and earned each rig; *rig.DBJournal has it.
+// Ledgers give what each task cost and earned each rig; *journal.DBJournal has it.
 type Ledgers interface {
 	Ledger(ctx context.Context, since time.Time) (journal.Ledger, error)
 }
@@ -280,11 +279,7 @@ func (s *Server) rigViews(ctx context.Context, c *agentrig.AgentRig, proc Proces
 }
 
 func (s *Server) call(ctx context.Context, data []byte) ([]byte, error) {
-	out, err := s.opts.Chain.CallContract(ctx, ethereum.CallMsg{To: &s.opts.Contract, Data: data}, nil)
-	if err != nil {
-		return nil, txm.ClassifyRPCError(err)
-	}
-	return out, nil
+	return agentrig.CallView(ctx, s.opts.Chain, s.opts.Contract, data)
 }
 
 // Render writes the whole page.

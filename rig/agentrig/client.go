@@ -41,7 +41,21 @@ func NewContract(backend Backend, address common.Address) *Contract {
 func (c *Contract) ABI() *AgentRig { return c.abi }
 
 func (c *Contract) call(ctx context.Context, data []byte) ([]byte, error) {
-	out, err := c.backend.CallContract(ctx, ethereum.CallMsg{To: &c.Address, Data: data}, nil)
+	return CallView(ctx, c.backend, c.Address, data)
+}
+
+// ViewCaller is what a view call needs of a node: eth_call. *ethclient.Client has it, and so
+// does every Backend.
+type ViewCaller interface {
+	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+}
+
+// CallView calls a view of the contract at address with data (eth_call at the latest block), its
+// error sorted as the transaction manager sorts a node's errors (txm.ClassifyRPCError: an
+// unreachable node is txm.ErrRPCUnavailable), for a reader that holds the binding alone (the
+// operator's page).
+func CallView(ctx context.Context, node ViewCaller, address common.Address, data []byte) ([]byte, error) {
+	out, err := node.CallContract(ctx, ethereum.CallMsg{To: &address, Data: data}, nil)
 	if err != nil {
 		return nil, txm.ClassifyRPCError(err)
 	}
