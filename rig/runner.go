@@ -158,7 +158,7 @@ type Runner struct {
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *txm.Sender
-	pace      stagePace   // how long our draws and settles take to be mined (schedule.go)
+	pace      stagePace   // how long our draws and settles take to be mined (pace.go)
 	books     *accountant // the accounts (accountant.go)
 	tolerance uint32
 	cursorKey string

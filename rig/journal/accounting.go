@@ -85,7 +85,7 @@ type Payout struct {
 	Tx            common.Hash
 	LogIndex      uint
 	// Block is the settlement's block (0 in a journal written before it was kept): a reorg that
-	// takes it out of the chain takes the payout out of the accounts (accounting_reorg.go).
+	// takes it out of the chain takes the payout out of the accounts (the runner's accountant_reorg.go).
 	Block uint64
 	At    time.Time
 }

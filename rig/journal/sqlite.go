@@ -13,7 +13,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The SQLite journal's opening and schema; journal_postgres.go is PostgreSQL's. The schema
+// The SQLite journal's opening and schema; postgres.go is PostgreSQL's. The schema
 // version is SQLite's user_version; each migration step runs in one transaction with it.
 
 func openSQLiteJournal(path string, create bool) (*DBJournal, error) {

@@ -19,7 +19,8 @@ import (
 
 // Simulate runs a call from this key against the pending state (the chain with the
 // transactions the node knows of applied). One that would revert gives an error wrapping
-// ErrWouldRevert and the node's error, whose revert data RevertReason reads.
+// ErrWouldRevert and the node's error, whose revert data RevertMessage (and the AgentRig
+// client's RevertReason) reads.
 func (s *Sender) Simulate(ctx context.Context, to common.Address, data []byte, value *big.Int) error {
 	msg := ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}
 	if err := s.retryRPC(ctx, func() error { _, err := s.chain.PendingCallContract(ctx, msg); return err }); err != nil {

@@ -49,11 +49,11 @@ type SenderConfig struct {
 	// stops the send. The runner's guard fails once the lease is lost.
 	Guard func() error
 	// OnMined, when set, is told of every transaction of this sender that was mined, ok or
-	// reverted, with the call data it carried (the runner journals it: accounting.go).
+	// reverted, with the call data it carried (the runner journals it: rig's accountant.go).
 	OnMined func(ctx context.Context, from common.Address, data []byte, r *types.Receipt)
 	// NextHead, when set, returns a channel closed when the next block arrives, or nil while no
 	// head subscription holds: receipts are then looked for once per block rather than every
-	// Poll (the runner's, see heads.go).
+	// Poll (the runner's, see rig's heads.go).
 	NextHead func() <-chan struct{}
 	Logger   *slog.Logger
 }
@@ -275,7 +275,8 @@ func (s *Sender) ForgetNonce() {
 
 // finish returns a mined transaction's receipt; a reverted one is replayed at its block to learn
 // why (a receipt carries no revert data), logged, and returned as an error wrapping ErrReverted
-// and, when the replay reverts too, the node's error with the revert data (RevertReason reads it).
+// and, when the replay reverts too, the node's error with the revert data (RevertMessage, and the
+// AgentRig client's RevertReason, read it).
 func (s *Sender) finish(ctx context.Context, r *types.Receipt, msg ethereum.CallMsg) (*types.Receipt, error) {
 	if s.cfg.OnMined != nil {
 		s.cfg.OnMined(ctx, s.from, msg.Data, r)
