@@ -2,10 +2,11 @@
 // over JSON-RPC on 127.0.0.1, the reference AgentRig contract, the provider simulator, rig
 // runners and an orderer. `pricerig devnet` and the end-to-end tests are built on it.
 //
-// node.go is the simulated chain served as a node; devnet.go starts the whole devnet (accounts, contract, jobs,
-// rigs) and orders tasks; process.go starts, kills and restarts one rig process; report.go
-// follows the tasks to their end; ledger.go reads what the chain itself holds of a run (blocks,
-// receipts, events), to count apart from what the rigs journal.
+// node.go is the simulated chain served as a node; devnet.go starts the whole devnet (accounts,
+// contract, jobs, rigs) and orders tasks; process.go starts, kills and restarts one rig process;
+// fees.go has operators consent to the relayer's fee; floor.go measures a commit's and a
+// reveal's gas sent alone (the floor batches are held against); report.go follows the tasks to their end; ledger.go reads what the chain
+// itself holds of a run (blocks, receipts, events), to count apart from what the rigs journal.
 package devnet
 
 import (
