@@ -38,10 +38,16 @@ type droppedTx struct {
 // accountsJournal is the part of the journal the check needs (*DBJournal has it).
 type accountsJournal interface {
 	journal.Accounts
+	// TxsFromBlock lists the journaled transactions mined in block from or later.
 	TxsFromBlock(ctx context.Context, from uint64) ([]journal.TxRecord, error)
+	// ForgetTx takes a transaction and its entries out of the accounts.
 	ForgetTx(ctx context.Context, hash common.Hash) error
+	// MoveTx journals t in place of the journaled transaction of the same hash, in one database
+	// transaction.
 	MoveTx(ctx context.Context, t journal.TxRecord) error
+	// PayoutsFromBlock lists the journaled payouts of settlements mined in block from or later.
 	PayoutsFromBlock(ctx context.Context, from uint64) ([]journal.Payout, error)
+	// ForgetPayouts takes the payouts of one settlement transaction out of the accounts.
 	ForgetPayouts(ctx context.Context, settle common.Hash) error
 }
 

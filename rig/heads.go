@@ -24,6 +24,7 @@ import (
 // HeadSubscriber delivers the chain's new heads; *ethclient.Client dialed over ws:// or wss://
 // does, and so does the simulated backend's client.
 type HeadSubscriber interface {
+	// SubscribeNewHead sends each new head on ch until the subscription ends or fails.
 	SubscribeNewHead(ctx context.Context, ch chan<- *types.Header) (ethereum.Subscription, error)
 }
 

@@ -23,6 +23,7 @@ import (
 
 // Pricer gives the reconciled price of a symbol at a minute; *feeds.Reconciler is one.
 type Pricer interface {
+	// Price reconciles the sources' prices of symbol at minute (agreed or not, with why).
 	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
 }
 

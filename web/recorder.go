@@ -42,6 +42,7 @@ func NewRecorder(keep int, now func() time.Time) *Recorder {
 // Pricer gives the reconciled price of a symbol at a minute: the runner's pricer (rig.Pricer),
 // which *feeds.Reconciler is.
 type Pricer interface {
+	// Price reconciles the sources' prices of symbol at minute.
 	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
 }
 

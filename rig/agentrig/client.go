@@ -20,8 +20,11 @@ import (
 // *ethclient.Client satisfies it, so does the simulated backend's client.
 type Backend interface {
 	txm.TxChain
+	// ChainID is the node's chain id (eth_chainId): every EIP-712 domain and transaction's.
 	ChainID(ctx context.Context) (*big.Int, error)
+	// FilterLogs lists the logs a query matches (eth_getLogs): the contract's events.
 	FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error)
+	// BalanceAt is an account's balance at a block (nil: the latest).
 	BalanceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (*big.Int, error)
 }
 
@@ -47,6 +50,7 @@ func (c *Contract) call(ctx context.Context, data []byte) ([]byte, error) {
 // ViewCaller is what a view call needs of a node: eth_call. *ethclient.Client has it, and so
 // does every Backend.
 type ViewCaller interface {
+	// CallContract runs a call at a block (nil: the latest) and returns what it returned.
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
 }
 

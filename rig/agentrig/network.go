@@ -52,6 +52,7 @@ var ErrWrongChain = errors.New("wrong chain")
 
 // ChainIDReader is what CheckChain needs of a node (eth_chainId).
 type ChainIDReader interface {
+	// ChainID is the node's chain id (eth_chainId).
 	ChainID(ctx context.Context) (*big.Int, error)
 }
 

@@ -19,14 +19,19 @@ import (
 type Chain interface {
 	// OrderCall orders one task per input (order, or orderMany for several).
 	OrderCall(jobID uint32, price *big.Int, inputs []OrderInput) txm.Call
+	// DrawCall draws a task's rigs (anyone, once past its order block).
 	DrawCall(taskID uint64) txm.Call
+	// CommitCall commits a drawn rig's commitment, sent by its operator.
 	CommitCall(taskID uint64, commitment common.Hash) txm.Call
+	// RevealCall reveals the answer and salt behind a commitment, sent by the rig's operator.
 	RevealCall(taskID uint64, answer numeric.Answer, salt task.Salt) txm.Call
+	// SettleCall settles a task whose reveal window closed or whose rigs all revealed.
 	SettleCall(taskID uint64) txm.Call
 	// CommitManyCall and RevealManyCall carry entries signed (EIP-712) by operator keys in one
 	// transaction; entries that do not apply are skipped, not reverted.
 	CommitManyCall(entries []SignedCommit) txm.Call
 	RevealManyCall(entries []SignedReveal) txm.Call
+	// PhaseOf reads phaseOf: where a task stands.
 	PhaseOf(ctx context.Context, taskID uint64) (Phase, error)
 	// ReadAnswer reads answerOf.
 	ReadAnswer(ctx context.Context, taskID uint64) (Answer, error)

@@ -91,15 +91,19 @@ type Journal interface {
 	RecordAnswer(ctx context.Context, e Entry) (Entry, error)
 	// Advance moves an entry to a later state; moving backwards is ignored.
 	Advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) error
-	Get(ctx context.Context, taskID, rigID uint64) (Entry, bool, error)
+	// Get returns the entry of a rig on a task; found is false when there is none.
+	Get(ctx context.Context, taskID, rigID uint64) (e Entry, found bool, err error)
 	// Open lists the entries that are not final, oldest task first.
 	Open(ctx context.Context) ([]Entry, error)
 	// Since lists every entry updated at or after t, oldest task first.
 	Since(ctx context.Context, t time.Time) ([]Entry, error)
 	// RefusalReason returns why the spec refused a task, when one of our rigs recorded it.
 	RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error)
+	// Cursor returns the last block the follower named name fully processed (0 when none).
 	Cursor(ctx context.Context, name string) (uint64, error)
+	// SetCursor records that every block up to and including block was processed.
 	SetCursor(ctx context.Context, name string, block uint64) error
+	// Close closes the journal.
 	Close() error
 }
 

@@ -46,8 +46,12 @@ func fenceFrom(ctx context.Context) (Fence, bool) {
 // Leaser is a journal several instances share, who take turns by a lease; *DBJournal on
 // PostgreSQL is one.
 type Leaser interface {
+	// AcquireLease takes or renews the lease name for holder for ttl; Lease.Held says whether
+	// the holder has it now.
 	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (Lease, error)
+	// CheckFence fails with ErrFenced unless f is still the live lease.
 	CheckFence(ctx context.Context, f Fence) error
+	// ReleaseLease lets the lease f holds expire now, so a follower takes over at once.
 	ReleaseLease(ctx context.Context, f Fence) error
 }
 

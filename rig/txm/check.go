@@ -41,6 +41,7 @@ func (s *Sender) Estimate(ctx context.Context, to common.Address, data []byte, v
 // pendingEstimator estimates gas at a block tag; *ethclient.Client does (and so the simulated
 // backend's client).
 type pendingEstimator interface {
+	// EstimateGasAtBlock is eth_estimateGas at a block number or tag (pendingBlock).
 	EstimateGasAtBlock(ctx context.Context, msg ethereum.CallMsg, blockNumber *big.Int) (uint64, error)
 }
 

@@ -50,6 +50,7 @@ func contractError(err error) (ContractError, bool) {
 // revertCarrier is an error that carries the data its call reverted with, such as a contract's
 // decoded custom error from a simulated chain (agentrig.RevertError).
 type revertCarrier interface {
+	// RevertData is the data the call reverted with, selector first.
 	RevertData() []byte
 }
 

@@ -20,16 +20,26 @@ import (
 // TxChain is what the sender needs of a node; *ethclient.Client and the simulated backend's
 // client both satisfy it.
 type TxChain interface {
+	// PendingNonceAt is the account's next nonce counting the transactions the node holds
+	// (eth_getTransactionCount at pending): the nonce a new transaction takes.
 	PendingNonceAt(ctx context.Context, account common.Address) (uint64, error)
+	// NonceAt is the account's nonce at a block (nil: the latest): the transactions mined.
 	NonceAt(ctx context.Context, account common.Address, blockNumber *big.Int) (uint64, error)
+	// SuggestGasTipCap is the node's suggested priority fee (eth_maxPriorityFeePerGas).
 	SuggestGasTipCap(ctx context.Context) (*big.Int, error)
+	// HeaderByNumber is a block's header (nil: the latest), for its base fee.
 	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	// EstimateGas is eth_estimateGas at the node's default block.
 	EstimateGas(ctx context.Context, call ethereum.CallMsg) (uint64, error)
 	// PendingCallContract simulates a call against the pending state (what the chain holds with
-	// the transactions the node knows of applied), CallContract against a mined block.
+	// the transactions the node knows of applied).
 	PendingCallContract(ctx context.Context, call ethereum.CallMsg) ([]byte, error)
+	// CallContract simulates a call against a mined block (nil: the latest): a reverted
+	// transaction is replayed at its block to learn why.
 	CallContract(ctx context.Context, call ethereum.CallMsg, blockNumber *big.Int) ([]byte, error)
+	// SendTransaction broadcasts a signed transaction (eth_sendRawTransaction).
 	SendTransaction(ctx context.Context, tx *types.Transaction) error
+	// TransactionReceipt is a mined transaction's receipt; ethereum.NotFound while it is not.
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
