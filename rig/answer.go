@@ -152,7 +152,7 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 		}
 		e.TaskID, e.RigID, e.Answer, e.Salt, e.Commitment = t.id, rigID, answer, salt, commitment
 		e.CommitDeadline, e.RevealDeadline = info.CommitDeadline, info.RevealDeadline
-		stored, err := r.journal.RecordAnswer(r.fenced(ctx), e)
+		stored, err := r.journal.RecordAnswer(r.lead.fenced(ctx), e)
 		if err != nil {
 			log.Error("journal write failed: not committing", "rig", rigID, "error", err)
 			return

@@ -243,11 +243,12 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	}); ok && lj.Shared() {
 		r.lead.leaser = lj
 		r.lead.name = leaseName(cfg.JobID, cfg.Contract, cfg.Operators, cfg.Relayer)
+		r.lead.cfg, r.lead.log, r.lead.metrics = cfg.Lease, cfg.Logger, cfg.Metrics
 	}
 	// Every broadcast, first or replacement, checks the lease on the local clock just before it
 	// leaves (a process frozen past its lease wakes up fenced).
-	cfg.Sender.Guard = r.guard
-	r.cfg.Sender.Guard = r.guard
+	cfg.Sender.Guard = r.lead.guard
+	r.cfg.Sender.Guard = r.lead.guard
 	r.books = &accountant{backend: backend, journal: j, deploy: deploy, domain: r.domain, rigs: r.rigs,
 		fromBlock: cfg.FromBlock, reorgDepth: cfg.ReorgDepth, metrics: cfg.Metrics, log: cfg.Logger, reopen: r.reopen}
 	cfg.Sender.OnMined = r.books.onMined
@@ -319,7 +320,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer r.wg.Wait()
 	if r.lead.leaser != nil {
 		r.log.Info("active/passive: taking turns by a lease", "lease", r.lead.name, "holder", r.cfg.Lease.Holder, "ttl", r.cfg.Lease.TTL)
-		if r.renewLease(ctx) {
+		if r.lead.renew(ctx) {
 			r.takeOver(ctx)
 		}
 		r.wg.Add(1)
@@ -361,7 +362,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		return fmt.Errorf("head: %w", txm.ClassifyRPCError(err))
 	}
 	leader := r.IsLeader()
-	r.cfg.Metrics.setLeader(leader, r.leaseAge())
+	r.cfg.Metrics.setLeader(leader, r.lead.age())
 	if err := r.scan(ctx, head.Number.Uint64(), leader); err != nil {
 		return err
 	}

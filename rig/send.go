@@ -141,7 +141,7 @@ func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.
 // send sends a transaction to the contract from s, once the lease is checked in the database
 // (a shared journal): an instance that lost the lease sends nothing.
 func (r *Runner) send(ctx context.Context, s *txm.Sender, call txm.Call) (*types.Receipt, error) {
-	if err := r.gate(ctx); err != nil {
+	if err := r.lead.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.Send(ctx, call.To, call.Data, call.Value)
@@ -150,7 +150,7 @@ func (r *Runner) send(ctx context.Context, s *txm.Sender, call txm.Call) (*types
 // sendChecked is send of a call planned a moment ago from gas estimated at the pending state
 // (Sender.Check), which stands for its simulation.
 func (r *Runner) sendChecked(ctx context.Context, s *txm.Sender, call txm.Call, gas uint64) (*types.Receipt, error) {
-	if err := r.gate(ctx); err != nil {
+	if err := r.lead.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.SendChecked(ctx, call.To, call.Data, call.Value, gas)
