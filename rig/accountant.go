@@ -235,7 +235,7 @@ func (a *accountant) firstBlockOf(ctx context.Context, taskID uint64) (uint64, b
 
 // PayoutReader is a Deployment that tells what a settled task paid our rigs and took from
 // them; the seeds leave it open (they say settle "pays the agreeing rigs" and "applies the
-// slashes", not how that shows). ReferenceDeployment reads the reference contract's events. A
+// slashes", not how that shows). agentrig.ReferenceDeployment reads the reference contract's events. A
 // deployment without it is accounted for its gas alone.
 type PayoutReader interface {
 	// SettlementPayouts returns the payouts of a settled task to the rigs given (by rig id, with

@@ -62,8 +62,8 @@ type probe struct {
 // state: it reverts exactly when the answer's batch entry would be skipped. Sent directly, that
 // check's gas estimate is the single's; behind a relayer the single is a one-entry batch from the
 // relayer, estimated beside it. The batch of all of them is estimated in the same round trip
-// (Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch: CheckMany), and
-// again alone only when some answer was dropped.
+// (txm.Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch:
+// txm.CheckMany), and again alone only when some answer was dropped.
 func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	kind := txs[0].kind
 	probes := make([]probe, len(txs))

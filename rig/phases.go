@@ -103,7 +103,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 // due reports whether this process's turn has come to send a task's draw or settle: the task has
 // been in its current phase for our rank in the schedule times the stage delay, stretched to
 // how long our own sends take to be mined, and for at least as many blocks as our rank (see
-// ScheduleOrder, drawn ranks first for settle, and stagePace).
+// task.ScheduleOrder, drawn ranks first for settle, and stagePace).
 func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {

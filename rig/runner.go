@@ -31,7 +31,7 @@ type Pricer interface {
 type Config struct {
 	Contract common.Address
 	// Deployment reads what the seeds leave open (how a rig learns it was drawn, the windows);
-	// nil means the reference contract's (ReferenceDeployment).
+	// nil means the reference contract's (agentrig.ReferenceDeployment).
 	Deployment agentrig.Deployment
 	JobID      uint32     // default 2, "Verify a price"
 	Operators  []task.Key // one rig per operator key, found on chain by its operator address
@@ -50,7 +50,7 @@ type Config struct {
 	// reorganised chain are seen; default 12.
 	ReorgDepth uint64
 	// StageDelay is how long a rank of the draw/settle schedule waits for the rank before it
-	// (see ScheduleOrder); default DefaultStageDelay of the chain.
+	// (see task.ScheduleOrder); default DefaultStageDelay of the chain.
 	StageDelay time.Duration
 	// SelfCheckShare is the share of the tolerance, in percent, past which the distance of our
 	// answer to the expected median raises an alert; default 50.
@@ -399,7 +399,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 }
 
 // readTasks reads where each open task stands at block: in one round trip when the deployment
-// can (TasksReader), else one read a task.
+// can (agentrig.TasksReader), else one read a task.
 func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]agentrig.TaskView, []error, error) {
 	ids := make([]uint64, len(open))
 	for i, t := range open {

@@ -148,7 +148,7 @@ func (r *Runner) send(ctx context.Context, s *txm.Sender, call txm.Call) (*types
 }
 
 // sendChecked is send of a call planned a moment ago from gas estimated at the pending state
-// (Sender.Check), which stands for its simulation.
+// (txm.Sender.Check), which stands for its simulation.
 func (r *Runner) sendChecked(ctx context.Context, s *txm.Sender, call txm.Call, gas uint64) (*types.Receipt, error) {
 	if err := r.lead.gate(ctx); err != nil {
 		return nil, err
