@@ -226,7 +226,7 @@ func TestEthersAgrees(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	modules, err := filepath.Abs(filepath.Join("contract", "node_modules"))
+	modules, err := filepath.Abs(filepath.Join("..", "contract", "node_modules"))
 	if err != nil {
 		t.Fatal(err)
 	}
