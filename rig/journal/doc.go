@@ -7,8 +7,8 @@
 //
 //   - journal.go: State and Entry (one rig on one task), the Journal the runner writes through,
 //     DBJournal's reads and writes of tasks and cursors (the same SQL on both databases).
-//   - sqlite.go and postgres.go: opening each database, refusing one that holds no journal or a
-//     newer one, and its numbered migrations.
+//   - open.go: opening either database through internal/sqldb (refusing one that holds no
+//     journal, or a newer one); sqlite.go and postgres.go: each database's numbered migrations.
 //   - lease.go: the lease instances take turns by (Lease, Fence, Leaser) and the fence a write
 //     that leads to a transaction is checked against.
 //   - accounting.go: the accounts' tables and records (TxRecord, Payout; the Accounts the runner

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/internal/dburl"
+	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/numeric"
 )
 
@@ -111,7 +112,7 @@ type Journal interface {
 // through pgx. Both hold the same tables; the SQL differs only in placeholders, column types and
 // row locks.
 type DBJournal struct {
-	db       *sql.DB
+	db       *sqldb.DB
 	postgres bool
 	target   string // the path, or the URL without its password: for errors and logs
 	now      func() time.Time
@@ -123,10 +124,7 @@ var _ Journal = (*DBJournal)(nil)
 // postgres:// (or postgresql://) URL opens a PostgreSQL journal, anything else is the path of a
 // SQLite file.
 func OpenJournal(target string) (*DBJournal, error) {
-	if IsPostgresURL(target) {
-		return openPostgresJournal(target, true)
-	}
-	return openSQLiteJournal(target, true)
+	return open(target, true)
 }
 
 // OpenExistingJournal opens the journal at target for a command that only reads it (the audit,
@@ -134,10 +132,7 @@ func OpenJournal(target string) (*DBJournal, error) {
 // with an error that wraps ErrNoJournal, and nothing is made there. A journal of an older schema
 // is migrated as OpenJournal migrates it; one of a newer schema is refused.
 func OpenExistingJournal(target string) (*DBJournal, error) {
-	if IsPostgresURL(target) {
-		return openPostgresJournal(target, false)
-	}
-	return openSQLiteJournal(target, false)
+	return open(target, false)
 }
 
 // ErrNoJournal is what OpenExistingJournal's error wraps when its target holds no journal.
@@ -166,22 +161,7 @@ func (j *DBJournal) Shared() bool { return j.postgres }
 func (j *DBJournal) Close() error { return j.db.Close() }
 
 // q rewrites a statement written with ? placeholders for the journal's database.
-func (j *DBJournal) q(stmt string) string {
-	if !j.postgres {
-		return stmt
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range stmt {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func (j *DBJournal) q(stmt string) string { return j.db.Q(stmt) }
 
 // Drawn records that a rig was drawn for a task (idempotent).
 func (j *DBJournal) Drawn(ctx context.Context, taskID, rigID uint64, commitDeadline time.Time) error {

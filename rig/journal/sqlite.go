@@ -1,101 +1,13 @@
 package journal
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
-	"time"
-
-	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The SQLite journal's opening and schema; postgres.go is PostgreSQL's. The schema
-// version is SQLite's user_version; each migration step runs in one transaction with it.
-
-func openSQLiteJournal(path string, create bool) (*DBJournal, error) {
-	// A plain path, not a file: URI, where a '#' or '%' in a folder name would be read as URI
-	// syntax and open some other file. The driver cuts its options at the first '?'.
-	if strings.Contains(path, "?") {
-		return nil, fmt.Errorf("journal %s: a '?' in the path is not supported", path)
-	}
-	if !create {
-		// The driver makes a file that does not exist: a reader looks first.
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, NoJournalAt(path)
-		case err != nil:
-			return nil, fmt.Errorf("journal %s: %w", path, err)
-		case st.IsDir():
-			return nil, fmt.Errorf("journal %s is a directory", path)
-		}
-	}
-	dsn := path + "?_pragma=synchronous(FULL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
-	if create {
-		// a reader leaves the mode as it finds it: a journal is WAL from its making, and a file
-		// that holds none is not written to
-		dsn += "&_pragma=journal_mode(WAL)"
-	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway and this keeps transactions simple
-	j := &DBJournal{db: db, target: path, now: time.Now}
-	if !create {
-		var version int
-		err := db.QueryRow(`PRAGMA user_version`).Scan(&version)
-		var se *sqlite.Error
-		switch {
-		case err == nil && version == 0:
-			err = NoJournalAt(path)
-		case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
-			err = fmt.Errorf("%w (%v)", NoJournalAt(path), err) // a file, but no database at all
-		case err != nil:
-			err = fmt.Errorf("journal %s: reading the schema version: %w", path, err)
-		}
-		if err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	if err := j.migrateSQLite(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("journal %s: %w", path, err)
-	}
-	return j, nil
-}
-
-func (j *DBJournal) migrateSQLite() error {
-	var version int
-	_ = j.db.QueryRow(`PRAGMA user_version`).Scan(&version)
-	if version > schemaVersion {
-		return newerJournal(version, schemaVersion)
-	}
-	if version == schemaVersion {
-		return nil
-	}
-	// Each step runs in one transaction with the user_version it reaches, so a crash between
-	// two steps leaves a journal the next open migrates on from where it stopped.
-	for v := version; v < schemaVersion; v++ {
-		tx, err := j.db.Begin()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(migrations[v] + fmt.Sprintf("\nPRAGMA user_version = %d;", v+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrating the schema from version %d: %w", v, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// The SQLite journal's schema: its numbered migrations (postgres.go holds PostgreSQL's) and the
+// words of its refusal of a newer one. internal/sqldb opens either database and runs them (see
+// open.go).
 
 // newerJournal is the error for a journal migrated by a later pricerig: refused rather than
 // misread, or written in a form it does not hold.

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/internal/clock"
 )
 
 // L1Part is what a rollup's receipt says of the L1 share of a transaction's cost. go-ethereum's
@@ -98,7 +100,7 @@ func ReceiptL1(ctx context.Context, node any, hash common.Hash) (L1Part, error) 
 		if !errors.Is(err, ErrRPCUnavailable) || attempt >= 3 {
 			return L1Part{}, err
 		}
-		if err := sleepCtx(ctx, pause); err != nil {
+		if err := clock.Sleep(ctx, pause); err != nil {
 			return L1Part{}, err
 		}
 		pause *= 2

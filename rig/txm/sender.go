@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/internal/clock"
 )
 
 // TxChain is what the sender needs of a node; *ethclient.Client and the simulated backend's
@@ -398,7 +400,7 @@ func (s *Sender) retryRPC(ctx context.Context, call func() error) error {
 			return err
 		}
 		s.cfg.Logger.Warn("rpc unreachable, retrying", "from", s.from, "attempt", attempt+1, "error", err)
-		if err := sleepCtx(ctx, pause); err != nil {
+		if err := clock.Sleep(ctx, pause); err != nil {
 			return err
 		}
 		pause = min(pause*2, 10*time.Second)
@@ -451,15 +453,4 @@ func (s *Sender) anyReceipt(ctx context.Context, hashes []common.Hash) *types.Re
 		}
 	}
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
