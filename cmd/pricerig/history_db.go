@@ -7,7 +7,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/dburl"
-	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
 // readDB is a database a command only reads (the --db of price, export, audit and rig, the
@@ -22,7 +22,7 @@ type readDB[T any] struct {
 
 var (
 	historyDB = readDB[*history.Store]{"--db", history.OpenExisting, history.NoStoreAt, history.ErrNoStore}
-	journalDB = readDB[*rig.DBJournal]{"--journal", rig.OpenExistingJournal, rig.NoJournalAt, rig.ErrNoJournal}
+	journalDB = readDB[*rigjournal.DBJournal]{"--journal", rigjournal.OpenExistingJournal, rigjournal.NoJournalAt, rigjournal.ErrNoJournal}
 )
 
 // mustExist checks the target before the command does anything else: a SQLite file must already
@@ -68,6 +68,6 @@ func openHistory(db string, fail func(format string, args ...any) error) (*histo
 func journalMustExist(journal string) error { return journalDB.mustExist(journal) }
 
 // openJournalToRead opens the --journal of a command that only reads it.
-func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rig.DBJournal, error) {
+func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rigjournal.DBJournal, error) {
 	return journalDB.openToRead(journal, fail)
 }

@@ -14,7 +14,7 @@ import (
 // Never edit one that has shipped; add the next.
 type Migration struct {
 	Version int
-	Name    string
+	Name    string // what it makes, for its error and the log; may be empty
 	SQL     string
 	// Data, when set, moves rows after SQL ran, in the same transaction, in Go; Post is SQL run
 	// after it (dropping what Data emptied, say).
@@ -117,6 +117,9 @@ func (d *DB) migrate(ctx context.Context, handle func() (*sql.DB, error)) error 
 			continue
 		}
 		if err := d.apply(ctx, t, m); err != nil {
+			if m.Name == "" {
+				return fmt.Errorf("migration %d: %w", m.Version, err)
+			}
 			return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 		}
 	}
