@@ -28,15 +28,56 @@ type HeldBar struct {
 // Held is what a ledger holds of one source and symbol over a window.
 type Held struct {
 	Bars []HeldBar // that start in the window, sorted
-	// Final are the windows fetched whose every minute was final when fetched: a minute in one
-	// with no bar has none at that source. Sorted by start; they may overlap (see Missing).
-	Final []market.Span
+	// Windows are the requests whose windows reach into it, sorted by start: a minute in a
+	// window's final part with no bar has none at that source; a minute in its asked window with
+	// no bar, before a bar of the same request, had none when the source had published past it.
+	Windows []HeldWindow
+}
+
+// HeldWindow is one request's window as a ledger keeps it.
+type HeldWindow struct {
+	Span    market.Span // asked
+	FinalTo time.Time   // the part before it was final when fetched
+	Fetched time.Time   // zero: a window stored before the ledger kept fetch times (final whole)
+}
+
+// WindowOf is the window a ledger keeps of a request: FinalTo held within the window asked.
+func WindowOf(k Kept) HeldWindow {
+	fin := minTime(k.Span.To, k.FinalTo)
+	if fin.Before(k.Span.From) {
+		fin = k.Span.From
+	}
+	return HeldWindow{Span: k.Span, FinalTo: fin, Fetched: k.Fetched}
+}
+
+// Final is the part of the window that was final when fetched.
+func (w HeldWindow) Final() market.Span {
+	return market.Span{From: w.Span.From, To: minTime(w.Span.To, w.FinalTo)}
+}
+
+// Replaces reports whether a ledger keeping one window per start keeps w over old, a window of
+// the same start: the one whose final part reaches further (the later of two that reach as far),
+// so a window known final is never narrowed by a later, narrower request.
+func (w HeldWindow) Replaces(old HeldWindow) bool {
+	a, b := w.Final().To, old.Final().To
+	return a.After(b) || (a.Equal(b) && !w.Fetched.Before(old.Fetched))
+}
+
+// Final lists the parts of the windows that were final when fetched, sorted by start.
+func (h Held) Final() []market.Span {
+	out := make([]market.Span, 0, len(h.Windows))
+	for _, w := range h.Windows {
+		if f := w.Final(); !f.Empty() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Missing lists the parts of want that no final window covers and that hold a minute of
 // sessions (the source's): what a fetch must still ask for.
 func (h Held) Missing(want market.Span, sessions []market.Session) []market.Span {
-	return market.MergeSpans(h.Final, sessions).Missing(want, sessions)
+	return market.MergeSpans(h.Final(), sessions).Missing(want, sessions)
 }
 
 // FinalAt reports whether the ledger knows every minute of [from, to) of the source final.
@@ -108,9 +149,9 @@ func (m *MemoryLedger) Held(_ context.Context, source, symbol string, from, to t
 			out.Bars = append(out.Bars, b)
 		}
 	}
-	for _, s := range h.Final {
-		if s.To.After(from) && s.From.Before(to) {
-			out.Final = append(out.Final, s)
+	for _, w := range h.Windows {
+		if w.Span.To.After(from) && w.Span.From.Before(to) {
+			out.Windows = append(out.Windows, w)
 		}
 	}
 	return out, nil
@@ -141,10 +182,15 @@ func (m *MemoryLedger) Keep(_ context.Context, k Kept) error {
 		h.Bars = append(h.Bars, b)
 	}
 	slices.SortFunc(h.Bars, func(a, b HeldBar) int { return a.Start.Compare(b.Start) })
-	if final := (market.Span{From: k.Span.From, To: minTime(k.Span.To, k.FinalTo)}); !final.Empty() {
-		h.Final = append(h.Final, final)
-		slices.SortFunc(h.Final, func(a, b market.Span) int { return a.From.Compare(b.From) })
+	w := WindowOf(k)
+	if i := slices.IndexFunc(h.Windows, func(o HeldWindow) bool { return o.Span.From.Equal(w.Span.From) }); i >= 0 {
+		if w.Replaces(h.Windows[i]) {
+			h.Windows[i] = w
+		}
+		return nil
 	}
+	h.Windows = append(h.Windows, w)
+	slices.SortFunc(h.Windows, func(a, b HeldWindow) int { return a.Span.From.Compare(b.Span.From) })
 	return nil
 }
 

@@ -19,9 +19,9 @@ import (
 
 var _ feeds.Ledger = (*Store)(nil)
 
-// Held reads what the store holds of a source's symbol over [from, to): its bars and the windows
-// known final. Both are read at one instant (Keep writes them in one transaction), so a window
-// is never read final without its bars.
+// Held reads what the store holds of a source's symbol over [from, to): its bars and the
+// windows fetched that reach into it. Both are read at one instant (Keep writes them in one
+// transaction), so a window is never read without its bars.
 func (s *Store) Held(ctx context.Context, source, symbol string, from, to time.Time) (feeds.Held, error) {
 	var out feeds.Held
 	a, b := ceilUnix(from), ceilUnix(to)
@@ -30,18 +30,18 @@ func (s *Store) Held(ctx context.Context, source, symbol string, from, to time.T
 	}
 	err := s.db.ReadSnapshot(ctx, func(tx *sql.Tx) error {
 		out = feeds.Held{}
-		rows, err := tx.QueryContext(ctx, s.Q(`SELECT win_from, win_to FROM coverage
-WHERE source = ? AND symbol = ? AND win_from < ? AND win_to > ? ORDER BY win_from`), source, symbol, b, a)
+		rows, err := tx.QueryContext(ctx, s.Q(`SELECT win_from, win_to, seen_to, fetched FROM coverage
+WHERE source = ? AND symbol = ? AND win_from < ? AND seen_to > ? ORDER BY win_from`), source, symbol, b, a)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var f, t int64
-			if err := rows.Scan(&f, &t); err != nil {
+			var f, t, seen, fetched int64
+			if err := rows.Scan(&f, &t, &seen, &fetched); err != nil {
 				rows.Close()
 				return err
 			}
-			out.Final = append(out.Final, market.Span{From: unix(f), To: unix(t)})
+			out.Windows = append(out.Windows, feeds.HeldWindow{Span: market.Span{From: unix(f), To: unix(max(seen, t))}, FinalTo: unix(t), Fetched: fetchedTime(fetched)})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -64,14 +64,12 @@ WHERE source = ? AND symbol = ? AND win_from < ? AND win_to > ? ORDER BY win_fro
 }
 
 // Keep writes one request's answer in one transaction: its bars merged into their day blocks
-// (the later fetch of a minute wins, a changed close is kept in bar_revisions) and, when part of
-// its window was final when fetched, that part's coverage. A stored window is never narrowed: a
-// later, narrower answer from the same start leaves the wider one.
+// (the later fetch of a minute wins, a changed close is kept in bar_revisions) and its window,
+// one a start: a window whose final part reaches less far than the one stored from the same
+// start leaves it (HeldWindow.Replaces), so a window known final is never narrowed.
 func (s *Store) Keep(ctx context.Context, k feeds.Kept) error {
-	final := market.Span{From: k.Span.From, To: k.Span.To}
-	if k.FinalTo.Before(final.To) {
-		final.To = k.FinalTo
-	}
+	w := feeds.WindowOf(k)
+	final := w.Final()
 	n := 0
 	for _, b := range k.Bars {
 		if b.Start.Before(final.To) {
@@ -88,20 +86,17 @@ func (s *Store) Keep(ctx context.Context, k feeds.Kept) error {
 		if err := putBars(ctx, tx, k.Source, []string{k.Symbol}, bars); err != nil {
 			return err
 		}
-		if final.Empty() {
-			return nil
-		}
-		var held int64
-		err := tx.QueryRow(ctx, `SELECT win_to FROM coverage WHERE source = ? AND symbol = ? AND win_from = ?`,
-			k.Source, k.Symbol, final.From.Unix()).Scan(&held)
+		var to, seen, fetched int64
+		err := tx.QueryRow(ctx, `SELECT win_to, seen_to, fetched FROM coverage WHERE source = ? AND symbol = ? AND win_from = ?`,
+			k.Source, k.Symbol, final.From.Unix()).Scan(&to, &seen, &fetched)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return fmt.Errorf("reading coverage: %w", err)
-		case held >= final.To.Unix():
-			return nil // a wider window from the same start is stored already
+		case !w.Replaces(feeds.HeldWindow{Span: market.Span{From: final.From, To: unix(max(seen, to))}, FinalTo: unix(to), Fetched: fetchedTime(fetched)}):
+			return nil
 		}
-		row := []any{k.Source, k.Symbol, final.From.Unix(), final.To.Unix(), n, fetchedUnix(k.Fetched)}
+		row := []any{k.Source, k.Symbol, final.From.Unix(), final.To.Unix(), n, fetchedUnix(k.Fetched), k.Span.To.Unix()}
 		if err := tx.upsert(ctx, coverageTable, [][]any{row}); err != nil {
 			return fmt.Errorf("writing coverage: %w", err)
 		}

@@ -46,8 +46,11 @@ func TestTheLedgerKeepsFetchesAndRevisions(t *testing.T) {
 		if len(h.Bars) != 4 || !h.Bars[2].Final || h.Bars[3].Final || !h.Bars[3].Fetched.Equal(first) {
 			t.Fatalf("held %+v", h.Bars)
 		}
-		if want := []market.Span{{From: at(0), To: at(9)}}; !reflect.DeepEqual(h.Final, want) {
-			t.Fatalf("final windows %v, want %v", h.Final, want)
+		if want := []market.Span{{From: at(0), To: at(9)}}; !reflect.DeepEqual(h.Final(), want) {
+			t.Fatalf("final windows %v, want %v", h.Final(), want)
+		}
+		if len(h.Windows) != 1 || h.Windows[0].Span != k.Span || !h.Windows[0].Fetched.Equal(first) {
+			t.Fatalf("windows %+v, want the one asked", h.Windows)
 		}
 		if miss := h.Missing(market.Span{From: at(0), To: at(20)}, prp); len(miss) != 1 || miss[0].From != at(9) {
 			t.Fatalf("missing %v: the day is extended from its last final bar", miss)
@@ -74,7 +77,7 @@ func TestTheLedgerKeepsFetchesAndRevisions(t *testing.T) {
 		if b := h.Bars[3]; b.Close != 110 || !b.Final || !b.Fetched.Equal(second) {
 			t.Errorf("09:39 held %+v, want the later fetch's final 110", b)
 		}
-		if merged := market.MergeSpans(h.Final, prp); len(merged) != 1 || merged[0].To != at(11) {
+		if merged := market.MergeSpans(h.Final(), prp); len(merged) != 1 || merged[0].To != at(11) {
 			t.Errorf("final windows %v, want 09:30-09:41", merged)
 		}
 		revs, err := s.Revisions(ctx, "alpaca", "NVDA", at(0), at(30))
@@ -106,7 +109,7 @@ func TestTheLedgerKeepsFetchesAndRevisions(t *testing.T) {
 			t.Fatal(err)
 		}
 		h, _ = s.Held(ctx, "alpaca", "NVDA", at(0), at(30))
-		if merged := market.MergeSpans(h.Final, prp); len(merged) != 1 || merged[0].To != at(11) {
+		if merged := market.MergeSpans(h.Final(), prp); len(merged) != 1 || merged[0].To != at(11) {
 			t.Errorf("after a narrower fetch, final windows %v", merged)
 		}
 	})
@@ -159,7 +162,7 @@ func TestAVersionThreeStoreMigrates(t *testing.T) {
 			t.Errorf("held %+v", h.Bars)
 		}
 		if !h.FinalAt(from, to, prp) {
-			t.Errorf("the stored window is not final: %v", h.Final)
+			t.Errorf("the stored window is not final: %v", h.Windows)
 		}
 		// and a fetch over the old block merges into it
 		k := feeds.Kept{Source: "yahoo", Symbol: "NVDA", Span: market.Span{From: from, To: from.Add(2 * time.Minute)},
@@ -241,6 +244,57 @@ func TestTheStoreBudgetIsShared(t *testing.T) {
 		}
 		if err := b.Spend(ctx, "fmp", nil, now.Add(sources.RefusalBackoff)); err != nil {
 			t.Errorf("once it closed: %v", err)
+		}
+	})
+}
+
+// The store and a MemoryLedger hold the same after the same requests, a request of minutes not
+// final yet among them (its window has no final part: the backfill's coverage never sees it).
+func TestTheStoreHoldsWhatAMemoryLedgerHolds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be storeBackend) {
+		ctx := context.Background()
+		s := be.open(t, "same.db")
+		mem := feeds.NewMemoryLedger()
+		open := ny(2025, time.November, 20, 9, 30)
+		at := func(m int) time.Time { return open.Add(time.Duration(m) * time.Minute) }
+		fin := func(fetched time.Time) time.Time { return feeds.FinalTo(time.Minute, fetched) }
+		keeps := []feeds.Kept{
+			// a fresh minute: asked 5 s after it closed, nothing final yet
+			{Span: market.Span{From: at(3), To: at(4)}, Bars: []sources.Bar{bar(at(3), 3)}, Fetched: at(4).Add(5 * time.Second)},
+			{Span: market.Span{From: at(0), To: at(5)}, Bars: []sources.Bar{bar(at(0), 1), bar(at(2), 2), bar(at(3), 4)}, Fetched: at(5)},
+			{Span: market.Span{From: at(0), To: at(3)}, Bars: []sources.Bar{bar(at(0), 1)}, Fetched: at(6)},
+			{Span: market.Span{From: at(4), To: at(9)}, Bars: []sources.Bar{bar(at(5), 5), bar(at(8), 8)}, Fetched: at(20)},
+		}
+		for _, k := range keeps {
+			k.Source, k.Symbol, k.FinalTo, k.Requests = "massive", "TSLA", fin(k.Fetched), 1
+			if err := s.Keep(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+			if err := mem.Keep(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, w := range []market.Span{{From: at(0), To: at(30)}, {From: at(3), To: at(4)}, {From: at(6), To: at(8)}} {
+			got, err := s.Held(ctx, "massive", "TSLA", w.From, w.To)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := mem.Held(ctx, "massive", "TSLA", w.From, w.To)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%v: the store holds\n%+v\na MemoryLedger\n%+v", w, got, want)
+			}
+		}
+		cov, err := s.Coverage(ctx, "massive", "TSLA")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cov {
+			if c.Empty() {
+				t.Errorf("coverage lists the empty window %v of a request of minutes not final yet", c)
+			}
+		}
+		if len(cov) != 2 {
+			t.Errorf("coverage %v, want the two windows with a final part", cov)
 		}
 	})
 }

@@ -23,7 +23,8 @@ func (s *Store) Coverage(ctx context.Context, source, symbol string) ([]Span, er
 
 // coverage reads a source's coverage of symbol ("" every symbol), by symbol, each sorted.
 func (s *Store) coverage(ctx context.Context, q querier, source, symbol string) (map[string][]Span, error) {
-	stmt, args := `SELECT symbol, win_from, win_to FROM coverage WHERE source = ?`, []any{source}
+	// a row with no final part is a request of minutes not final yet: nothing is covered
+	stmt, args := `SELECT symbol, win_from, win_to FROM coverage WHERE source = ? AND win_to > win_from`, []any{source}
 	if symbol != "" {
 		stmt, args = stmt+` AND symbol = ?`, append(args, symbol)
 	}

@@ -228,9 +228,14 @@ CREATE TABLE answer_days (
 `, packRowTables, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`}, {4, "bar ledger: fetch times, bar_revisions, quota_use, breakers", `
 -- The bar ledger (issue 26). Its bars are bar_days' (their blocks gain each bar's fetch time and
 -- finality, pack.go, without rewriting a block: the reader takes both formats), and what a
--- source has answered is coverage's: a row is a window whose every minute was final when
--- fetched, now with when that was (0: a window stored before the ledger, final).
+-- source has answered is coverage's: [win_from, win_to) stays the part of a window whose every
+-- minute was final when fetched (what the backfill plans by and the audit finds gaps in; empty
+-- for a request of a minute not final yet), now with when it was fetched (0: before the ledger)
+-- and where the window asked ended (seen_to): a minute there without a bar, before a bar of the
+-- same request, was not published when the source had published past it.
 ALTER TABLE coverage ADD COLUMN fetched INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE coverage ADD COLUMN seen_to INTEGER NOT NULL DEFAULT 0;
+UPDATE coverage SET seen_to = win_to;
 
 -- A bar whose close a later fetch changed: both closes, each with its fetch (0: unknown), one
 -- row per pair of fetches compared (fetches written out of order are compared as they arrive).
@@ -267,6 +272,8 @@ CREATE TABLE breakers (
 ) WITHOUT ROWID;
 `, `
 ALTER TABLE coverage ADD COLUMN fetched BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE coverage ADD COLUMN seen_to BIGINT NOT NULL DEFAULT 0;
+UPDATE coverage SET seen_to = win_to;
 CREATE TABLE bar_revisions (
 	source      TEXT NOT NULL,
 	symbol      TEXT NOT NULL,
@@ -296,7 +303,7 @@ CREATE TABLE breakers (
 // The tables the write path loads in bulk, each with its columns, key columns first.
 var (
 	barDaysTable    = table{"bar_days", []string{"symbol", "day", "source", "bars", "data"}, 3}
-	coverageTable   = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars", "fetched"}, 3}
+	coverageTable   = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars", "fetched", "seen_to"}, 3}
 	windowsTable    = table{"windows", []string{"source", "symbols", "win_from", "win_to", "lead_in", "requests", "bars"}, 3}
 	answerDaysTable = table{"answer_days", []string{"symbol", "day", "answers", "data"}, 2}
 	bulkTables      = []table{barDaysTable, coverageTable, windowsTable, answerDaysTable}

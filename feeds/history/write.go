@@ -55,13 +55,13 @@ func (s *Store) PutWindow(ctx context.Context, w FetchedWindow) (int, error) {
 		// more from the same start and replaces the row. The window's record keeps its totals.
 		for _, sym := range w.Symbols {
 			if c, ok := w.Cover[sym]; ok && c.From.Before(c.To) {
-				cov = append(cov, []any{w.Source, sym, c.From.Unix(), c.To.Unix(), w.WindowBars, fetched})
+				cov = append(cov, []any{w.Source, sym, c.From.Unix(), c.To.Unix(), w.WindowBars, fetched, c.To.Unix()})
 			}
 		}
 		record[5], record[6] = w.WindowRequests, w.WindowBars
 	} else {
 		for _, sym := range w.Symbols {
-			cov = append(cov, []any{w.Source, sym, w.Span.From.Unix(), w.Span.To.Unix(), len(w.Bars[sym]), fetched})
+			cov = append(cov, []any{w.Source, sym, w.Span.From.Unix(), w.Span.To.Unix(), len(w.Bars[sym]), fetched, w.Span.To.Unix()})
 		}
 	}
 	err := s.write(ctx, func(tx wtx) error {
