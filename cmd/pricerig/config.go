@@ -199,6 +199,7 @@ type sourceView struct {
 	MaxWindow  string            `json:"max_window"`
 	Adjustment string            `json:"adjustment"`
 	Delay      string            `json:"delay"`
+	FinalAfter string            `json:"final_after"` // how long after its minute a bar is final
 	Options    map[string]string `json:"options,omitempty"`
 }
 
@@ -233,7 +234,7 @@ func specViewOf(spec *feeds.Spec) specView {
 			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(),
 			Sessions: specSessions(s.Coverage.Sessions), Lookback: specLimit(s.Coverage.Lookback),
 			MaxWindow: specLimit(s.Coverage.MaxWindow), Adjustment: string(s.Coverage.Adjustment),
-			Delay: specDuration(s.Coverage.Delay), Options: s.Options,
+			Delay: specDuration(s.Coverage.Delay), FinalAfter: specDuration(s.Coverage.FinalAfter), Options: s.Options,
 		}
 		switch {
 		case !s.Usable():
@@ -278,10 +279,10 @@ func printSpec(w io.Writer, v specView) {
 
 	fmt.Fprintln(w, "\nsources:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY")
+	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY\tFINAL AFTER")
 	for _, s := range v.Sources {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
-			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
+			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay, s.FinalAfter)
 	}
 	tw.Flush()
 

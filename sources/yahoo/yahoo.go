@@ -37,8 +37,14 @@ const (
 // from one IP, and 60/min is what the coverage table sets.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
+// DefaultFinalAfter: Yahoo documents nothing about when a minute bar is final, and it serves the
+// minute in progress (yfinance drops a trailing bar because Yahoo "often appends latest price
+// even if after end date", research §1): what it shows of a minute is the price so far until
+// the minute ends, and may lag prints reported late. Conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a Yahoo chart source.
 type Source struct{ sources.Base }
