@@ -18,7 +18,7 @@ type Status string
 
 // The statuses, from healthy to broken (see rank).
 const (
-	StatusSkipped      Status = "skipped"      // not asked: outside its coverage, its publication delay, or not in the feed
+	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed), or not final yet
 	StatusOK           Status = "ok"           // a price within the outlier cut
 	StatusStale        Status = "stale"        // a price from a bar much older than the minute
 	StatusNoData       Status = "no_data"      // asked, and no bar within max_carry
@@ -167,8 +167,8 @@ func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Stat
 		return StatusNoData
 	case feeds.StatusNoKey:
 		return StatusNoKey
-	case feeds.StatusNotCovered:
-		return StatusSkipped
+	case feeds.StatusNotCovered, feeds.StatusNotFinal:
+		return StatusSkipped // not asked, or asked before its bar was final: no verdict on it yet
 	case feeds.StatusPending:
 		return StatusDown // no answer within the deadline: a hanging source
 	}

@@ -97,7 +97,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 		log.Info("answering from the price taken while following: no fetch at the takeover")
 	}
 	for _, q := range res.Quotes {
-		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey {
+		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey && q.Status != feeds.StatusNotFinal {
 			if m := r.cfg.Metrics; m != nil {
 				m.SourceErrors.WithLabelValues(q.Source, string(q.Status)).Inc()
 			}
