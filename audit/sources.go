@@ -218,7 +218,9 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 			symbolOrder = append(symbolOrder, res.Symbol)
 			noAnswer[res.Symbol] = nil
 		}
-		if !res.Agreed {
+		// a minute some sources had not said their last word on yet (just closed) is no verdict
+		// on the sources: they are skipped, and the minute is audited again on the next run
+		if !res.Agreed && len(res.NotFinal()) == 0 {
 			noAnswer[res.Symbol] = append(noAnswer[res.Symbol], res)
 		}
 		for _, q := range res.Quotes {

@@ -25,18 +25,14 @@ func (r *Reconciler) settle(ctx context.Context, tasks []task, quotes []Quote, m
 	waiting := !o.until.IsZero()
 	early = r.gather(ctx, tasks, quotes, minute, effective, o.earlyQuorum)
 	for waiting {
-		var again []task
+		// the sources still not final, and the first time one of them is due
 		var due time.Time
 		for _, t := range tasks {
-			if quotes[t.idx].Status != StatusNotFinal {
-				continue
-			}
-			again = append(again, t)
-			if at := t.cov.FinalAt(effective); due.IsZero() || at.Before(due) {
+			if at := t.cov.FinalAt(effective); quotes[t.idx].Status == StatusNotFinal && (due.IsZero() || at.Before(due)) {
 				due = at
 			}
 		}
-		if len(again) == 0 || due.After(o.until) || context.Cause(ctx) != nil {
+		if due.IsZero() || due.After(o.until) || context.Cause(ctx) != nil {
 			return early
 		}
 		if o.earlyQuorum != WaitForAll && finalQuorum(quotes, tasks, o.earlyQuorum, r.cfg.Rules) {
@@ -45,7 +41,15 @@ func (r *Reconciler) settle(ctx context.Context, tasks []task, quotes []Quote, m
 		if err := r.deps.Wait(ctx, due); err != nil {
 			return early
 		}
-		r.deps.Logger.Debug("asking again the sources not final yet", slog.String("minute", minute.Format(time.RFC3339)),
+		// ask those due by now again: final now, by their final_after
+		now := r.deps.Now()
+		var again []task
+		for _, t := range tasks {
+			if quotes[t.idx].Status == StatusNotFinal && !t.cov.FinalAt(effective).After(now) {
+				again = append(again, t)
+			}
+		}
+		r.deps.Logger.Debug("asking again the sources final by now", slog.String("minute", minute.Format(time.RFC3339)),
 			slog.String("sources", names(quotes, again)))
 		r.gather(ctx, again, quotes, minute, effective, WaitForAll)
 	}
@@ -80,7 +84,10 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 		}
 		return false
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The round's deadline is a context deadline too, so that a source whose rate will not let it
+	// ask before then (fmp's 250 a day, asked again while waiting for finality) fails at once
+	// rather than holding the round; the timer below decides when the round ends.
+	ctx, cancel := context.WithTimeoutCause(ctx, rules.Deadline, errRoundDeadline)
 	defer cancel()
 	type answer struct {
 		idx int
@@ -115,6 +122,9 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
 		case <-ctx.Done():
 			why = "stopped: " + context.Cause(ctx).Error()
+			if errors.Is(context.Cause(ctx), errRoundDeadline) {
+				why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
+			}
 		}
 	}
 	for _, t := range tasks {
@@ -124,6 +134,9 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 	}
 	return early
 }
+
+// errRoundDeadline ends a round of requests whose deadline passed.
+var errRoundDeadline = errors.New("the round's deadline passed")
 
 // effectiveQuorum is the number of agreeing priced answers that ends the fetch early.
 func effectiveQuorum(early, minSources, asked int) int {

@@ -248,6 +248,9 @@ func (l *loader) resolve(src *SourceSpec) {
 	}
 	if sim := l.opts.Sim; sim != nil {
 		src.BaseURL = strings.TrimRight(sim.Root, "/") + "/" + src.Type
+		if sim.Instant {
+			src.FinalAfter = sources.FinalAtClose
+		}
 		if src.KeyEnv != "" || src.NeedsKey {
 			src.Key = sim.Key
 		}

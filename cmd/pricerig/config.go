@@ -36,6 +36,11 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.sim, "sim", "", "point every source at a provider simulator (`pricerig sim`), like http://127.0.0.1:8787")
 }
 
+// simInstant says the simulator --sim names serves every bar final when its minute ends
+// (sim.Options.Instant): a test that starts one in-process sets it, so the spec trusts its bars
+// at once (feeds.SimTarget.Instant) instead of waiting out each provider's final_after.
+var simInstant bool
+
 // load reads the spec: --config, else ./sources.yaml, else the embedded default. Problems in the
 // file are bad input (exit 2) and come back as one error with every problem on its own line.
 func (f *specFlags) load() (*feeds.Spec, error) {
@@ -45,7 +50,7 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 		if err != nil {
 			return nil, badInput("--sim: %v", err)
 		}
-		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret}
+		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret, Instant: simInstant}
 	}
 	var spec *feeds.Spec
 	var err error

@@ -77,6 +77,9 @@ type Emulation struct {
 	Serve    func(rq *Request) Reply               // the normal answer
 	Headers  func(rq *Request) http.Header         // extra headers on every answer, may be nil
 	Symbol   func(ticker string) string            // the provider's name of a tape symbol; nil: the ticker
+	// Publish is when the provider serves a minute's bar and when its close is final, by its
+	// documented or recorded behaviour (cited beside it); the zero value is Instant.
+	Publish Publication
 }
 
 // emulations are the registered providers, sorted by name.
@@ -117,15 +120,19 @@ func (rq *Request) TapeSymbol(text string) string {
 	return sym
 }
 
-// view is how one provider shows the tape in one answer: its clock and injected distortions.
+// view is how one provider shows the tape in one answer: its clock, when it publishes, and
+// injected distortions.
 type view struct {
 	now      time.Time
 	driftBps int
 	extra    []extraSplit
+	pub      Publication
 }
 
-// Series lists a provider's bars of symbol starting in [from, to) — only minutes that have closed
-// by now and lie in one of sessions — split-adjusted as of now when adjusted is true, else raw.
+// Series lists a provider's bars of symbol starting in [from, to) — only minutes the provider
+// serves by now (Publication: those that have closed, by default) and lie in one of sessions —
+// split-adjusted as of now when adjusted is true, else raw, with a provisional close until the
+// provider revises it.
 func (rq *Request) Series(symbol string, from, to time.Time, sessions []market.Session, adjusted bool) []OHLCV {
 	return rq.First(symbol, from, to, sessions, adjusted, 0)
 }
@@ -148,7 +155,7 @@ func (rq *Request) First(symbol string, from, to time.Time, sessions []market.Se
 // Latest is Series cut to its last n bars (still oldest first), walking back from to a week at a
 // time so a wide window with a small n stays cheap.
 func (rq *Request) Latest(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, n int) []OHLCV {
-	if end := rq.Now.Truncate(time.Minute); to.After(end) {
+	if end := published(rq.Now, rq.view.pub); to.After(end) {
 		to = end
 	}
 	var out []OHLCV
@@ -179,9 +186,10 @@ func Reversed(bars []OHLCV) []OHLCV {
 	return out
 }
 
-// Walk calls fn, in time order, until it returns false, for every minute of [from, to) in sessions that has closed by
-// now, with the provider's bar and whether the tape traded in it. It steps through each New York
-// day's session bounds rather than asking the calendar minute by minute.
+// Walk calls fn, in time order, until it returns false, for every minute of [from, to) in
+// sessions that the provider serves by now (its Publication), with the provider's bar and
+// whether the tape traded in it. It steps through each New York day's session bounds rather than
+// asking the calendar minute by minute.
 func (rq *Request) Walk(symbol string, from, to time.Time, sessions []market.Session, adjusted bool, fn func(b OHLCV, ok bool) bool) {
 	start := from.Truncate(time.Minute)
 	if start.Before(from) {
@@ -190,7 +198,7 @@ func (rq *Request) Walk(symbol string, from, to time.Time, sessions []market.Ses
 	if first := dayStart(tapeFirst); start.Before(first) {
 		start = first
 	}
-	end := rq.Now.Truncate(time.Minute) // the current minute has not closed
+	end := published(rq.Now, rq.view.pub) // the minutes the provider serves by now
 	if last := dayStart(tapeLast + 1); end.After(last) {
 		end = last
 	}
@@ -252,8 +260,12 @@ func nyDayOf(t time.Time) int64 {
 	return civilDay(ny.Year(), ny.Month(), ny.Day())
 }
 
-// apply turns a raw tape bar into what the provider shows.
+// apply turns a raw tape bar into what the provider shows: its close provisional until the
+// provider's revision, then adjusted and distorted.
 func (v view) apply(symbol string, b OHLCV, adjusted bool) OHLCV {
+	if v.pub.provisionalAt(b.Start, v.now) {
+		b = provisional(b)
+	}
 	div := int64(1)
 	if adjusted {
 		for _, sp := range splitTable[symbol] {

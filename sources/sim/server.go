@@ -53,6 +53,11 @@ type Options struct {
 	// bodycache.go. CacheBytes bounds the bodies kept (0: 1 GiB).
 	CacheFor   time.Duration
 	CacheBytes int64
+	// Instant makes every provider serve a minute's bar the moment the minute ends, final
+	// (Instant), in place of its emulation's default (Emulation.Publish: Yahoo serves the minute
+	// in progress, Alpaca revises a bar 30 s after it, …): the world of a test that prices the
+	// last closed minute and does not wait for finality. SetPublication changes one provider.
+	Instant bool
 }
 
 // Fault is a failure injected into one provider's answers.
@@ -112,6 +117,7 @@ type providerState struct {
 	requests   int
 	window     time.Time // the minute the rate count is for
 	inWindow   int
+	pub        Publication
 }
 
 type extraSplit struct {
@@ -128,8 +134,12 @@ func New(o Options) *Server {
 		o.Now = time.Now
 	}
 	s := &Server{opts: o, tape: NewTape(o.Seed, o.Now), state: map[string]*providerState{}, done: make(chan struct{})}
-	for _, p := range Providers() {
-		s.state[p] = &providerState{rateLimit: -1}
+	for _, e := range emulations {
+		st := &providerState{rateLimit: -1, pub: e.Publish}
+		if o.Instant {
+			st.pub = Instant
+		}
+		s.state[e.Name] = st
 	}
 	if o.CacheFor > 0 {
 		s.cache = newBodyCache(o.CacheFor, o.CacheBytes)
@@ -282,7 +292,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &Request{
 		R: r, Path: "/" + rest, Query: r.URL.Query(), Now: now, Provider: name, s: s,
 		wrongSym: st.fault == FaultWrongSymbol,
-		view:     view{now: now, driftBps: st.driftBps, extra: st.extra},
+		view:     view{now: now, driftBps: st.driftBps, extra: st.extra, pub: st.pub},
 		Limit:    limit, Used: used,
 	}
 	var rep Reply
