@@ -3,6 +3,7 @@ package feeds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -248,5 +249,59 @@ func TestReconcileProvisional(t *testing.T) {
 	res := ReconcileProvisional(quotes, DefaultRules())
 	if !res.Agreed || !res.Provisional || res.Price != p || quotes[1].Status != StatusNotFinal {
 		t.Errorf("agreed %v provisional %v price %s (input status %s)", res.Agreed, res.Provisional, res.Price, quotes[1].Status)
+	}
+}
+
+// TestLastResortAtTheDeadline is the rig's wait inside its commit window: by until, it answers
+// from the final prices when at least min_sources are final (Unsettled: fewer than it would have
+// waited for), else, asking the rest once more at the last moment a round can end by until, from
+// the provisional bars too (Provisional). Without LastResort the second case is ErrNotFinal.
+func TestLastResortAtTheDeadline(t *testing.T) {
+	m := mustTime("2026-11-24T15:30:00Z")
+	truth := tape(m.Add(-time.Hour), m.Add(time.Hour), extended, "180.00", 1)
+	want := priceOf(m, "180.00", 1)
+	fast := sources.Coverage{Sessions: extended, Adjustment: sources.Raw, FinalAfter: 35 * time.Second}
+	slow := fast
+	slow.FinalAfter = 15 * time.Minute
+	asked := m.Add(time.Minute + time.Second)
+	until := asked.Add(90 * time.Second)
+	feed := func(nFast, nSlow int) func(clock *fakeClock) []*liveSource {
+		return func(clock *fakeClock) []*liveSource {
+			var out []*liveSource
+			for i := range nFast {
+				out = append(out, &liveSource{name: fmt.Sprint("fast", i), cov: fast, clock: clock, bars: truth, revise: 30 * time.Second})
+			}
+			for i := range nSlow {
+				out = append(out, &liveSource{name: fmt.Sprint("slow", i), cov: slow, clock: clock, bars: truth, revise: 10 * time.Minute})
+			}
+			return out
+		}
+	}
+
+	r, clock, _ := liveFeed(asked, DefaultRules(), feed(2, 2))
+	res, err := r.Price(context.Background(), "NVDA", m, WaitFinal(until), LastResort())
+	if err != nil || res.Price != want || !res.Unsettled || res.Provisional {
+		t.Errorf("two of four final: err %v price %s unsettled %v provisional %v, want the final %s from them", err, res.Price, res.Unsettled, res.Provisional, want)
+	}
+	if !clock.Now().Equal(until.Add(-DefaultRules().Deadline)) {
+		t.Errorf("answered at %v, want after the last round (%v)", clock.Now(), until.Add(-DefaultRules().Deadline))
+	}
+
+	r, clock, srcs := liveFeed(asked, DefaultRules(), feed(1, 2))
+	res, err = r.Price(context.Background(), "NVDA", m, WaitFinal(until), LastResort())
+	if err != nil || !res.Agreed || !res.Unsettled || !res.Provisional {
+		t.Fatalf("one of three final: err %v agreed %v unsettled %v provisional %v", err, res.Agreed, res.Unsettled, res.Provisional)
+	}
+	if q := quoteOf(t, res, "slow0"); q.Final || !q.FetchedAt.Equal(until.Add(-DefaultRules().Deadline)) {
+		t.Errorf("slow0 final %v fetched %v, want asked once more at the last moment", q.Final, q.FetchedAt)
+	}
+	if n := srcs[1].requests(); n != 2 {
+		t.Errorf("slow0 asked %d times, want 2 (at once, and at the last moment)", n)
+	}
+	_ = clock
+
+	r, _, _ = liveFeed(asked, DefaultRules(), feed(1, 2))
+	if _, err := r.Price(context.Background(), "NVDA", m, WaitFinal(until)); !errors.Is(err, ErrNotFinal) {
+		t.Errorf("without LastResort: %v, want ErrNotFinal", err)
 	}
 }

@@ -18,42 +18,55 @@ import (
 )
 
 // settle runs the first round of requests over every task and then, when waiting for finality
-// (o.until), one over the sources still not final each time the first of them is due, until
-// enough final prices agree, every source is final, or the next one would be due after o.until.
-// It reports whether it stopped on an early quorum.
+// (o.until), one over the sources due each time the first of those still not final is due,
+// until enough final prices agree, every source is final, or the next round could not end by
+// o.until. With o.lastResort the sources still not final are asked once more, at the last
+// moment a round can end by o.until: the freshest bars, final or not. It reports whether it
+// stopped on an early quorum.
 func (r *Reconciler) settle(ctx context.Context, tasks []task, quotes []Quote, minute, effective time.Time, o priceOptions) (early bool) {
-	waiting := !o.until.IsZero()
 	early = r.gather(ctx, tasks, quotes, minute, effective, o.earlyQuorum)
-	for waiting {
-		// the sources still not final, and the first time one of them is due
+	if o.until.IsZero() {
+		return early
+	}
+	last := o.until.Add(-r.cfg.Rules.Deadline) // the last moment a round can start and still end by until
+	for {
+		// the first time one of the sources still not final is due
 		var due time.Time
 		for _, t := range tasks {
 			if at := t.cov.FinalAt(effective); quotes[t.idx].Status == StatusNotFinal && (due.IsZero() || at.Before(due)) {
 				due = at
 			}
 		}
-		if due.IsZero() || due.After(o.until) || context.Cause(ctx) != nil {
+		if due.IsZero() || context.Cause(ctx) != nil {
 			return early
 		}
 		if o.earlyQuorum != WaitForAll && finalQuorum(quotes, tasks, o.earlyQuorum, r.cfg.Rules) {
 			return true
 		}
+		final := due.After(last) // no source is due in time: the last round, if any
+		if final && (!o.lastResort || !r.deps.Now().Before(last)) {
+			return early
+		}
+		if final {
+			due = last
+		}
 		if err := r.deps.Wait(ctx, due); err != nil {
 			return early
 		}
-		// ask those due by now again: final now, by their final_after
 		now := r.deps.Now()
 		var again []task
 		for _, t := range tasks {
-			if quotes[t.idx].Status == StatusNotFinal && !t.cov.FinalAt(effective).After(now) {
+			if quotes[t.idx].Status == StatusNotFinal && (final || !t.cov.FinalAt(effective).After(now)) {
 				again = append(again, t)
 			}
 		}
-		r.deps.Logger.Debug("asking again the sources final by now", slog.String("minute", minute.Format(time.RFC3339)),
-			slog.String("sources", names(quotes, again)))
+		r.deps.Logger.Debug("asking again the sources not final", slog.String("minute", minute.Format(time.RFC3339)),
+			slog.String("sources", names(quotes, again)), slog.Bool("last_round", final))
 		r.gather(ctx, again, quotes, minute, effective, WaitForAll)
+		if final {
+			return early
+		}
 	}
-	return early
 }
 
 // finalQuorum says whether the final prices are enough to answer without waiting for the rest:

@@ -129,8 +129,12 @@ type Result struct {
 	Survivors int            // priced quotes within outlier_bps of Median
 	Reason    string         // why there is no answer, when there is none
 	Early     bool           // the fetch stopped on an early quorum, before every source answered
-	// Provisional says the answer counts bars that were not final (ReconcileProvisional: the
-	// best a rig had at its commit deadline); false for every answer Price gives.
+	// Unsettled says sources were not final yet when Price answered, and the final prices had
+	// not met the early quorum: any answer is from fewer final sources than it would have
+	// waited for (at least min_sources of them), or, with Provisional, not all final.
+	Unsettled bool
+	// Provisional says the answer counts bars that were not final (ReconcileProvisional, the
+	// LastResort of a rig at its commit deadline).
 	Provisional bool
 	Quotes      []Quote // one per source of the spec, in spec order
 }

@@ -162,15 +162,22 @@ type PriceOption func(*priceOptions)
 
 type priceOptions struct {
 	earlyQuorum int
-	until       time.Time // wait for finality until then; zero: do not wait
+	until       time.Time // answer by then, waiting for finality; zero: do not wait
+	lastResort  bool
 }
 
-// WaitFinal makes Price wait, until the reconciler's clock reads until, for sources that are not
-// final yet (StatusNotFinal): each is asked again when its final_after passes, and Price answers
-// as soon as enough final prices agree (the early quorum over the final ones, as the fetch stops
-// early) or every source is final. Without it Price makes one round of requests and reports the
-// sources that are not final yet.
+// WaitFinal makes Price wait for sources that are not final yet (StatusNotFinal), answering by
+// until (the reconciler's clock): each is asked again when its final_after passes, if that round
+// (up to the rules' deadline) can end by until, and Price answers as soon as enough final prices
+// agree (the early quorum over the final ones, as the fetch stops early) or every source is
+// final. Without it Price makes one round of requests and reports the sources not final yet.
 func WaitFinal(until time.Time) PriceOption { return func(o *priceOptions) { o.until = until } }
+
+// LastResort, with WaitFinal, is a rig's answer at its commit deadline: when sources are still
+// not final by then, they are asked once more at the last moment a round can end by until, and
+// if the final prices give no answer (fewer than min_sources), the provisional bars count too
+// (ReconcileProvisional): the Result says Unsettled and Provisional.
+func LastResort() PriceOption { return func(o *priceOptions) { o.lastResort = true } }
 
 // WaitAll makes Price wait for every source (or the deadline): it never stops early, neither on
 // an early quorum nor when no answer is possible any more. The rig's self-check wants every
@@ -272,6 +279,13 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 
 	early := r.settle(ctx, tasks, quotes, minute, effective, o)
 	final := Reconcile(quotes, rules)
+	unsettled := len(final.NotFinal()) > 0 && !finalQuorum(final.Quotes, tasks, o.earlyQuorum, rules)
+	if !final.Agreed && o.lastResort && unsettled {
+		if best := ReconcileProvisional(quotes, rules); best.Agreed {
+			final = best
+		}
+	}
+	final.Unsettled = unsettled
 	final.Symbol, final.Minute, final.Effective, final.Session, final.Early = symbol, minute, effective, session, early
 	for _, q := range final.Quotes {
 		r.deps.Logger.Debug("quote", slog.String("symbol", symbol), slog.Time("minute", minute),

@@ -97,6 +97,9 @@ type Journal interface {
 	RefusalReason(ctx context.Context, taskID uint64) (reason string, found bool, err error)
 	Cursor(ctx context.Context, name string) (uint64, error)
 	SetCursor(ctx context.Context, name string, block uint64) error
+	// MarkUnsettled keeps that a task was answered before its sources were final enough, with
+	// every source's provenance (idempotent per task: the first mark stays).
+	MarkUnsettled(ctx context.Context, m UnsettledMark) error
 	Close() error
 }
 

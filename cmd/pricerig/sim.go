@@ -144,9 +144,19 @@ never answered from the cache; every request still counts against --rate-limit.`
 	return cmd
 }
 
-// applySimPublication reads the --lag and --revise flags (PROVIDER=DURATION, PROVIDER may be
-// "all") into the simulator's providers' publications.
+// applySimPublication reads the --lag and --revise flags into the simulator's providers.
 func applySimPublication(s *sim.Server, lags, revises []string) error {
+	pubs, err := simPublications(s.Publication, lags, revises)
+	for p, pub := range pubs {
+		s.SetPublication(p, pub)
+	}
+	return err
+}
+
+// simPublications reads the --lag and --revise flags (PROVIDER=DURATION, PROVIDER may be "all")
+// over each provider's publication by base: the publications of the providers they change.
+func simPublications(base func(provider string) sim.Publication, lags, revises []string) (map[string]sim.Publication, error) {
+	out := map[string]sim.Publication{}
 	set := func(flag string, args []string, apply func(*sim.Publication, time.Duration)) error {
 		for _, arg := range args {
 			p, v, ok := strings.Cut(arg, "=")
@@ -161,20 +171,26 @@ func applySimPublication(s *sim.Server, lags, revises []string) error {
 				return fmt.Errorf("--%s %q: unknown provider %q (want all or one of %s)", flag, arg, p, strings.Join(sim.Providers(), ", "))
 			}
 			for _, name := range providers {
-				pub := s.Publication(name)
+				pub, seen := out[name]
+				if !seen {
+					pub = base(name)
+				}
 				apply(&pub, d)
 				if err := pub.Check(); err != nil {
 					return fmt.Errorf("--%s %q: %v", flag, arg, err)
 				}
-				s.SetPublication(name, pub)
+				out[name] = pub
 			}
 		}
 		return nil
 	}
 	if err := set("lag", lags, func(p *sim.Publication, d time.Duration) { p.Lag = d }); err != nil {
-		return err
+		return nil, err
 	}
-	return set("revise", revises, func(p *sim.Publication, d time.Duration) { p.Revise = d })
+	if err := set("revise", revises, func(p *sim.Publication, d time.Duration) { p.Revise = d }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // applySimFaults reads the --fault, --drift and --split flags into the simulator.

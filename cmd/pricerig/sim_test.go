@@ -186,7 +186,7 @@ func TestSimFaultFlagsReachTheAudit(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--fault", "yahoo=5xx", "--drift", "alpaca=40",
+		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--instant", "--fault", "yahoo=5xx", "--drift", "alpaca=40",
 			"--fault", "pyth=unauthorized"}, strings.NewReader(""), w, &stderr)
 		w.Close()
 	}()
@@ -205,7 +205,7 @@ func TestSimFaultFlagsReachTheAudit(t *testing.T) {
 	if root == "" {
 		t.Fatalf("no root URL printed; stderr %s", stderr.String())
 	}
-	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", "../../sources.yaml", "--symbol", "NVDA", "--minutes", "3")
+	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", instantSpec(t), "--symbol", "NVDA", "--minutes", "3")
 	if auditCode != exitFailure {
 		t.Fatalf("audit exit %d:\n%s\n%s", auditCode, report, auditErr)
 	}

@@ -78,6 +78,15 @@ func (s *Server) SetPublication(provider string, p Publication) {
 	s.with(provider, func(st *providerState) { st.pub = p })
 }
 
+// DefaultPublication is a provider's publication by its emulation (Emulation.Publish): its
+// documented or recorded behaviour. Instant for an unknown provider.
+func DefaultPublication(provider string) Publication {
+	if e := emulationOf(provider); e != nil {
+		return e.Publish
+	}
+	return Instant
+}
+
 // Publication is when a provider serves a minute's bar and when its close is final now.
 func (s *Server) Publication(provider string) Publication {
 	var p Publication
