@@ -7,7 +7,15 @@
 //
 // Mount a Server on any listener (httptest.NewServer(sim.New(o))); each provider lives under
 // "/<provider>/…" and BaseURL gives the base_url to configure. Faults, latency, drift and an
-// unrecorded split can be injected per provider while it runs.
+// unrecorded split can be injected per provider while it runs. Each provider publishes a minute's
+// bar late and revises its close as its documentation says (publication.go: Yahoo serves the
+// minute in progress, Alpaca revises at 30 s, …); SetPublication changes one, Options.Instant
+// serves every bar final the moment its minute ends.
+//
+// Files: server.go the server (options, faults, ServeHTTP); emulation.go what an emulation works
+// with (Request and its views of the tape, Reply, Register); publication.go when bars are served
+// and final; kit.go the emulations' shared helpers; tape.go, barcache.go the tape; bodycache.go
+// the answer cache; udf.go the generic UDF provider.
 //
 // Each provider's emulation lives in its adapter's folder (sources/<type>/emulation.go) and
 // registers itself (Register, from its init), so the simulator speaks the providers linked into
