@@ -14,6 +14,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -77,7 +78,7 @@ func TestTheRigCommitsTheFinalPrice(t *testing.T) {
 		}
 	}
 	for i := range d.Runners {
-		marks, err := d.journals[i].(*rig.DBJournal).UnsettledSince(ctx, time.Time{})
+		marks, err := d.journals[i].(*journal.DBJournal).UnsettledSince(ctx, time.Time{})
 		if err != nil || len(marks) != 0 {
 			t.Errorf("process %d journaled unsettled answers %+v (%v): its sources were final in time", i, marks, err)
 		}
@@ -109,17 +110,17 @@ func TestAnUnsettledAnswerIsCountedAndJournaled(t *testing.T) {
 	}
 	for i := range d.Runners {
 		mu.Lock()
-		n := testutil.ToFloat64(metrics[i].Unsettled.WithLabelValues(rig.UnsettledProvisional))
+		n := testutil.ToFloat64(metrics[i].Unsettled.WithLabelValues(journal.UnsettledProvisional))
 		mu.Unlock()
 		if n != 1 {
 			t.Errorf("process %d counted %v provisional answers, want 1", i, n)
 		}
-		marks, err := d.journals[i].(*rig.DBJournal).UnsettledSince(ctx, time.Time{})
+		marks, err := d.journals[i].(*journal.DBJournal).UnsettledSince(ctx, time.Time{})
 		if err != nil || len(marks) != 1 {
 			t.Fatalf("process %d: marks %+v, %v", i, marks, err)
 		}
 		mk := marks[0]
-		if mk.TaskID != ids[0] || mk.Symbol != "SPY" || mk.Outcome != rig.UnsettledProvisional || mk.Price <= 0 || len(mk.Sources) == 0 {
+		if mk.TaskID != ids[0] || mk.Symbol != "SPY" || mk.Outcome != journal.UnsettledProvisional || mk.Price <= 0 || len(mk.Sources) == 0 {
 			t.Errorf("process %d: mark %+v", i, mk)
 		}
 		for _, s := range mk.Sources {
