@@ -158,4 +158,3 @@ func set(c *fakeClock, t time.Time) {
 	defer c.mu.Unlock()
 	c.now = t
 }
-
