@@ -13,20 +13,6 @@ import (
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// freshWorld is issue 24's late world: the shipped spec's sources that answer a regular minute
-// publish its bar 25–45 s after it ends and serve a provisional close until they revise it,
-// within 40 s (Alpaca by its documentation: at 30 s). The shipped final_after defaults cover
-// them.
-var freshWorld = map[string]sim.Publication{
-	"yahoo":      {Lag: 45 * time.Second, Revise: 40 * time.Second},
-	"alpaca":     {Lag: 25 * time.Second, Revise: 30 * time.Second},
-	"twelvedata": {Lag: 35 * time.Second, Revise: 40 * time.Second},
-	"tiingo":     {Lag: 30 * time.Second, Revise: 40 * time.Second},
-	"pyth":       {Lag: 40 * time.Second, Revise: 40 * time.Second},
-	"finnhub":    {Lag: 25 * time.Second, Revise: 40 * time.Second},
-	"fmp":        {Lag: 25 * time.Second, Revise: 40 * time.Second},
-}
-
 // freshBudget is what a rig has to price a task it was drawn for at once: the seed's 4-minute
 // commit window less the default 60 s commit margin.
 const freshBudget = 3 * time.Minute
@@ -84,7 +70,7 @@ func (o *freshOutcome) report(b *testing.B, name string, n int) {
 func BenchmarkFreshMinutes(b *testing.B) {
 	clock := &fakeClock{}
 	srv := sim.New(sim.Options{Seed: 7, Now: clock.Now})
-	for p, pub := range freshWorld {
+	for p, pub := range sim.LateWorld() {
 		srv.SetPublication(p, pub)
 	}
 	hs := httptest.NewServer(srv)

@@ -41,6 +41,16 @@ func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
+// Until moves the clock to until, when it is earlier (a wait for finality, priceWait).
+func (c *testClock) Until(ctx context.Context, until time.Time) error {
+	c.mu.Lock()
+	if until.After(c.t) {
+		c.t = until
+	}
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
 // backfillSim serves the simulator on a fake clock that the commands share, and writes a spec of
 // three sources that reach a year back, at a rate that does not hold the test back.
 func backfillSim(t *testing.T, now time.Time) (srv *sim.Server, url, config string) {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,41 +14,6 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources/sim"
 )
-
-// lateClock is the commands' and the simulator's clock in a late world: waiting for finality
-// (priceWait) moves it instead of sleeping.
-type lateClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *lateClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *lateClock) wait(_ context.Context, until time.Time) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if until.After(c.now) {
-		c.now = until
-	}
-	return nil
-}
-
-// lateWorld is issue 24's: every provider publishes a minute's bar 25–45 s after it ends and
-// serves a provisional close until it revises it, within 40 s (Alpaca by its documentation: at
-// 30 s). The spec is the built-in one, whose final_after defaults cover these providers.
-var lateWorld = map[string]sim.Publication{
-	"yahoo":      {Lag: 45 * time.Second, Revise: 40 * time.Second}, // served final, that late
-	"alpaca":     {Lag: 25 * time.Second, Revise: 30 * time.Second},
-	"twelvedata": {Lag: 35 * time.Second, Revise: 40 * time.Second},
-	"tiingo":     {Lag: 30 * time.Second, Revise: 40 * time.Second},
-	"pyth":       {Lag: 40 * time.Second, Revise: 40 * time.Second},
-	"finnhub":    {Lag: 25 * time.Second, Revise: 40 * time.Second},
-	"fmp":        {Lag: 25 * time.Second, Revise: 40 * time.Second},
-}
 
 // lateSpec is the built-in spec with every source's rate raised: the rate limiters pace on the
 // real clock, and a fake one that jumps to each source's final_after would have them hold a
@@ -68,17 +31,18 @@ func lateSpec(t *testing.T) string {
 	return file
 }
 
-// startLateSim serves the simulator in the late world with the commands' clock at now.
-func startLateSim(t *testing.T, now time.Time) (*sim.Server, *lateClock, string) {
+// startLateSim serves the simulator in issue 24's late world (sim.LateWorld: providers 25–45 s
+// late that revise within 40 s) with the commands' clock at now; waiting moves the clock.
+func startLateSim(t *testing.T, now time.Time) (*sim.Server, *testClock, string) {
 	t.Helper()
-	clock := &lateClock{now: now}
+	clock := &testClock{t: now}
 	srv := sim.New(sim.Options{Seed: 3, Now: clock.Now})
-	for p, pub := range lateWorld {
+	for p, pub := range sim.LateWorld() {
 		srv.SetPublication(p, pub)
 	}
 	hs := httptest.NewServer(srv)
 	oldNow, oldWait := priceNow, priceWait
-	priceNow, priceWait = clock.Now, clock.wait
+	priceNow, priceWait = clock.Now, clock.Until
 	t.Cleanup(func() { priceNow, priceWait = oldNow, oldWait; srv.Close(); hs.Close() })
 	return srv, clock, hs.URL
 }

@@ -18,16 +18,6 @@ import (
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// lateWorld is issue 24's: the providers publish a minute's bar 25–45 s after it ends and serve a
-// provisional close until they revise it, within 40 s (Alpaca by its documentation: at 30 s).
-// testSpec's final_after defaults cover them (Alpaca 35 s, the others 60 s).
-var lateWorld = map[string]sim.Publication{
-	"yahoo":      {Lag: 45 * time.Second, Revise: 40 * time.Second},
-	"alpaca":     {Lag: 25 * time.Second, Revise: 30 * time.Second},
-	"twelvedata": {Lag: 35 * time.Second, Revise: 40 * time.Second},
-	"pyth":       {Lag: 40 * time.Second, Revise: 40 * time.Second},
-}
-
 // freshMinute is a regular minute of the devnet's tape whose close differs from the minute
 // before's and from its provisional close, so an answer tells the three apart.
 func freshMinute(t *testing.T, symbol string) (m time.Time, final, previous, provisional numeric.Scaled) {
@@ -55,10 +45,10 @@ func TestTheRigCommitsTheFinalPrice(t *testing.T) {
 		t.Skip("end-to-end devnet run")
 	}
 	m, final, previous, provisional := freshMinute(t, "NVDA")
-	offset := m.Add(time.Minute + 2*time.Second).Sub(time.Now())
+	offset := time.Until(m.Add(time.Minute + 2*time.Second))
 	now := func() time.Time { return time.Now().Add(offset) }
 	ctx, _ := testbound.Context(t, testbound.Cap)
-	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Now: now, Publications: lateWorld})
+	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Now: now, Publications: sim.LateWorld()})
 	if err != nil {
 		t.Fatal(err)
 	}

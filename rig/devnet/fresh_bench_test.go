@@ -51,13 +51,13 @@ func BenchmarkFreshMinutesOnTheDevnet(b *testing.B) {
 	truths := sim.NewTape(1, func() time.Time { return m0.Add(24 * time.Hour) })
 	for b.Loop() {
 		// the devnets start 20 s before the first minute closes, by their clock
-		shift := m0.Add(40 * time.Second).Sub(time.Now())
+		shift := time.Until(m0.Add(40 * time.Second))
 		now := func() time.Time { return time.Now().Add(shift) }
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		worlds := []*freshDevnet{{name: "finality", tasks: map[uint64]freshTask{}}, {name: "before", tasks: map[uint64]freshTask{}}}
 		specs := []string{testSpec, regexp.MustCompile(`(?m)^(  \w+: \{type: \w+)`).ReplaceAllString(testSpec, "$1, final_after: 0")}
 		for i, w := range worlds {
-			d, err := Start(ctx, Options{Spec: []byte(specs[i]), Now: now, Publications: lateWorld})
+			d, err := Start(ctx, Options{Spec: []byte(specs[i]), Now: now, Publications: sim.LateWorld()})
 			if err != nil {
 				b.Fatal(err)
 			}

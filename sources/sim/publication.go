@@ -30,6 +30,22 @@ type Publication struct {
 // bar served the moment its minute ends, and final.
 var Instant = Publication{}
 
+// LateWorld is issue 24's world, for the tests and benchmarks of fresh minutes: the providers
+// that answer a regular minute publish its bar 25–45 s after it ends and serve a provisional
+// close until they revise it, within 40 s (Alpaca by its documentation: at 30 s). Each
+// provider's default final_after covers it (Alpaca 35 s, the others 60 s).
+func LateWorld() map[string]Publication {
+	return map[string]Publication{
+		"yahoo":      {Lag: 45 * time.Second, Revise: 40 * time.Second}, // served final, that late
+		"alpaca":     {Lag: 25 * time.Second, Revise: 30 * time.Second},
+		"twelvedata": {Lag: 35 * time.Second, Revise: 40 * time.Second},
+		"tiingo":     {Lag: 30 * time.Second, Revise: 40 * time.Second},
+		"pyth":       {Lag: 40 * time.Second, Revise: 40 * time.Second},
+		"finnhub":    {Lag: 25 * time.Second, Revise: 40 * time.Second},
+		"fmp":        {Lag: 25 * time.Second, Revise: 40 * time.Second},
+	}
+}
+
 // MinLag is the earliest a bar can be served: from the start of its minute, as the minute in
 // progress.
 const MinLag = -time.Minute
