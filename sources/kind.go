@@ -21,9 +21,13 @@ const (
 	KindUnavailable       ErrorKind = "unavailable"
 	KindUnknownSymbol     ErrorKind = "unknown_symbol"
 	KindNoKey             ErrorKind = "no_key"
+	KindOther             ErrorKind = "other"
+	// KindNotFinal is no failure of a request: the source answered, but not finally yet (a
+	// provisional bar, or none yet at a minute it may still publish; see Coverage.Final). The
+	// reconciler names it so a not_final quote is told from a failed one by its kind as well.
+	KindNotFinal ErrorKind = "not_final"
 	// KindOverQuota is a request not sent: it would have passed the source's quota (quota.go).
 	KindOverQuota ErrorKind = "over_quota"
-	KindOther     ErrorKind = "other"
 )
 
 type namedKind struct {

@@ -34,8 +34,12 @@ var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 // (research/quote-sources.md §FMP "[3p]"; the FMP API guides third parties publish agree).
 var DefaultQuota = sources.Quota{{N: 250, Per: sources.QuotaDay}}
 
+// DefaultFinalAfter: FMP documents nothing about when a minute bar is final; conservative,
+// sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, DefaultQuota: DefaultQuota, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, DefaultQuota: DefaultQuota, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is an fmp source.
 type Source struct{ sources.Base }
