@@ -169,29 +169,6 @@ func PriceAt(bars []sources.Bar, minute time.Time, maxCarry time.Duration) (bar 
 	return bar, ok && !bar.Start.Equal(minute), ok
 }
 
-// Finality says whether a source's bars, fetched at fetched, are its last word on the minute
-// effective (the minute asked, or the last in-session minute before it): found and bar are what
-// the price-at-minute rule picked. A bar at effective is final once the source's final_after has
-// passed. Any other answer (an earlier bar carried, or none at all) also needs the minute's
-// absence to be final: final_after has passed, or a later bar shows the source has published
-// past the minute; and a carried bar must itself be past its final_after.
-func Finality(bars []sources.Bar, bar sources.Bar, found bool, effective time.Time, cov sources.Coverage, fetched time.Time) bool {
-	if found && bar.Start.Equal(effective) {
-		return cov.Final(effective, fetched)
-	}
-	absent := cov.Final(effective, fetched)
-	for _, b := range bars {
-		if absent {
-			break
-		}
-		absent = b.Start.After(effective) && b.Close > 0
-	}
-	if !found {
-		return absent
-	}
-	return absent && cov.Final(bar.Start, fetched)
-}
-
 // Reconcile turns quotes into an answer: the lower median of the priced quotes; quotes farther
 // than OutlierBps from it become outliers; the answer is the lower median of the rest, if at least
 // MinSources remain. It is pure: the same quotes and rules give the same result, so backfill and

@@ -325,7 +325,8 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 	case err != nil:
 		c.deps.Logger.Warn("source breaker not kept", "source", c.name, "error", c.Redact(err.Error()))
 	case opened:
-		c.deps.Logger.Warn("source refused: not asked again until its breaker closes", slog.String("source", c.name),
+		// Info: a rig's log shows it (once); `price` says it in the source's quote instead
+		c.deps.Logger.Info("source refused: not asked again until its breaker closes", slog.String("source", c.name),
 			slog.String("until", b.Until.UTC().Format(time.RFC3339)), slog.String("why", b.Why))
 	}
 }

@@ -77,7 +77,7 @@ type quoteOutput struct {
 
 func newPriceCmd(a *app) *cobra.Command {
 	var sf specFlags
-	var asJSON, noWait bool
+	var asJSON, noWait, noCache bool
 	var db string
 	var wait time.Duration
 	cmd := &cobra.Command{
@@ -130,12 +130,19 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
 			}
 			a.warn(spec)
-			if db != "" { // a backfilled minute needs no fetch (backfill.go)
-				if done, err := a.priceFromStore(cmd.Context(), db, spec, symbol, minute, asJSON); done || err != nil {
+			store, err := openLedger(db, noCache, a.logger())
+			if err != nil {
+				return err
+			}
+			if store != nil {
+				defer store.Close()
+				// a backfilled minute needs no fetch (backfill.go)
+				if done, err := a.priceFromStore(cmd.Context(), store, db != "", spec, symbol, minute, asJSON); done || err != nil {
 					return err
 				}
 			}
-			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait})
+			deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+			r, err := feeds.New(spec, ledgerDeps(deps, store))
 			if err != nil {
 				return failed("%v", err)
 			}
@@ -165,7 +172,8 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled (a SQLite file or a postgres:// URL), when it holds the minute; else ask the sources")
+	cmd.Flags().StringVar(&db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().BoolVar(&noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
 	cmd.Flags().DurationVar(&wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
 	cmd.MarkFlagsMutuallyExclusive("wait", "no-wait")
