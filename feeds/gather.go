@@ -97,9 +97,19 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 	}
 	// The round's deadline is a context deadline too, so that a source whose rate will not let it
 	// ask before then (fmp's 250 a day, asked again while waiting for finality) fails at once
-	// rather than holding the round; the timer below decides when the round ends.
-	ctx, cancel := context.WithTimeoutCause(ctx, rules.Deadline, errRoundDeadline)
-	defer cancel()
+	// rather than holding the round; the timer below decides when the round ends. A round that
+	// stops on an early quorum leaves the requests in flight to end by that deadline: what they
+	// bring fills the ledger, so the next minute of the same date does not ask that source again
+	// (cancelled, a slow source would be asked on every task and keep nothing). The caller's
+	// cancellation still ends them.
+	rctx, cancelRound := context.WithTimeoutCause(context.WithoutCancel(ctx), rules.Deadline, errRoundDeadline)
+	unwatch := context.AfterFunc(ctx, cancelRound)
+	context.AfterFunc(rctx, func() { unwatch() })
+	defer func() {
+		if !early {
+			cancelRound()
+		}
+	}()
 	type answer struct {
 		idx int
 		q   Quote
@@ -107,7 +117,11 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 	answers := make(chan answer, len(tasks)) // buffered: a late answer never blocks its goroutine
 	for _, t := range tasks {
 		q := quotes[t.idx] // a copy: the goroutine never touches quotes, which gather owns
-		go func() { answers <- answer{t.idx, r.fetch(ctx, t, q, minute, effective)} }()
+		r.inflight.Add(1)
+		go func() {
+			defer r.inflight.Done()
+			answers <- answer{t.idx, r.fetch(rctx, t, q, minute, effective)}
+		}()
 	}
 	var deadline <-chan time.Time
 	if r.deps.After != nil {
@@ -131,9 +145,11 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 			}
 		case <-deadline:
 			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
-		case <-ctx.Done():
-			why = "stopped: " + context.Cause(ctx).Error()
-			if errors.Is(context.Cause(ctx), errRoundDeadline) {
+		case <-rctx.Done():
+			why = "stopped: " + context.Cause(rctx).Error()
+			if ctx.Err() != nil {
+				why = "stopped: " + context.Cause(ctx).Error()
+			} else if errors.Is(context.Cause(rctx), errRoundDeadline) {
 				why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
@@ -63,7 +64,13 @@ type Reconciler struct {
 	cfg    Config
 	deps   Deps
 	ledger Ledger
+	// inflight counts the fetches running, those a Price that stopped early left behind too
+	inflight sync.WaitGroup
 }
+
+// Drain waits for the fetches a Price that stopped on an early quorum left running (each ends
+// by its round's deadline): a process about to exit lets them keep their bars in the ledger.
+func (r *Reconciler) Drain() { r.inflight.Wait() }
 
 // NewReconciler builds a reconciler over sources already built (tests, or hosts that build
 // their own).

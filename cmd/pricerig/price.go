@@ -151,6 +151,10 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 				opts = append(opts, feeds.WaitFinal(priceNow().Add(wait)))
 			}
 			res, err := r.Price(cmd.Context(), symbol, minute, opts...)
+			if store != nil {
+				// the sources an early quorum left out keep their bars for the next minute
+				defer r.Drain()
+			}
 			switch {
 			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
 				return badInput("%v", err)
