@@ -67,7 +67,9 @@ func TestFortyEightPricesCostTheFloor(t *testing.T) {
 	}
 }
 
-func nyNoon(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 12, 0, 0, 0, market.NewYork) }
+func nyNoon(y int, m time.Month, d int) time.Time {
+	return time.Date(y, m, d, 12, 0, 0, 0, market.NewYork)
+}
 
 // A source declared quota: 5/day is asked at most 5 times across the processes on one store,
 // each a command of its own: the sixth day's price finds it over quota (its own status and
