@@ -82,15 +82,18 @@ func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, 
 // request returned (the source had published past it).
 func absenceKnown(h Held) []market.Span {
 	out := h.Final()
-	for _, w := range h.Windows {
-		var last time.Time
-		for _, b := range h.Bars {
-			if b.Fetched.Equal(w.Fetched) && !w.Fetched.IsZero() && !b.Start.Before(w.Span.From) && b.Start.Before(w.Span.To) && b.Close > 0 {
-				last = b.Start
-			}
+	last := map[int64]time.Time{} // by fetch time: the latest bar of that request
+	for _, b := range h.Bars {
+		if f := b.Fetched.UnixNano(); !b.Fetched.IsZero() && b.Close > 0 && b.Start.After(last[f]) {
+			last[f] = b.Start
 		}
-		if last.After(w.Span.From) {
-			out = append(out, market.Span{From: w.Span.From, To: last})
+	}
+	for _, w := range h.Windows {
+		if w.Fetched.IsZero() {
+			continue
+		}
+		if l := minTime(last[w.Fetched.UnixNano()], w.Span.To); l.After(w.Span.From) {
+			out = append(out, market.Span{From: w.Span.From, To: l})
 		}
 	}
 	return out

@@ -29,12 +29,11 @@ func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effecti
 	defer func() { q.Latency += time.Since(start) }()
 	var asked []market.Span // this call's requests
 	for {
-		held, err := r.ledger.Held(ctx, t.src.Name(), t.feed, t.floor, t.to)
+		d, err := r.derive(ctx, t, minute, effective)
 		if err != nil {
 			q.Status, q.Err, q.Kind = StatusError, "reading the bar ledger: "+redact.String(err.Error()), sources.KindOf(err)
 			return q
 		}
-		d := Derive(held, minute, effective, t.floor, rules.MaxCarry, rules.Sessions, t.known)
 		if d.Final || len(asked) == maxAsks {
 			return d.Quote(q, minute, effective, t.cov, rules.MaxCarry)
 		}
@@ -55,6 +54,29 @@ func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effecti
 	}
 }
 
+// derive reads what the ledger holds of the source around the minute and derives its quote: from
+// the window's minutes first (most minutes have a final bar there), and from the whole reach of
+// a carry only when that is not the answer.
+func (r *Reconciler) derive(ctx context.Context, t task, minute, effective time.Time) (Derivation, error) {
+	rules := r.cfg.Rules
+	if near := latest(t.floor, t.from); near.After(t.floor) {
+		held, err := r.ledger.Held(ctx, t.src.Name(), t.feed, near, t.to)
+		if err != nil {
+			return Derivation{}, err
+		}
+		// a final bar found after near is the one the whole reach gives too: the rule picks
+		// the latest, and bars before near are older
+		if d := Derive(held, minute, effective, near, rules.MaxCarry, rules.Sessions, t.known); d.Final && d.Found {
+			return d, nil
+		}
+	}
+	held, err := r.ledger.Held(ctx, t.src.Name(), t.feed, t.floor, t.to)
+	if err != nil {
+		return Derivation{}, err
+	}
+	return Derive(held, minute, effective, t.floor, rules.MaxCarry, rules.Sessions, t.known), nil
+}
+
 // window is the request that fills the ledger around need. The first of a call is the
 // provider's request unit holding need (Unit); a later one, for a carry reaching past what the
 // first held, is the rest of the carry's reach before it, whole (as one request reached back
@@ -64,7 +86,7 @@ func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effecti
 // already, or nothing of it can be asked yet.
 func (r *Reconciler) window(ctx context.Context, t task, need time.Time, asked []market.Span) (market.Span, bool, error) {
 	now := r.deps.Now().UTC()
-	u := Unit(t.cov, need)
+	u := r.unit(t.cov, need)
 	if len(asked) > 0 {
 		u = market.Span{From: t.floor, To: asked[0].From}
 		for _, a := range asked {

@@ -66,6 +66,9 @@ type Reconciler struct {
 	ledger Ledger
 	// inflight counts the fetches running, those a Price that stopped early left behind too
 	inflight sync.WaitGroup
+	// unit is the request a fetch asks around a minute: Unit (a benchmark's reference asks as
+	// pricerig did before the ledger)
+	unit func(cov sources.Coverage, t time.Time) market.Span
 }
 
 // Drain waits for the fetches a Price that stopped on an early quorum left running (each ends
@@ -84,7 +87,7 @@ func NewReconciler(cfg Config, d Deps) *Reconciler {
 	if ledger == nil {
 		ledger = NewMemoryLedger()
 	}
-	return &Reconciler{cfg: cfg, deps: d, ledger: ledger}
+	return &Reconciler{cfg: cfg, deps: d, ledger: ledger, unit: Unit}
 }
 
 // sleepUntil waits on a real timer until now() reads until.
