@@ -17,8 +17,10 @@ type Rules struct {
 	MaxCarry   time.Duration // how old a carried bar may be, counted from the minute asked
 	Sessions   []market.Session
 	// Window is how far before the minute (or before the last in-session minute, for a minute
-	// outside the sessions) the first request of each source reaches. When it holds no bar,
-	// one more request reaches back to MaxCarry.
+	// outside the sessions) a quote first reads: a carry reaches back to MaxCarry, but never
+	// more than the source's MaxWindow before that (what one request reached back over before
+	// the ledger, which the stored answers of a backfill follow too). Requests ask the provider's
+	// whole window around the minute (see Price).
 	Window time.Duration
 	// Deadline bounds the whole fetch; a source that has not answered by then is pending.
 	Deadline time.Duration
