@@ -11,12 +11,7 @@ import (
 
 // ledgerFeed is a reconciler over fakes sharing ledger, with the clock at now.
 func ledgerFeed(now time.Time, ledger Ledger, fakes ...*fakeSource) (*Reconciler, *fakeClock) {
-	feed := Feed{Symbol: "NVDA"}
-	var members []Member
-	for _, f := range fakes {
-		members = append(members, Member{Name: f.name, Source: f})
-		feed.Sources = append(feed.Sources, FeedSource{Source: f.name, Symbol: "NVDA"})
-	}
+	feed, members := nvdaFeed(fakes)
 	clock := &fakeClock{now: now}
 	return NewReconciler(Config{Rules: DefaultRules(), Feeds: []Feed{feed}, Members: members},
 		Deps{Deps: sources.Deps{Now: clock.Now}, Ledger: ledger}), clock

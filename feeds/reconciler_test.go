@@ -29,16 +29,22 @@ func src(name string, sessions []market.Session, base string, around time.Time) 
 // build makes a reconciler over the fakes, all in the NVDA feed, with the clock at now.
 func build(now time.Time, rules Rules, fakes ...*fakeSource) (*Reconciler, chan time.Time) {
 	deadline := make(chan time.Time, 1)
+	feed, members := nvdaFeed(fakes)
+	clock := &fakeClock{now: now}
+	r := NewReconciler(Config{Rules: rules, Feeds: []Feed{feed}, Members: members},
+		Deps{Deps: sources.Deps{Now: clock.Now}, After: func(time.Duration) <-chan time.Time { return deadline }})
+	return r, deadline
+}
+
+// nvdaFeed is the NVDA feed over the fakes, and the members they are.
+func nvdaFeed(fakes []*fakeSource) (Feed, []Member) {
 	feed := Feed{Symbol: "NVDA"}
 	var members []Member
 	for _, f := range fakes {
 		members = append(members, Member{Name: f.name, Source: f})
 		feed.Sources = append(feed.Sources, FeedSource{Source: f.name, Symbol: "NVDA"})
 	}
-	clock := &fakeClock{now: now}
-	r := NewReconciler(Config{Rules: rules, Feeds: []Feed{feed}, Members: members},
-		Deps{Deps: sources.Deps{Now: clock.Now}, After: func(time.Duration) <-chan time.Time { return deadline }})
-	return r, deadline
+	return feed, members
 }
 
 func quoteOf(t *testing.T, res Result, name string) Quote {
