@@ -81,7 +81,7 @@ func newPriceCmd(a *app) *cobra.Command {
 	var db string
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--db prices.db] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -91,6 +91,14 @@ min_sources remain. The answer is price × 10^8.
 
 MINUTE is RFC 3339 UTC (2026-11-27T15:30Z or 2026-11-27T15:30:00Z) or unix seconds, aligned to
 the minute. The table shows every source's price, bar time, status and distance to the answer.
+
+Every bar a source returns is kept in a bar ledger, and the price is derived from what it holds:
+--db names its store (a SQLite file or a postgres:// URL, made if missing; a minute a backfill
+stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_HOME/pricerig/),
+and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
+window around the minute (its date, or the month or dates it answers at once), or the rest of a
+day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
+asked: its status is over_quota until it has room again.
 
 A source's bar is final only once its final_after has passed (sources.yaml; each provider's
 documented default): before that its close may still change, and a minute it has no bar for may
