@@ -7,7 +7,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/dburl"
-	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
 // historyMustExist checks the --db of a command that reads the price history (price, export,
@@ -46,23 +46,23 @@ func openHistory(db string, fail func(format string, args ...any) error) (*histo
 // status): a SQLite journal must already exist.
 func journalMustExist(journal string) error {
 	registerDBSecrets(journal)
-	if rig.IsPostgresURL(journal) {
+	if rigjournal.IsPostgresURL(journal) {
 		return nil
 	}
 	if _, err := os.Stat(journal); errors.Is(err, fs.ErrNotExist) {
-		return badInput("--journal: %v", rig.NoJournalAt(journal))
+		return badInput("--journal: %v", rigjournal.NoJournalAt(journal))
 	}
 	return mustExist("--journal", journal)
 }
 
 // openJournalToRead is openHistory for a --journal the command only reads.
-func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rig.DBJournal, error) {
+func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rigjournal.DBJournal, error) {
 	if err := journalMustExist(journal); err != nil {
 		return nil, err
 	}
-	j, err := rig.OpenExistingJournal(journal)
+	j, err := rigjournal.OpenExistingJournal(journal)
 	switch {
-	case errors.Is(err, rig.ErrNoJournal):
+	case errors.Is(err, rigjournal.ErrNoJournal):
 		return nil, badInput("--journal: %v", err)
 	case err != nil:
 		return nil, fail("--journal: %v", err)

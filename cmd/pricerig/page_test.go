@@ -29,7 +29,9 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/web"
 )
@@ -220,7 +222,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	contract := rig.NewContract(client, d.Contract)
+	contract := agentrig.NewContract(client, d.Contract)
 	operator := crypto.PubkeyToAddress(key.PublicKey)
 	balanceBefore, err := client.BalanceAt(ctx, operator, nil) // from here on the key pays only the rig's gas
 	if err != nil {
@@ -286,7 +288,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 
 	// Every settled task of the journal is on the page with its answer and distance.
-	j, err := rig.OpenJournal(journal)
+	j, err := rigjournal.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +301,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	// the journal the page reads.
 	type row struct{ Answer, Median, Distance, Symbol string }
 	for _, e := range entries {
-		if e.State != rig.StateSettled {
+		if e.State != rigjournal.StateSettled {
 			t.Fatalf("task %d is %s in the journal", e.TaskID, e.State)
 		}
 		stored, err := contract.AnswerOf(ctx, new(big.Int).SetUint64(e.TaskID))

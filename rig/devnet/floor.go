@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // SoloAnswerGas is the gas of a commit and of a reveal sent alone, each rig's own transaction,
@@ -42,8 +42,8 @@ func (d *Devnet) SoloAnswerGas(ctx context.Context, taskID, drawn uint64) (commi
 		if err != nil {
 			return 0, 0, err
 		}
-		salt := rig.Salt{byte(i + 1)}
-		c, err := rig.Commitment(id, rigID, answer, salt)
+		salt := task.Salt{byte(i + 1)}
+		c, err := task.Commitment(id, rigID, answer, salt)
 		if err != nil {
 			return 0, 0, err
 		}
