@@ -12,9 +12,10 @@
 //   - config.go: specFlags (--config, --sim) and `config check`; chain.go: chainFlags, keyFlags
 //     and sendFlags, the checked connection to a node and the plan-confirm-send path every chain
 //     command shares.
-//   - price.go: `price`; price_store.go: a stored answer printed when the store holds the minute;
-//     ledger_db.go: the bar ledger (--db, the per-user cache, --no-cache); history_db.go: stores
-//     and journals a command only reads; bars.go: `bars`; agree.go: `agree`.
+//   - price.go: `price`; price_store.go: its store-first pricer (history.StoreFirst) and a stored
+//     answer printed; ledger_db.go: the bar ledger (--db, the per-user cache, --no-cache);
+//     history_db.go: stores and journals a command only reads; bars.go: `bars`; agree.go:
+//     `agree`.
 //   - backfill.go: `backfill` and `backfill export`; backfill_progress.go: its progress bars
 //     and log lines.
 //   - audit.go: `audit`, one shot or on a schedule, and its report and exit code.
