@@ -220,6 +220,7 @@ var layer = map[string]int{
 	"rig":     3,
 	"audit":   4,
 	"doctor":  4, // the operator's preflight (issue 25): beside the audit, under the page
+	"explain": 4, // a task's answer explained from the journal and the ledger (issue 25)
 	"web":     5,
 	"cmd":     6,
 }
