@@ -126,6 +126,7 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[minut
 		if !usedOld(a, r, cur) {
 			continue
 		}
+		a.Price = answeredThen(a, revs, cur, rules)
 		covered[k] = true // the earliest revision seen of the bar: its old close is the one answered from
 		out = append(out, revisedFinding(a, r, cur, rules, toleranceBps))
 	}
@@ -169,6 +170,26 @@ func usedOld(a Answered, r history.Revision, cur feeds.Result) bool {
 	return true
 }
 
+// answeredThen is the answer the ledger gave at a's minute before its sources revised the bars
+// it was taken from: its quotes now, each source's bar with the close the ledger first held
+// final (the old close of the earliest revision seen of it). 0 when they did not agree.
+func answeredThen(a Answered, revs []history.Revision, cur feeds.Result, rules feeds.Rules) numeric.Scaled {
+	then := slices.Clone(cur.Quotes)
+	for i, q := range then {
+		// revs are in order of when each was seen: the first of a bar is its earliest
+		j := slices.IndexFunc(revs, func(r history.Revision) bool {
+			return r.OldFinal && r.Source == q.Source && r.Symbol == a.Symbol && r.Minute.Equal(q.BarTime)
+		})
+		if q.Status.Priced() && j >= 0 {
+			then[i].Price = revs[j].Old
+		}
+	}
+	if res := feeds.Reconcile(then, rules); res.Agreed {
+		return res.Price
+	}
+	return 0
+}
+
 // revisedFinding describes answer a taken from r's old close: the revision (old and new close,
 // its size), the answer, its re-derivation now (cur) and their distance against the tolerance.
 func revisedFinding(a Answered, r history.Revision, cur feeds.Result, rules feeds.Rules, toleranceBps uint32) Finding {
@@ -177,18 +198,6 @@ func revisedFinding(a Answered, r history.Revision, cur feeds.Result, rules feed
 		newClose = q.Price // the ledger's latest word, past any later revision
 	}
 	answer := a.Price
-	if answer <= 0 {
-		// not recorded: the answer the ledger gave with the old close
-		then := slices.Clone(cur.Quotes)
-		for i := range then {
-			if then[i].Source == r.Source {
-				then[i].Price = r.Old
-			}
-		}
-		if res := feeds.Reconcile(then, rules); res.Agreed {
-			answer = res.Price
-		}
-	}
 	limit := int64(toleranceBps) * 100
 	f := Finding{Check: CheckRevisionsName, Name: Revised, Severity: Warn, Source: r.Source, Symbol: a.Symbol, TaskID: a.TaskID,
 		First: a.Minute, Last: a.Minute, BarTime: r.Minute, Seen: r.Seen, Count: 1, Of: 1,

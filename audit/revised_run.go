@@ -158,7 +158,7 @@ func (a *Auditor) rederive(ctx context.Context, answers []Answered, revs []histo
 		rec, _ = a.reconciler(1)
 	}
 	for k, m := range want {
-		res, _ := rec.Price(ctx, k.symbol, m)
+		res, _ := rec.Price(ctx, k.symbol, m, feeds.WaitAll())
 		out[k] = res
 	}
 	return out

@@ -163,6 +163,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	}
 	if store != nil {
 		defer store.Close()
+		cfg.Ledger = store
 	}
 	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
 
