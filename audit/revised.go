@@ -78,13 +78,14 @@ func storedAnswered(a history.Answer) Answered {
 	return out
 }
 
-// minuteKey keys a symbol's minute.
-type minuteKey struct {
-	symbol string
-	minute int64
+// MinuteKey keys a symbol's minute (CheckRevised's re-derived answers).
+type MinuteKey struct {
+	Symbol string
+	Unix   int64 // the minute's start
 }
 
-func keyOf(symbol string, m time.Time) minuteKey { return minuteKey{symbol, m.Unix()} }
+// KeyOf is the key of a symbol's minute.
+func KeyOf(symbol string, m time.Time) MinuteKey { return MinuteKey{symbol, m.Unix()} }
 
 // CheckRevised reports every answer that used a bar its source later revised: the rig's answers
 // and the stored ones in answers, and, for a bar the ledger held final that a source changed
@@ -93,7 +94,7 @@ func keyOf(symbol string, m time.Time) minuteKey { return minuteKey{symbol, m.Un
 // answer's minute re-derived from the ledger as it is now (new closes); revs the ledger's
 // revisions. The finding is a warning while the re-derived answer stays within the tolerance of
 // the answer given, an alert past it (an answer settled on the final bars would now be slashed).
-func CheckRevised(answers []Answered, revs []history.Revision, current map[minuteKey]feeds.Result, from, to time.Time, rules feeds.Rules, toleranceBps uint32) []Finding {
+func CheckRevised(answers []Answered, revs []history.Revision, current map[MinuteKey]feeds.Result, from, to time.Time, rules feeds.Rules, toleranceBps uint32) []Finding {
 	var out []Finding
 	type revKey struct {
 		source, symbol string
@@ -102,7 +103,7 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[minut
 	covered := map[revKey]bool{}
 	reported := map[[2]any]bool{} // (the answer, the revised bar) reported once
 	for _, a := range answers {
-		cur := current[keyOf(a.Symbol, a.Minute)]
+		cur := current[KeyOf(a.Symbol, a.Minute)]
 		for _, r := range revs {
 			if r.Symbol != a.Symbol || r.Minute.After(a.Minute) || r.Minute.Before(a.Minute.Add(-rules.MaxCarry)) || !usedOld(a, r, cur) {
 				continue
@@ -122,7 +123,7 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[minut
 			continue
 		}
 		a := Answered{Symbol: r.Symbol, Minute: r.Minute}
-		cur := current[keyOf(a.Symbol, a.Minute)]
+		cur := current[KeyOf(a.Symbol, a.Minute)]
 		if !usedOld(a, r, cur) {
 			continue
 		}
@@ -137,7 +138,7 @@ func answerKey(a Answered) any {
 	if a.TaskID != 0 {
 		return a.TaskID
 	}
-	return keyOf(a.Symbol, a.Minute)
+	return KeyOf(a.Symbol, a.Minute)
 }
 
 // quoteOf is the quote of a source among quotes.

@@ -139,26 +139,26 @@ func (a *Auditor) rigAnswers(ctx context.Context, w Window) ([]Answered, int, er
 // rederive prices, from the ledger as it is now, every minute a revision may concern: an
 // answer's whose symbol has a revised bar within max_carry before it, and each minute of the
 // window with a revised bar the ledger held final. The ledger holds those bars final: no request.
-func (a *Auditor) rederive(ctx context.Context, answers []Answered, revs []history.Revision, w Window) map[minuteKey]feeds.Result {
-	want := map[minuteKey]time.Time{}
+func (a *Auditor) rederive(ctx context.Context, answers []Answered, revs []history.Revision, w Window) map[MinuteKey]feeds.Result {
+	want := map[MinuteKey]time.Time{}
 	maxCarry := a.cfg.Spec.Rules.MaxCarry
 	for _, r := range revs {
 		if r.OldFinal && !r.Minute.Before(w.From) && r.Minute.Before(w.To) {
-			want[keyOf(r.Symbol, r.Minute)] = r.Minute
+			want[KeyOf(r.Symbol, r.Minute)] = r.Minute
 		}
 		for _, x := range answers {
 			if x.Symbol == r.Symbol && !r.Minute.After(x.Minute) && !r.Minute.Before(x.Minute.Add(-maxCarry)) {
-				want[keyOf(x.Symbol, x.Minute)] = x.Minute
+				want[KeyOf(x.Symbol, x.Minute)] = x.Minute
 			}
 		}
 	}
-	out := map[minuteKey]feeds.Result{}
+	out := map[MinuteKey]feeds.Result{}
 	rec := a.rec
 	if rec == nil {
 		rec, _ = a.reconciler(1)
 	}
 	for k, m := range want {
-		res, _ := rec.Price(ctx, k.symbol, m, feeds.WaitAll())
+		res, _ := rec.Price(ctx, k.Symbol, m, feeds.WaitAll())
 		out[k] = res
 	}
 	return out
