@@ -81,9 +81,11 @@ func (a *Auditor) revisions(ctx context.Context, w Window) (CheckResult, []Findi
 		return fail("reading the stored answers", err)
 	}
 	rules := a.cfg.Spec.Rules
-	from := w.From
+	from := w.From // back to the oldest answer's minute
 	for _, x := range answers {
-		from = minTime(from, x.Minute)
+		if x.Minute.Before(from) {
+			from = x.Minute
+		}
 	}
 	var revs []history.Revision
 	for _, sym := range a.symbols {
@@ -119,9 +121,11 @@ func (a *Auditor) rigAnswers(ctx context.Context, w Window) ([]Answered, int, er
 	entries := append(recent, open...)
 	var marks []journal.UnsettledMark
 	if m, ok := a.cfg.Journal.(Marks); ok && len(entries) > 0 {
-		since := w.From
+		since := w.From // back to the oldest task's minute: its mark was taken after it
 		for _, e := range entries {
-			since = minTime(since, e.Minute)
+			if e.Minute.Before(since) {
+				since = e.Minute
+			}
 		}
 		if marks, err = m.UnsettledSince(ctx, since); err != nil {
 			return nil, 0, err
@@ -164,9 +168,3 @@ func (a *Auditor) rederive(ctx context.Context, answers []Answered, revs []histo
 	return out
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
