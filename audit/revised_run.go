@@ -167,4 +167,3 @@ func (a *Auditor) rederive(ctx context.Context, answers []Answered, revs []histo
 	}
 	return out
 }
-
