@@ -225,7 +225,12 @@ func (a *Auditor) sources(ctx context.Context, rep *Report) (CheckResult, []Find
 	for _, s := range a.shared {
 		s.begin(spans)
 	}
-	rec, paced := a.reconciler(len(spans))
+	requests := len(spans)
+	if a.cfg.Ledger != nil {
+		// the reread's request of each span, and the check's own for minutes not final yet
+		requests *= 2
+	}
+	rec, paced := a.reconciler(requests)
 	a.rec = rec
 	a.rereadWindow(ctx, spans)
 	perSymbol := make([][]Sample, len(a.symbols))
