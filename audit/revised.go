@@ -90,7 +90,8 @@ func KeyOf(symbol string, m time.Time) MinuteKey { return MinuteKey{symbol, m.Un
 // CheckRevised reports every answer that used a bar its source later revised: the rig's answers
 // and the stored ones in answers, and, for a bar the ledger held final that a source changed
 // with its minute in [from, to), the answer the ledger gave at that minute (`pricerig price`'s,
-// which is not recorded) when no recorded answer is reported for it already. current holds each
+// which is not recorded) when no recorded answer is reported for that bar already and no answer
+// is stored at that minute. current holds each
 // answer's minute re-derived from the ledger as it is now (new closes); revs the ledger's
 // revisions. The finding is a warning while the re-derived answer stays within the tolerance of
 // the answer given, an alert past it (an answer settled on the final bars would now be slashed).
@@ -101,7 +102,13 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[Minut
 		minute         int64
 	}
 	covered := map[revKey]bool{}
-	reported := map[[2]any]bool{} // (the answer, the revised bar) reported once
+	stored := map[MinuteKey]bool{} // minutes with a stored answer: it, not the ledger, is the record
+	reported := map[[2]any]bool{}  // (the answer, the revised bar) reported once
+	for _, a := range answers {
+		if a.TaskID == 0 {
+			stored[KeyOf(a.Symbol, a.Minute)] = true
+		}
+	}
 	for _, a := range answers {
 		cur := current[KeyOf(a.Symbol, a.Minute)]
 		for _, r := range revs {
@@ -119,7 +126,7 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[Minut
 	}
 	for _, r := range revs {
 		k := revKey{r.Source, r.Symbol, r.Minute.Unix()}
-		if !r.OldFinal || covered[k] || r.Minute.Before(from) || !r.Minute.Before(to) {
+		if !r.OldFinal || covered[k] || stored[KeyOf(r.Symbol, r.Minute)] || r.Minute.Before(from) || !r.Minute.Before(to) {
 			continue
 		}
 		a := Answered{Symbol: r.Symbol, Minute: r.Minute}

@@ -58,6 +58,7 @@ func TestRevisedFindsTheAnswersThatUsedTheOldClose(t *testing.T) {
 		{"a stored answer's quote", []Answered{stored}, revision("alpaca", "100.00", "101.00", after, true), [2]time.Time{}, "minute"},
 		{"the ledger's own minute (price)", nil, revision("alpaca", "100.00", "101.00", after, true), window, "minute"},
 		{"a revision of a source the answer did not use", []Answered{stored}, revision("yahoo", "100.00", "100.40", after, true), [2]time.Time{}, ""},
+		{"a stored answer taken after the revision: the record, not the ledger's minute", []Answered{stored}, revision("alpaca", "99.00", "101.00", after, true), window, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
