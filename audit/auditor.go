@@ -335,7 +335,8 @@ func (a *Auditor) sample(symbol string, res feeds.Result) Sample {
 		if src == nil {
 			continue
 		}
-		if d, ok := src.latencyOf(q.Symbol); ok && q.Requests > 0 {
+		// a quote the reread's request filled the ledger for makes no request of its own
+		if d, ok := src.latencyOf(q.Symbol); ok && (q.Requests > 0 || a.reread > 0) {
 			res.Quotes[i].Latency = d
 		}
 	}
