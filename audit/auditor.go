@@ -49,6 +49,10 @@ type Config struct {
 	Journal Journal
 	// History enables the history check; nil skips it.
 	History History
+	// Ledger enables the revisions check: the bar ledger the sources check reads and fills (the
+	// reconciler's too when Deps.Ledger is nil), which the audit rereads its window's bars into
+	// and whose revised closes it reads; nil skips it.
+	Ledger Ledger
 	// Chain and Addresses enable the balances check; MinBalance is in wei (nil: DefaultMinBalance).
 	Chain      BalanceReader
 	Addresses  []common.Address
@@ -130,6 +134,10 @@ type Auditor struct {
 	shared  map[string]*sharedSource
 	symbols []string
 	rng     *rand.Rand // picks the symbols a paced source is audited for
+	// rec is the run's reconciler (sources check), which the revisions check re-derives with
+	rec *feeds.Reconciler
+	// reread counts the run's rereads of its window into the ledger, and their failures
+	reread, rereadFailed int
 }
 
 // New builds the spec's sources and an auditor over them.
@@ -138,6 +146,9 @@ func New(cfg Config) (*Auditor, error) {
 		return nil, errors.New("audit: no spec")
 	}
 	cfg.Deps.Deps = cfg.Deps.Deps.WithDefaults()
+	if cfg.Ledger != nil && cfg.Deps.Ledger == nil {
+		cfg.Deps.Ledger = cfg.Ledger
+	}
 	cfg.Thresholds = cfg.Thresholds.WithDefaults(cfg.Spec.Rules.OutlierBps)
 	if cfg.PaceBudget <= 0 {
 		cfg.PaceBudget = DefaultPaceBudget
@@ -177,6 +188,7 @@ func (a *Auditor) Symbols() []string { return slices.Clone(a.symbols) }
 // Run audits once. Every configured check runs; one that cannot run is reported in the result
 // (CheckError), not returned.
 func (a *Auditor) Run(ctx context.Context) Report {
+	a.rec, a.reread, a.rereadFailed = nil, 0, 0
 	now := a.cfg.Deps.Now().UTC()
 	rep := Report{At: now, Symbols: a.Symbols()}
 	rep.Window = SelectWindow(now, a.cfg.Spec.Rules.Sessions, a.cfg.Minutes, a.cfg.Since, a.cfg.MaxMinutes)
@@ -185,6 +197,7 @@ func (a *Auditor) Run(ctx context.Context) Report {
 	rep.add(a.rig(ctx, rep.Window, now))
 	rep.add(a.balances(ctx, &rep))
 	rep.add(a.history(ctx, rep.Window))
+	rep.add(a.revisions(ctx, rep.Window))
 	rep.Took = a.cfg.Deps.Now().Sub(now)
 	return rep
 }
@@ -212,7 +225,14 @@ func (a *Auditor) sources(ctx context.Context, rep *Report) (CheckResult, []Find
 	for _, s := range a.shared {
 		s.begin(spans)
 	}
-	rec, paced := a.reconciler(len(spans))
+	requests := len(spans)
+	if a.cfg.Ledger != nil {
+		// the reread's request of each span, and the check's own for minutes not final yet
+		requests *= 2
+	}
+	rec, paced := a.reconciler(requests)
+	a.rec = rec
+	a.rereadWindow(ctx, spans)
 	perSymbol := make([][]Sample, len(a.symbols))
 	errs := make([]error, len(a.symbols))
 	var wg sync.WaitGroup
@@ -315,7 +335,8 @@ func (a *Auditor) sample(symbol string, res feeds.Result) Sample {
 		if src == nil {
 			continue
 		}
-		if d, ok := src.latencyOf(q.Symbol); ok && q.Requests > 0 {
+		// a quote the reread's request filled the ledger for makes no request of its own
+		if d, ok := src.latencyOf(q.Symbol); ok && (q.Requests > 0 || a.reread > 0) {
 			res.Quotes[i].Latency = d
 		}
 	}

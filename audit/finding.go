@@ -23,6 +23,8 @@ const (
 	CheckRigName      = "rig"
 	CheckBalancesName = "balances"
 	CheckHistoryName  = "history"
+	// CheckRevisionsName: answers taken from bars their sources later revised (the bar ledger).
+	CheckRevisionsName = "revisions"
 )
 
 // Finding names: stable, for scripts and alert rules. Never rename one; add new ones.
@@ -56,6 +58,9 @@ const (
 	// History check.
 	HistoryGap    = "history_gap"    // session minutes of the window with no stored answer
 	HistoryFailed = "history_failed" // stored minutes of the window whose quote from a source is a failed request
+
+	// Revisions check.
+	Revised = "revised" // an answer was taken from a bar its source later revised
 )
 
 // Finding is one thing the operator should look at.
@@ -81,4 +86,14 @@ type Finding struct {
 	Value   string `json:"value,omitempty"`
 	Limit   string `json:"limit,omitempty"`
 	Message string `json:"message"`
+
+	// A revised finding's bar: its minute, when the source's new close was seen, the old and
+	// the new close, the answer taken from the old one and the answer re-derived now from the
+	// new (decimal text; Rederived is empty when the ledger gives no answer now).
+	BarTime   time.Time `json:"bar_time,omitzero"`
+	Seen      time.Time `json:"seen,omitzero"`
+	OldClose  string    `json:"old_close,omitempty"`
+	NewClose  string    `json:"new_close,omitempty"`
+	Answer    string    `json:"answer,omitempty"`
+	Rederived string    `json:"rederived,omitempty"`
 }

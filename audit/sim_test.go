@@ -303,7 +303,7 @@ func TestSimJSONReport(t *testing.T) {
 	for _, c := range got.Checks {
 		states[c.Name] = c.State
 	}
-	want := map[string]CheckState{CheckSourcesName: CheckFindings, CheckRigName: CheckSkipped, CheckBalancesName: CheckSkipped, CheckHistoryName: CheckSkipped}
+	want := map[string]CheckState{CheckSourcesName: CheckFindings, CheckRigName: CheckSkipped, CheckBalancesName: CheckSkipped, CheckHistoryName: CheckSkipped, CheckRevisionsName: CheckSkipped}
 	if !reflect.DeepEqual(states, want) {
 		t.Errorf("checks %v, want %v", states, want)
 	}

@@ -76,6 +76,10 @@ balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
 history   (--db) history_gap: session minutes of the window with no stored answer;
           history_failed: stored minutes whose quote from a source is a failed request, one
           finding per symbol, source and error_kind (a refused key, an outage, a rate limit).
+revisions (--db, or the per-user cache: the bar ledger) rereads the window's bars from every
+          source and reports revised: an answer (a task, a stored answer, a minute price answered
+          from the ledger) taken from a bar its source changed afterwards, with the old and new
+          close and the answer the final bars give now (an alert past the tolerance).
 
 One shot (for system cron): a report, or one JSON object with --json. Exit 0 healthy, 1
 findings, 2 a check could not run or bad input. With --schedule it runs in-process on a cron
@@ -163,6 +167,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	}
 	if store != nil {
 		defer store.Close()
+		cfg.Ledger = store
 	}
 	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
 
