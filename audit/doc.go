@@ -18,6 +18,9 @@
 //     fetch.go: the run's fetches, one request shared by every audited minute a window covers.
 //   - rig.go: CheckRig over the journal's entries (near misses, missed windows, slashes) and
 //     CheckBalances (Balance, ParseETH); money.go: CheckMoney over the accounts' ledger.
+//   - revised.go: the revisions check, answers given from a bar its source changed later
+//     (Answered), re-derived with the new close; revised_run.go: its run (the Ledger and Marks
+//     it reads, the window's bars asked again before the sources check).
 //   - history.go: CheckHistory and CheckHistoryFailures over stored history (History, Stored);
 //     store.go: StoreHistory, the history store as that History.
 //   - finding.go: Finding and Severity, each finding's stable machine name.
