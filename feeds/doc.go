@@ -32,8 +32,9 @@
 //   - reconcile.go: Rules, Quote, Status, Result, PriceAt and Reconcile, the pure rules over
 //     quotes in hand;
 //     derive.go: Derive and Derivation, a quote from what the ledger holds of a source.
-//   - ledger.go: the bar ledger's interface and MemoryLedger; reconciler.go: the Reconciler (New,
-//     Price, the sources built from the spec) and its rounds; gather.go: a round's sources asked at once and the wait for
-//     finality; fetch.go: one source's fetch through the ledger; reread.go: Reread, every source
-//     asked again for bars the ledger holds final (the audit's revisions).
+//   - ledger.go: the bar ledger's interface and MemoryLedger; reconciler.go: the Reconciler
+//     (New, Price, the sources built from the spec) and its rounds; gather.go: a round's sources
+//     asked at once and the wait for finality; fetch.go: one source's fetch through the ledger;
+//     reread.go: Reread, every source asked again for bars the ledger holds final (the audit's
+//     revisions).
 package feeds
