@@ -22,8 +22,8 @@
 //     of tasks and draws, a task's windows and masks, a job's rigs, a batch's skipped entries);
 //     deployment_reference.go is the reference contract's; payouts.go reads its settlements'
 //     payouts.
-//   - order.go: orders (BuildInputs checks each input as the rigs do), answers (ReadAnswer; an
-//     answer RefusedBy the spec) and Follow; operator.go: an operator's calls and its rigs' status; network.go: the networks by
+//   - order.go: orders (BuildInputs checks each input as the rigs do), answers (ReadAnswer) and
+//     Follow; operator.go: an operator's calls and its rigs' status; network.go: the networks by
 //     name and CheckChain.
 //   - refusals.go: the contract's custom errors for the transaction manager (registered at
 //     init), and what each refusal means for the person who asked.
