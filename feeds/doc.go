@@ -30,8 +30,8 @@
 //   - splits.go: Split, Factor and Unadjust (undoing split adjustment); minute.go: ParseTime and
 //     ParseMinute, the minutes commands and inputs name.
 //   - reconcile.go: Rules, Quote, Status, Result, PriceAt and Reconcile, the pure rules over
-//     quotes in hand;
-//     derive.go: Derive and Derivation, a quote from what the ledger holds of a source.
+//     quotes in hand; derive.go: Derive and Derivation, a quote from what the ledger holds of a
+//     source.
 //   - ledger.go: the bar ledger's interface and MemoryLedger; reconciler.go: the Reconciler
 //     (New, Price, the sources built from the spec) and its rounds; gather.go: a round's sources
 //     asked at once and the wait for finality; fetch.go: one source's fetch through the ledger;
