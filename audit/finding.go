@@ -1,13 +1,3 @@
-// Package audit is pricerig's self-audit: it tells an operator, before the chain does, that a
-// quote source has drifted, lost its key or gone down, that the rig's settled answers are creeping
-// toward the edge of the tolerance or missing windows, that an operator or relayer is running out
-// of gas money, or that the price history has holes.
-//
-// The checks are pure functions over what the audit gathered — reconciled results (CheckSources),
-// journal entries (CheckRig), balances (CheckBalances) and stored history (CheckHistory) — so each
-// can be tested on hand-made inputs; the Auditor gathers those inputs for one run, and Scheduler
-// runs it on a cron schedule with Prometheus gauges. Every finding carries a stable machine name
-// (source_drift, near_miss, …) that scripts can match on.
 package audit
 
 import (

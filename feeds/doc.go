@@ -21,4 +21,20 @@
 // whether it was final, when it was fetched. A source not final yet is not_final, never carried
 // and never counted; WaitFinal waits for it, LastResort counts provisional bars when a deadline
 // comes first.
+//
+// Files:
+//   - spec.go: Spec and what it holds (networks, the job, sources, feeds, rules); spec_load.go:
+//     Load and LoadFile, the loader walking the YAML; spec_sources.go: a source entry checked
+//     against its type's factory (keys, options, quota, final_after); spec_yaml.go: the loader's
+//     YAML helpers; problem.go: Problem and LoadError, each problem with its file, line and key.
+//   - splits.go: Split, Factor and Unadjust (undoing split adjustment); minute.go: ParseTime and
+//     ParseMinute, the minutes commands and inputs name.
+//   - reconcile.go: Rules, Quote, Status, Result, PriceAt and Reconcile, the pure rules over
+//     quotes in hand; derive.go: Derive and Derivation, a quote from what the ledger holds of a
+//     source.
+//   - ledger.go: the bar ledger's interface and MemoryLedger; reconciler.go: the Reconciler
+//     (New, Price, the sources built from the spec) and its rounds; gather.go: a round's sources
+//     asked at once and the wait for finality; fetch.go: one source's fetch through the ledger;
+//     reread.go: Reread, every source asked again for bars the ledger holds final (the audit's
+//     revisions).
 package feeds

@@ -23,10 +23,11 @@ const maxAsks = 6
 // fetch derives one source's quote for the minute from the ledger, asking the source for what
 // the ledger lacks first. q may hold the source's answer of an earlier round: it is replaced,
 // and its request count and latency added to.
-func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effective time.Time) Quote {
+func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effective time.Time) (out Quote) {
 	rules := r.cfg.Rules
 	start := time.Now() // latency is a measurement for reports, not a decision: the real clock
-	defer func() { q.Latency += time.Since(start) }()
+	// on what is returned: a quote derived from the ledger is a copy of q
+	defer func() { out.Latency += time.Since(start) }()
 	var asked []market.Span // this call's requests
 	for {
 		d, err := r.derive(ctx, t, minute, effective)

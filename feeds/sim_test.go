@@ -341,3 +341,27 @@ func TestSimSplitDay(t *testing.T) {
 		})
 	}
 }
+
+// A quote's Latency is the time its fetch spent asking the source (the JSON's latency_ms, the
+// audit's latency), not zero: a quote derived from the ledger after a request is returned with
+// the request's time added (it was lost when the quote came from the ledger, issue 26).
+func TestQuoteLatencyIsTheFetchsTime(t *testing.T) {
+	s := newSimRig(t, benchMinute.Add(25*time.Hour))
+	r := s.reconciler(t)
+	res, err := r.Price(context.Background(), "NVDA", benchMinute, WaitAll())
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, q := range res.Quotes {
+		if q.Requests > 0 {
+			asked++
+			if q.Latency <= 0 {
+				t.Errorf("%s made %d requests and reports a latency of %s", q.Source, q.Requests, q.Latency)
+			}
+		}
+	}
+	if asked < 4 {
+		t.Fatalf("only %d sources were asked: %+v", asked, res.Quotes)
+	}
+}

@@ -1,7 +1,3 @@
-// Package market knows when US equities trade: the sessions of a trading day, NYSE/Nasdaq
-// holidays, early closes and special closures 2020–2028, and the America/New_York clock with its
-// DST switches. It is data plus a little code and depends on nothing else in pricerig, so both
-// the sources (and their simulator) and the feeds can ask it.
 package market
 
 // Session is a part of the US equity trading day, in America/New_York time.

@@ -7,4 +7,12 @@
 // strconv's answer digit for digit, and its tests hold it to strconv (the tests alone use floats).
 //
 // The package depends on nothing else in pricerig.
+//
+// Files:
+//   - price.go: Scaled (price × 10^8) and exact decimal parsing (ParsePrice, ParsePriceBytes) and
+//     printing (FormatScaled).
+//   - answer.go: Answer, the bytes32 an answer is sent as (NumericAnswer, AnswerInt, ParseAnswer).
+//   - agree.go: Kind, Rule and Agree (the seed's agreement for NUMERIC and EXACT), LowerMedian and
+//     WithinTolerance.
+//   - float32.go: CanonicalFloat32, a float32 printed as a float64 read back in integers.
 package numeric

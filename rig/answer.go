@@ -61,11 +61,12 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskVie
 		refusal = r.cfg.Inputs.CheckWindow(input, deadline)
 	}
 	if refusal != nil {
-		if r.cfg.Inputs.RefusalAnswer == nil {
+		price, answered := r.cfg.Inputs.Answers()
+		if !answered {
 			skip(task.RefusalText(refusal))
 			return
 		}
-		r.refuse(ctx, t, info, input, refusal)
+		r.refuse(ctx, t, info, input, refusal, price)
 		return
 	}
 	log = log.With("symbol", input.Symbol, "minute", input.Minute.Format(time.RFC3339))
@@ -161,10 +162,10 @@ func unsettledMarkOf(taskID uint64, res feeds.Result, at time.Time) journal.Unse
 	return m
 }
 
-// refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
+// refuse journals the spec's refusal_answer (price) for each of our rigs drawn for a task the spec
 // refuses, with the reason; the next steps commit and reveal it like any answer.
-func (r *Runner) refuse(ctx context.Context, t *taskState, info agentrig.TaskView, input task.Input, why error) {
-	reason, kind, price := task.RefusalText(why), task.RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
+func (r *Runner) refuse(ctx context.Context, t *taskState, info agentrig.TaskView, input task.Input, why error, price numeric.Scaled) {
+	reason, kind := task.RefusalText(why), task.RefusalKind(why)
 	log := r.log.With("task", t.id)
 	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
 	if m := r.cfg.Metrics; m != nil {

@@ -1,9 +1,3 @@
-// Package sources turns public quote APIs into 1-minute bars: the Source interface every adapter
-// implements, the errors they return, the registry of source types that sources.yaml names, and
-// the HTTP plumbing they share (client.go) and the shape every adapter has (base.go: Adapter
-// registers its one Factory, NewBase and Base give its Source a name, coverage and window check).
-// Each provider lives in its own sub-package and registers itself; sources/all imports every one
-// of them.
 package sources
 
 import (

@@ -184,26 +184,11 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.History = audit.StoreHistory{Store: store}
 	}
 	if f.rpc != "" {
-		var want *agentrig.Network
-		if f.network != "" {
-			nw, _ := agentrig.NetworkByName(f.network) // checked by config
-			want = &nw
-		}
-		// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
-		redact.Register(redact.URLSecrets(f.rpc)...)
-		client, err := ethclient.DialContext(ctx, f.rpc)
+		client, err := f.dialChain(ctx)
 		if err != nil {
-			return failedToRun("--rpc %s: %v", redact.URL(f.rpc), err)
+			return err
 		}
 		defer client.Close()
-		if want != nil {
-			if _, err := agentrig.CheckChain(ctx, client, want.ChainID); err != nil {
-				if errors.Is(err, agentrig.ErrWrongChain) {
-					return badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", redact.URL(f.rpc), err, want.Name, want.ChainID)
-				}
-				return failedToRun("--rpc %s: %s", redact.URL(f.rpc), redact.String(err.Error()))
-			}
-		}
 		cfg.Chain = client
 	}
 
@@ -211,23 +196,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	if err != nil {
 		return failedToRun("%v", err)
 	}
-	// After each run: keep the report in the journal, for the operator's page of a rig on it,
-	// and write the HTML report. Neither changes the verdict; a failure is logged.
-	keep := func(rep audit.Report) {
-		if journal != nil {
-			if b, err := json.Marshal(rep); err == nil {
-				err = journal.RecordAudit(context.WithoutCancel(ctx), rep.At, b)
-				if err != nil {
-					logger.Warn("could not record the report in the journal", "error", err)
-				}
-			}
-		}
-		if f.html != "" {
-			if err := writeAuditHTML(f.html, rep, journal, spec); err != nil {
-				logger.Error("writing the HTML report", "file", f.html, "error", err)
-			}
-		}
-	}
+	keep := keepAuditReport(ctx, journal, f.html, spec, logger)
 	if sched == nil {
 		rep := auditor.Run(ctx)
 		keep(rep)
@@ -237,8 +206,61 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		return auditExit(rep)
 	}
 
+	return runScheduledAudit(ctx, a, f, auditor.Run, sched, keep, logger)
+}
+
+// dialChain connects to --rpc for the balances check and, with --network, checks that it
+// serves that chain.
+func (f *auditFlags) dialChain(ctx context.Context) (*ethclient.Client, error) {
+	var want *agentrig.Network
+	if f.network != "" {
+		nw, _ := agentrig.NetworkByName(f.network) // checked by config
+		want = &nw
+	}
+	// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
+	redact.Register(redact.URLSecrets(f.rpc)...)
+	client, err := ethclient.DialContext(ctx, f.rpc)
+	if err != nil {
+		return nil, failedToRun("--rpc %s: %v", redact.URL(f.rpc), err)
+	}
+	if want != nil {
+		if _, err := agentrig.CheckChain(ctx, client, want.ChainID); err != nil {
+			client.Close()
+			if errors.Is(err, agentrig.ErrWrongChain) {
+				return nil, badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", redact.URL(f.rpc), err, want.Name, want.ChainID)
+			}
+			return nil, failedToRun("--rpc %s: %s", redact.URL(f.rpc), redact.String(err.Error()))
+		}
+	}
+	return client, nil
+}
+
+// keepAuditReport is what happens after each run: the report kept in the journal, for the
+// operator's page of a rig on it, and written as HTML (--html). Neither changes the verdict; a
+// failure is logged.
+func keepAuditReport(ctx context.Context, journal *rigjournal.DBJournal, html string, spec *feeds.Spec, logger *slog.Logger) func(audit.Report) {
+	return func(rep audit.Report) {
+		if journal != nil {
+			if b, err := json.Marshal(rep); err == nil {
+				err = journal.RecordAudit(context.WithoutCancel(ctx), rep.At, b)
+				if err != nil {
+					logger.Warn("could not record the report in the journal", "error", err)
+				}
+			}
+		}
+		if html != "" {
+			if err := writeAuditHTML(html, rep, journal, spec); err != nil {
+				logger.Error("writing the HTML report", "file", html, "error", err)
+			}
+		}
+	}
+}
+
+// runScheduledAudit runs the audit on its cron schedule until ctx ends, each report written as
+// it comes and kept, with the gauges on --metrics.
+func runScheduledAudit(ctx context.Context, a *app, f *auditFlags, run func(context.Context) audit.Report, sched cron.Schedule, keep func(audit.Report), logger *slog.Logger) error {
 	s := &audit.Scheduler{
-		Schedule: sched, Audit: auditor.Run, Logger: logger, RunAtStart: true,
+		Schedule: sched, Audit: run, Logger: logger, RunAtStart: true,
 		OnReport: func(r audit.Report) {
 			keep(r)
 			if err := writeAuditReport(a.stdout, r, f.asJSON, false); err != nil {

@@ -38,13 +38,7 @@ func (commandClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func newBackfillCmd(a *app) *cobra.Command {
-	var (
-		sf                        specFlags
-		fromText, toText          string
-		symbolsText, sourcesText  string
-		sessionsText, db, display string
-		asJSON                    bool
-	)
+	var f backfillFlags
 	cmd := &cobra.Command{
 		Use:   "backfill [--config FILE] [--sim URL] --from DATE|TIME --to DATE|TIME [--symbols NVDA,TSLA,SPY] [--sources a,b] [--db prices.db] [--sessions pre,regular,post] [--json]",
 		Short: "Fill a local price history (SQLite) from the sources, resumably",
@@ -78,113 +72,134 @@ interrupted or a window failed (run it again); 2 for bad input.
   pricerig backfill --from 2026-01-05T14:30Z --to 2026-01-05T21:00Z --symbols NVDA --sources alpaca,massive
   pricerig backfill --sim http://127.0.0.1:8787 --from 2025-10-01 --to 2025-10-31 --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, err := parseBound(fromText, false)
-			if err != nil {
-				return badInput("--from: %v", err)
-			}
-			to, err := parseBound(toText, true)
-			if err != nil {
-				return badInput("--to: %v", err)
-			}
-			var sessions []market.Session
-			if sessionsText != "" {
-				if sessions, err = market.ParseSessions(splitList(sessionsText)); err != nil {
-					return badInput("--sessions: %v", err)
-				}
-			}
-			mode, err := progressMode(display, a.stderr)
-			if err != nil {
-				return badInput("--progress: %v", err)
-			}
-			if err := storePath("--db", db); err != nil {
-				return err
-			}
-			registerDBSecrets(db)
-			spec, err := sf.load()
-			if err != nil {
-				return err
-			}
-			a.warn(spec)
-
-			var show *barDisplay
-			logOut := a.stderr
-			if mode == "bar" {
-				show = newBarDisplay(a.stderr)
-				logOut = show // warnings print above the bars
-			}
-			logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			if mode == "log" {
-				logger = slog.New(slog.NewTextHandler(logOut, nil))
-			}
-			opts := backfill.Options{
-				Spec: spec, Symbols: splitUpper(symbolsText), Sources: splitList(sourcesText), Sessions: sessions,
-				From: from, To: to, Clock: backfillClock, Deps: sources.Deps{Logger: logger}, Logger: logger,
-			}
-			// refused input leaves nothing behind: the store's file is made only for a run
-			if err := backfill.Check(opts); err != nil {
-				return backfillError(err)
-			}
-			store, err := history.Open(db)
-			if err != nil {
-				return failed("%v", err)
-			}
-			defer store.Close()
-			opts.Deps = budgetDeps(opts.Deps, store) // the quotas every process on the store shares
-			b, err := backfill.NewContext(cmd.Context(), store, opts)
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return failed("interrupted while planning: nothing was fetched; run the same command again")
-				}
-				return backfillError(err)
-			}
-
-			stop := make(chan struct{})
-			var shown sync.WaitGroup
-			shown.Add(1)
-			go func() {
-				defer shown.Done()
-				watchProgress(b, mode, show, logger, stop)
-			}()
-			sum, runErr := b.Run(cmd.Context())
-			close(stop)
-			shown.Wait()
-			if sum != nil {
-				if asJSON {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(sum); err != nil {
-						return err
-					}
-				} else {
-					printSummary(a.stdout, sum, store.Path())
-				}
-			}
-			switch {
-			case runErr != nil:
-				return failed("%v", runErr)
-			case sum.Interrupted:
-				return failed("interrupted: %d windows were stored; run the same command again to fetch the rest", sum.Windows)
-			case sum.Failed > 0:
-				return failed("%d windows failed (see the gaps); run the same command again to retry them", sum.Failed)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBackfill(cmd.Context(), a, f) },
 	}
-	sf.register(cmd)
-	f := cmd.Flags()
-	f.StringVar(&fromText, "from", "", "start of the range: a New York date (2025-11-03) or a UTC minute (RFC 3339 or unix seconds)")
-	f.StringVar(&toText, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
-	f.StringVar(&symbolsText, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
-	f.StringVar(&sourcesText, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
-	f.StringVar(&db, "db", "prices.db", "the store to fill: a SQLite file (created when missing) or a postgres:// URL")
-	f.StringVar(&sessionsText, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
-	f.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
-	f.StringVar(&display, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
+	f.spec.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "start of the range: a New York date (2025-11-03) or a UTC minute (RFC 3339 or unix seconds)")
+	fl.StringVar(&f.to, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
+	fl.StringVar(&f.symbols, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
+	fl.StringVar(&f.sources, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
+	fl.StringVar(&f.db, "db", "prices.db", "the store to fill: a SQLite file (created when missing) or a postgres:// URL")
+	fl.StringVar(&f.sessions, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
+	fl.BoolVar(&f.asJSON, "json", false, "print the summary as one JSON object")
+	fl.StringVar(&f.progress, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
 	_ = cmd.MarkFlagRequired("from")
 	_ = cmd.MarkFlagRequired("to")
 	cmd.AddCommand(newBackfillExportCmd(a))
 	return cmd
+}
+
+// backfillFlags are backfill's flags.
+type backfillFlags struct {
+	spec                       specFlags
+	from, to, symbols, sources string
+	sessions, db, progress     string
+	asJSON                     bool
+}
+
+// runBackfill fills the store --db names over the range (feeds/backfill), showing its progress,
+// and prints its summary: exit 1 when interrupted or a window failed, 2 for bad input.
+func runBackfill(ctx context.Context, a *app, f backfillFlags) error {
+	opts, mode, show, err := f.options(a)
+	if err != nil {
+		return err
+	}
+	// refused input leaves nothing behind: the store's file is made only for a run
+	if err := backfill.Check(opts); err != nil {
+		return backfillError(err)
+	}
+	store, err := history.Open(f.db)
+	if err != nil {
+		return failed("%v", err)
+	}
+	defer store.Close()
+	opts.Deps = budgetDeps(opts.Deps, store) // the quotas every process on the store shares
+	b, err := backfill.NewContext(ctx, store, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return failed("interrupted while planning: nothing was fetched; run the same command again")
+		}
+		return backfillError(err)
+	}
+
+	stop := make(chan struct{})
+	var shown sync.WaitGroup
+	shown.Add(1)
+	go func() {
+		defer shown.Done()
+		watchProgress(b, mode, show, opts.Logger, stop)
+	}()
+	sum, runErr := b.Run(ctx)
+	close(stop)
+	shown.Wait()
+	if sum != nil {
+		if f.asJSON {
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(sum); err != nil {
+				return err
+			}
+		} else {
+			printSummary(a.stdout, sum, store.Path())
+		}
+	}
+	switch {
+	case runErr != nil:
+		return failed("%v", runErr)
+	case sum.Interrupted:
+		return failed("interrupted: %d windows were stored; run the same command again to fetch the rest", sum.Windows)
+	case sum.Failed > 0:
+		return failed("%d windows failed (see the gaps); run the same command again to retry them", sum.Failed)
+	}
+	return nil
+}
+
+// options checks the flags and the spec and turns them into the backfill's options, with the
+// progress mode, the bars it draws (mode "bar") and the logger that writes above them.
+func (f backfillFlags) options(a *app) (opts backfill.Options, mode string, show *barDisplay, err error) {
+	from, err := parseBound(f.from, false)
+	if err != nil {
+		return opts, "", nil, badInput("--from: %v", err)
+	}
+	to, err := parseBound(f.to, true)
+	if err != nil {
+		return opts, "", nil, badInput("--to: %v", err)
+	}
+	var sessions []market.Session
+	if f.sessions != "" {
+		if sessions, err = market.ParseSessions(splitList(f.sessions)); err != nil {
+			return opts, "", nil, badInput("--sessions: %v", err)
+		}
+	}
+	mode, err = progressMode(f.progress, a.stderr)
+	if err != nil {
+		return opts, "", nil, badInput("--progress: %v", err)
+	}
+	if err := storePath("--db", f.db); err != nil {
+		return opts, "", nil, err
+	}
+	registerDBSecrets(f.db)
+	spec, err := f.spec.load()
+	if err != nil {
+		return opts, "", nil, err
+	}
+	a.warn(spec)
+
+	logOut := a.stderr
+	if mode == "bar" {
+		show = newBarDisplay(a.stderr)
+		logOut = show // warnings print above the bars
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if mode == "log" {
+		logger = slog.New(slog.NewTextHandler(logOut, nil))
+	}
+	opts = backfill.Options{
+		Spec: spec, Symbols: splitUpper(f.symbols), Sources: splitList(f.sources), Sessions: sessions,
+		From: from, To: to, Clock: backfillClock, Deps: sources.Deps{Logger: logger}, Logger: logger,
+	}
+	return opts, mode, show, nil
 }
 
 // backfillError is exit 2 for the backfill's bad input, 1 otherwise.

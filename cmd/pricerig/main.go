@@ -1,6 +1,3 @@
-// Command pricerig prices NVDA, TSLA and SPY at any UTC minute from public quote sources,
-// answers AgentRig's job 2 ("Verify a price") as a rig, backfills price history and audits
-// itself. Run `pricerig --help` for the commands.
 package main
 
 import (

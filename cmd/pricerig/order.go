@@ -55,14 +55,7 @@ type orderOutput struct {
 }
 
 func newOrderCmd(a *app) *cobra.Command {
-	var (
-		f        opFlags
-		job      uint32
-		wait     bool
-		timeout  time.Duration
-		actAfter time.Duration
-		journals []string
-	)
+	var f orderFlags
 	cmd := &cobra.Command{
 		Use:   "order SYMBOL MINUTE [SYMBOL MINUTE …]",
 		Short: "Order job-2 tasks (the price of SYMBOL at a UTC minute) and, with --wait, follow them to their answer",
@@ -84,108 +77,136 @@ the reason is printed when a rig journal that answered it is given with --journa
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			var pairs []agentrig.OrderInput
-			for i := 0; i < len(args); i += 2 {
-				m, err := feeds.ParseMinute(args[i+1])
-				if err != nil {
-					return badInput("minute %q: %v", args[i+1], err)
-				}
-				pairs = append(pairs, agentrig.OrderInput{Symbol: strings.ToUpper(strings.TrimSpace(args[i])), Minute: m})
-			}
-			key, err := f.key.load()
-			if err != nil {
-				return err
-			}
-			spec, err := (&specFlags{config: f.config}).load()
-			if err != nil {
-				return err
-			}
-			conn, err := f.chain.connect(ctx, spec)
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			info, err := conn.contract.Job(ctx, job)
-			if err != nil {
-				if reason := agentrig.RevertReason(err); reason != "" {
-					return badInput("job %d: %s", job, reason)
-				}
-				return failed("%s", shownURL(err.Error()))
-			}
-			commitWindow, _, err := conn.contract.Windows(ctx)
-			if err != nil {
-				return failed("%s", shownURL(err.Error()))
-			}
-			head, err := conn.client.HeaderByNumber(ctx, nil)
-			if err != nil {
-				return failed("%s", shownURL(err.Error()))
-			}
-			// A task ordered now is drawn at the earliest now, so its commit window ends at the
-			// earliest now + the window.
-			earliestDeadline := time.Unix(int64(head.Time), 0).Add(commitWindow)
-			inputs, err := agentrig.BuildInputs(rigtask.SpecInputRules(spec), pairs, earliestDeadline)
-			if err != nil {
-				return badInput("%v; nothing was paid", err)
-			}
-			if info.ActiveRigs.Cmp(big.NewInt(int64(info.Quorum))) < 0 {
-				return failed("job %d has %s active rig(s), fewer than its quorum of %d: the order would revert with NotEnoughRigs; nothing was paid",
-					job, info.ActiveRigs, info.Quorum)
-			}
-			plan, r, err := a.send(ctx, conn, key, f.send, conn.contract.OrderCall(job, info.Price, inputs))
-			if err != nil {
-				return err
-			}
-			ids := conn.contract.OrderedTasks(r)
-			if len(ids) != len(inputs) {
-				return failed("ordered %d inputs, the transaction %s shows %d tasks", len(inputs), r.TxHash.Hex(), len(ids))
-			}
-			out := orderOutput{Plan: planOut(plan), Sent: sentOut(r)}
-			for i, id := range ids {
-				out.Tasks = append(out.Tasks, orderedJSON{TaskID: id, Symbol: inputs[i].Symbol, Minute: inputs[i].Minute.Format(time.RFC3339),
-					InputURI: inputs[i].URI, InputHash: inputs[i].Hash.Hex()})
-				if !f.send.asJSON {
-					fmt.Fprintf(a.stdout, "task %d: %s at %s, paid %s ETH\n", id, inputs[i].Symbol, inputs[i].Minute.Format(time.RFC3339), audit.FormatETH(info.Price))
-				}
-			}
-			if !wait {
-				if f.send.asJSON {
-					return a.printJSON(out)
-				}
-				return nil
-			}
-			waitCtx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
-			answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
-				if detail != "" {
-					detail = ": " + detail
-				}
-				fmt.Fprintf(a.stderr, "task %d: %s%s\n", id, phaseWord(p), detail)
-			}})
-			if err != nil {
-				return failed("%s", shownURL(err.Error()))
-			}
-			outs := answersOut(ctx, spec, answers, journals)
-			if f.send.asJSON {
-				out.Answers = outs
-				if err := a.printJSON(out); err != nil {
-					return err
-				}
-			} else {
-				printAnswers(a.stdout, outs)
-			}
-			return answersVerdict(outs)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runOrder(cmd.Context(), a, f, args) },
 	}
-	f.register(cmd)
-	cmd.Flags().Uint32Var(&job, "job", 2, "the job (2: Verify a price)")
-	cmd.Flags().BoolVar(&wait, "wait", false, "follow each task to its answer and print it")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up waiting after this long")
-	cmd.Flags().DurationVar(&actAfter, "act-after", 10*time.Second, "with --wait: draw or settle a task from this key when nobody has for this long")
-	cmd.Flags().StringSliceVar(&journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
+	f.op.register(cmd)
+	cmd.Flags().Uint32Var(&f.job, "job", 2, "the job (2: Verify a price)")
+	cmd.Flags().BoolVar(&f.wait, "wait", false, "follow each task to its answer and print it")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 30*time.Minute, "give up waiting after this long")
+	cmd.Flags().DurationVar(&f.actAfter, "act-after", 10*time.Second, "with --wait: draw or settle a task from this key when nobody has for this long")
+	cmd.Flags().StringSliceVar(&f.journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
 	return cmd
+}
+
+// orderFlags are order's flags.
+type orderFlags struct {
+	op                opFlags
+	job               uint32
+	wait              bool
+	timeout, actAfter time.Duration
+	journals          []string
+}
+
+// runOrder orders one task per SYMBOL MINUTE pair in args, each input checked as the rigs check
+// it first, and with --wait follows them to their answers.
+func runOrder(ctx context.Context, a *app, f orderFlags, args []string) error {
+	var pairs []agentrig.OrderInput
+	for i := 0; i < len(args); i += 2 {
+		m, err := feeds.ParseMinute(args[i+1])
+		if err != nil {
+			return badInput("minute %q: %v", args[i+1], err)
+		}
+		pairs = append(pairs, agentrig.OrderInput{Symbol: strings.ToUpper(strings.TrimSpace(args[i])), Minute: m})
+	}
+	key, err := f.op.key.load()
+	if err != nil {
+		return err
+	}
+	spec, err := (&specFlags{config: f.op.config}).load()
+	if err != nil {
+		return err
+	}
+	conn, err := f.op.chain.connect(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	info, inputs, err := orderInputs(ctx, conn, spec, f.job, pairs)
+	if err != nil {
+		return err
+	}
+	plan, r, err := a.send(ctx, conn, key, f.op.send, conn.contract.OrderCall(f.job, info.Price, inputs))
+	if err != nil {
+		return err
+	}
+	ids := conn.contract.OrderedTasks(r)
+	if len(ids) != len(inputs) {
+		return failed("ordered %d inputs, the transaction %s shows %d tasks", len(inputs), r.TxHash.Hex(), len(ids))
+	}
+	out := orderOutput{Plan: planOut(plan), Sent: sentOut(r)}
+	for i, id := range ids {
+		out.Tasks = append(out.Tasks, orderedJSON{TaskID: id, Symbol: inputs[i].Symbol, Minute: inputs[i].Minute.Format(time.RFC3339),
+			InputURI: inputs[i].URI, InputHash: inputs[i].Hash.Hex()})
+		if !f.op.send.asJSON {
+			fmt.Fprintf(a.stdout, "task %d: %s at %s, paid %s ETH\n", id, inputs[i].Symbol, inputs[i].Minute.Format(time.RFC3339), audit.FormatETH(info.Price))
+		}
+	}
+	if !f.wait {
+		if f.op.send.asJSON {
+			return a.printJSON(out)
+		}
+		return nil
+	}
+	return a.followOrder(ctx, conn, key, f, spec, ids, out)
+}
+
+// orderInputs reads the job and builds the inputs as the rigs will check them, refusing before
+// anything is paid an input the rigs would refuse or a job with fewer active rigs than its
+// quorum.
+func orderInputs(ctx context.Context, conn *chainConn, spec *feeds.Spec, job uint32, pairs []agentrig.OrderInput) (agentrig.AgentRigJobInfo, []agentrig.OrderInput, error) {
+	info, err := conn.contract.Job(ctx, job)
+	if err != nil {
+		if reason := agentrig.RevertReason(err); reason != "" {
+			return info, nil, badInput("job %d: %s", job, reason)
+		}
+		return info, nil, failed("%s", shownURL(err.Error()))
+	}
+	commitWindow, _, err := conn.contract.Windows(ctx)
+	if err != nil {
+		return info, nil, failed("%s", shownURL(err.Error()))
+	}
+	head, err := conn.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return info, nil, failed("%s", shownURL(err.Error()))
+	}
+	// A task ordered now is drawn at the earliest now, so its commit window ends at the
+	// earliest now + the window.
+	earliestDeadline := time.Unix(int64(head.Time), 0).Add(commitWindow)
+	inputs, err := agentrig.BuildInputs(rigtask.SpecInputRules(spec), pairs, earliestDeadline)
+	if err != nil {
+		return info, nil, badInput("%v; nothing was paid", err)
+	}
+	if info.ActiveRigs.Cmp(big.NewInt(int64(info.Quorum))) < 0 {
+		return info, nil, failed("job %d has %s active rig(s), fewer than its quorum of %d: the order would revert with NotEnoughRigs; nothing was paid",
+			job, info.ActiveRigs, info.Quorum)
+	}
+	return info, inputs, nil
+}
+
+// followOrder follows the ordered tasks to their answers (--wait) and prints them.
+func (a *app) followOrder(ctx context.Context, conn *chainConn, key rigtask.Key, f orderFlags, spec *feeds.Spec, ids []uint64, out orderOutput) error {
+	waitCtx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
+	answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: f.actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
+		if detail != "" {
+			detail = ": " + detail
+		}
+		fmt.Fprintf(a.stderr, "task %d: %s%s\n", id, phaseWord(p), detail)
+	}})
+	if err != nil {
+		return failed("%s", shownURL(err.Error()))
+	}
+	outs := answersOut(ctx, spec, answers, f.journals)
+	if f.op.send.asJSON {
+		out.Answers = outs
+		if err := a.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		printAnswers(a.stdout, outs)
+	}
+	return answersVerdict(outs)
 }
 
 func phaseWord(p agentrig.Phase) string {
@@ -319,11 +340,12 @@ func parseTaskIDs(args []string) ([]uint64, error) {
 // answersOut describes answers; a settled task that stored the spec's refusal_answer (0) was
 // refused by the spec, for the reason the given rig journals recorded.
 func answersOut(ctx context.Context, spec *feeds.Spec, answers []agentrig.Answer, journals []string) []answerJSON {
+	rules := rigtask.SpecInputRules(spec)
 	var out []answerJSON
 	for _, ans := range answers {
 		j := answerJSON{TaskID: ans.TaskID, Phase: ans.Phase.String(), Agreed: ans.Agreed, Price: ans.Price(),
 			Answer: hexutil.Encode(ans.Answer[:]), Agree: ans.Agree, Reveals: ans.Reveals}
-		if ans.Phase == agentrig.PhaseSettled && ans.Agreed && spec.RefusalAnswer != nil && ans.Answer == spec.RefusalAnswer.Answer() {
+		if ans.RefusedBy(rules) {
 			j.Refused = true
 			j.RefusalReason = refusalReason(ctx, journals, ans.TaskID)
 		}

@@ -76,10 +76,7 @@ type quoteOutput struct {
 }
 
 func newPriceCmd(a *app) *cobra.Command {
-	var sf specFlags
-	var asJSON, noWait, noCache bool
-	var db string
-	var wait time.Duration
+	var f priceFlags
 	cmd := &cobra.Command{
 		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
@@ -117,79 +114,104 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
   pricerig price --no-wait NVDA 2026-11-27T15:30Z`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if wait < 0 {
-				return badInput("--wait must not be negative, got %s", wait)
-			}
-			if cmd.Flags().Changed("db") {
-				if err := storePath("--db", db); err != nil {
-					return err
-				}
-			}
-			symbol := strings.ToUpper(strings.TrimSpace(args[0]))
-			minute, err := feeds.ParseMinute(args[1])
-			if err != nil {
-				return badInput("minute: %v", err)
-			}
-			spec, err := sf.load()
-			if err != nil {
-				return err
-			}
-			if _, ok := spec.Feed(symbol); !ok {
-				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
-			}
-			a.warn(spec)
-			store, err := openLedger(db, noCache, a.logger())
-			if err != nil {
-				return err
-			}
-			if store != nil {
-				defer store.Close()
-				// a backfilled minute needs no fetch (backfill.go)
-				if done, err := a.priceFromStore(cmd.Context(), store, db != "", spec, symbol, minute, asJSON); done || err != nil {
-					return err
-				}
-			}
-			deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
-			r, err := feeds.New(spec, ledgerDeps(deps, store))
-			if err != nil {
-				return failed("%v", err)
-			}
-			var opts []feeds.PriceOption
-			if !noWait {
-				opts = append(opts, feeds.WaitFinal(priceNow().Add(wait)))
-			}
-			res, err := r.Price(cmd.Context(), symbol, minute, opts...)
-			if store != nil {
-				// the sources an early quorum left out keep their bars for the next minute
-				defer r.Drain()
-			}
-			switch {
-			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
-				return badInput("%v", err)
-			case errors.Is(err, feeds.ErrNotClosed):
-				return failed("%v", err)
-			}
-			if asJSON {
-				if jerr := json.NewEncoder(a.stdout).Encode(priceOutputOf(res)); jerr != nil {
-					return jerr
-				}
-			} else {
-				printPrice(a.stdout, res)
-			}
-			if err != nil {
-				return failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), reasonOf(res, err))
-			}
-			return nil
+			f.dbGiven = cmd.Flags().Changed("db")
+			return runPrice(cmd.Context(), a, f, args[0], args[1])
 		},
 	}
-	sf.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
-	cmd.Flags().BoolVar(&noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
-	cmd.Flags().DurationVar(&wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
-	cmd.Flags().BoolVar(&noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
+	f.spec.register(cmd)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
+	cmd.Flags().DurationVar(&f.wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
+	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
 	cmd.MarkFlagsMutuallyExclusive("wait", "no-wait")
 	return cmd
+}
+
+// priceFlags are price's flags.
+type priceFlags struct {
+	spec             specFlags
+	asJSON, noWait   bool
+	noCache, dbGiven bool
+	db               string
+	wait             time.Duration
+}
+
+// runPrice prices symbol at minute: from the store when it holds the minute (history.StoreFirst,
+// the rule the rig answers by too), else derived from the bar ledger, the sources asked for what
+// it lacks.
+func runPrice(ctx context.Context, a *app, f priceFlags, symbolArg, minuteArg string) error {
+	if f.wait < 0 {
+		return badInput("--wait must not be negative, got %s", f.wait)
+	}
+	if f.dbGiven {
+		if err := storePath("--db", f.db); err != nil {
+			return err
+		}
+	}
+	symbol := strings.ToUpper(strings.TrimSpace(symbolArg))
+	minute, err := feeds.ParseMinute(minuteArg)
+	if err != nil {
+		return badInput("minute: %v", err)
+	}
+	spec, err := f.spec.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := spec.Feed(symbol); !ok {
+		return badInput("unknown symbol %q: the spec has %s", symbolArg, strings.Join(spec.Symbols(), ", "))
+	}
+	a.warn(spec)
+	store, err := openLedger(f.db, f.noCache, a.logger())
+	if err != nil {
+		return err
+	}
+	deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+	r, err := feeds.New(spec, ledgerDeps(deps, store))
+	if err != nil {
+		if store != nil {
+			store.Close()
+		}
+		return failed("%v", err)
+	}
+	var opts []feeds.PriceOption
+	if !f.noWait {
+		opts = append(opts, feeds.WaitFinal(priceNow().Add(f.wait)))
+	}
+	var res feeds.Result
+	stored := false
+	if store != nil {
+		defer store.Close()
+		// the sources an early quorum left out keep their bars for the next minute
+		defer r.Drain()
+		res, stored, err = a.storeFirst(store, f.db != "", spec, r).Answer(ctx, symbol, minute, opts...)
+		var unreadable *storeUnreadable
+		if errors.As(err, &unreadable) {
+			return failed("--db %s: %v", store.Path(), unreadable.err)
+		}
+	} else {
+		res, err = r.Price(ctx, symbol, minute, opts...)
+	}
+	if stored {
+		return a.printStored(store, res, f.asJSON)
+	}
+	switch {
+	case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
+		return badInput("%v", err)
+	case errors.Is(err, feeds.ErrNotClosed):
+		return failed("%v", err)
+	}
+	if f.asJSON {
+		if jerr := json.NewEncoder(a.stdout).Encode(priceOutputOf(res)); jerr != nil {
+			return jerr
+		}
+	} else {
+		printPrice(a.stdout, res)
+	}
+	if err != nil {
+		return failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), reasonOf(res, err))
+	}
+	return nil
 }
 
 func reasonOf(res feeds.Result, err error) string {

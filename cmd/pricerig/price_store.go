@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -10,36 +9,47 @@ import (
 	"github.com/pricerig/pricerig/feeds/history"
 )
 
-// priceFromStore prints the answer a backfill stored when the store can give it (done is true)
-// and says that it came from the store; otherwise it says why not on stderr (of a store --db
-// named), and the caller derives the price from the store's bars, asking the sources for what
-// it lacks.
-func (a *app) priceFromStore(ctx context.Context, store *history.Store, explicit bool, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
-	if err != nil {
-		return false, failed("--db %s: %v", store.Path(), err)
+// storeUnreadable is a store --db named that could not be read: price fails (exit 1) rather
+// than ask the sources, as it did before the store-first rule moved to history.StoreFirst.
+type storeUnreadable struct{ err error }
+
+func (e *storeUnreadable) Error() string { return e.err.Error() }
+
+// storeFirst is price's store-first pricer: a backfilled minute needs no fetch. Why the store
+// could not answer is said on stderr (of a store --db named: the per-user cache holds no
+// backfill, so it has nothing to say), and the price is then derived from the store's bars,
+// the sources asked for what it lacks.
+func (a *app) storeFirst(store *history.Store, explicit bool, spec *feeds.Spec, next history.Pricer) history.StoreFirst {
+	return history.StoreFirst{Store: store, Spec: spec, Next: next,
+		Missed: func(_ string, _ time.Time, why string, err error) error {
+			if err != nil {
+				return &storeUnreadable{err}
+			}
+			if why == "" {
+				why = "the store does not hold the minute"
+			}
+			if explicit {
+				fmt.Fprintf(a.stderr, "pricerig price: %s: %s; deriving it from the bars, asking the sources for what the store lacks\n", store.Path(), why)
+			}
+			return nil
+		},
 	}
-	if !ok {
-		if note == "" {
-			note = "the store does not hold the minute"
-		}
-		if explicit { // the per-user cache holds no backfill: it has nothing to say
-			fmt.Fprintf(a.stderr, "pricerig price: %s: %s; deriving it from the bars, asking the sources for what the store lacks\n", store.Path(), note)
-		}
-		return false, nil
-	}
+}
+
+// printStored prints an answer taken from the store and says that it came from there.
+func (a *app) printStored(store *history.Store, res feeds.Result, asJSON bool) error {
 	if asJSON {
 		out := priceOutputOf(res)
 		out.Store = store.Path()
 		if err := json.NewEncoder(a.stdout).Encode(out); err != nil {
-			return true, err
+			return err
 		}
 	} else {
 		printPrice(a.stdout, res)
 		fmt.Fprintf(a.stdout, "from the store %s (backfilled; reconciled by the same rules)\n", store.Path())
 	}
 	if !res.Agreed {
-		return true, failed("no price for %s at %s: %s", symbol, minute.Format(time.RFC3339), res.Reason)
+		return failed("no price for %s at %s: %s", res.Symbol, res.Minute.Format(time.RFC3339), res.Reason)
 	}
-	return true, nil
+	return nil
 }

@@ -369,17 +369,21 @@ type storePricer struct {
 }
 
 func (p storePricer) Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error) {
-	res, ok, why, err := p.store.Price(ctx, p.spec, symbol, minute)
-	switch {
-	case err != nil:
-		p.log.Warn("price store unreadable; asking the sources", "error", err)
-	case ok:
-		p.log.Info("price from the store", "symbol", symbol, "minute", minute.Format(time.RFC3339), "price", res.Price.String())
-		return res, nil
-	case why != "":
-		p.log.Info("store minute not usable; asking the sources", "symbol", symbol, "minute", minute.Format(time.RFC3339), "why", why)
-	}
-	return p.next.Price(ctx, symbol, minute, opts...)
+	// the rule is price --db's too (history.StoreFirst); the rig says where each answer came from
+	return history.StoreFirst{Store: p.store, Spec: p.spec, Next: p.next,
+		Stored: func(res feeds.Result) {
+			p.log.Info("price from the store", "symbol", res.Symbol, "minute", res.Minute.Format(time.RFC3339), "price", res.Price.String())
+		},
+		Missed: func(symbol string, minute time.Time, why string, err error) error {
+			switch {
+			case err != nil:
+				p.log.Warn("price store unreadable; asking the sources", "error", err)
+			case why != "":
+				p.log.Info("store minute not usable; asking the sources", "symbol", symbol, "minute", minute.Format(time.RFC3339), "why", why)
+			}
+			return nil // the store is a shortcut: the sources answer what it cannot
+		},
+	}.Price(ctx, symbol, minute, opts...)
 }
 
 // servePage serves the operator's page and, with reg, /metrics on l until the returned stop is

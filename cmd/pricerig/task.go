@@ -40,10 +40,7 @@ type taskOutput struct {
 }
 
 func newTaskCmd(a *app) *cobra.Command {
-	var uri, hash, rpc, contract string
-	var taskID uint64
-	var symbols []string
-	var spec specFlags
+	var f taskFlags
 	cmd := &cobra.Command{
 		Use:   "task (--input-uri URI [--input-hash 0x…] | --rpc URL --contract 0x… --task N)",
 		Short: "Decode and check a job-2 task input the way the rig does, and say whether the spec refuses it",
@@ -71,94 +68,111 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
   pricerig task --rpc http://127.0.0.1:8545 --contract 0x… --task 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fromChain := cmd.Flags().Changed("task")
-			switch {
-			case fromChain && (uri != "" || hash != ""):
-				return badInput("give either --input-uri (and --input-hash) or --task, not both")
-			case fromChain && (rpc == "" || !common.IsHexAddress(contract)):
-				return badInput("--task needs --rpc URL and --contract 0x… (the AgentRig address)")
-			case !fromChain && uri == "":
-				return badInput("give --input-uri URI, or --rpc, --contract and --task to read the task from the chain")
-			}
-			var want *common.Hash
-			if hash != "" {
-				h, err := parseHash32("--input-hash", hash)
-				if err != nil {
-					return err
-				}
-				want = (*common.Hash)(&h)
-			}
-			s, err := spec.load()
-			if err != nil {
-				return err
-			}
-			rules := task.SpecInputRules(s)
-			if len(symbols) > 0 {
-				rules.Symbols = symbols
-			}
-			out := taskOutput{}
-			var deadline time.Time
-			if fromChain {
-				ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-				defer cancel()
-				ordered, info, err := readTask(ctx, rpc, common.HexToAddress(contract), taskID)
-				if err != nil {
-					return err
-				}
-				uri, want = ordered.InputURI, (*common.Hash)(&ordered.InputHash)
-				out.TaskID = taskID
-				if info.CommitDeadline != 0 {
-					deadline = time.Unix(int64(info.CommitDeadline), 0).UTC()
-					out.CommitDeadline = deadline.Format(time.RFC3339)
-				}
-			}
-			out.InputHash = task.InputHash(uri).Hex()
-			out.WindowChecked = !deadline.IsZero()
-			var in task.Input
-			if want != nil {
-				in, err = rules.Refusal(uri, *want, deadline)
-			} else if in, err = rules.Parse(uri); err == nil {
-				err = rules.CheckWindow(in, deadline)
-			}
-			if err == nil {
-				out.OK, out.Symbol, out.Minute = true, in.Symbol, in.Minute.UTC().Format(time.RFC3339)
-				out.Verdict = fmt.Sprintf("this task would be priced: %s at %s", in.Symbol, out.Minute)
-				switch {
-				case !out.WindowChecked && fromChain:
-					out.Verdict += "; the commit-window rule was not checked: the task is not drawn yet"
-				case !out.WindowChecked:
-					out.Verdict += "; the commit-window rule was not checked (give --rpc, --contract and --task)"
-				}
-			} else {
-				reason := task.RefusalText(err)
-				out.Error, out.Refused, out.Rule = err.Error(), true, task.RefusalKind(err)
-				if rules.RefusalAnswer != nil {
-					out.RefusalAnswer = fmt.Sprint(int64(*rules.RefusalAnswer))
-					out.Verdict = fmt.Sprintf("this task would be answered %s: %s", out.RefusalAnswer, reason)
-				} else {
-					out.Verdict = "the spec refuses this task and has no refusal_answer, so rigs skip it: " + reason
-				}
-			}
-			if werr := json.NewEncoder(a.stdout).Encode(out); werr != nil {
-				return werr
-			}
-			if err != nil {
-				return badInput("%s", out.Verdict)
-			}
-			if !out.WindowChecked {
-				fmt.Fprintln(a.stderr, "pricerig task: "+out.Verdict)
-			}
-			return nil
+			f.fromChain = cmd.Flags().Changed("task")
+			return runTask(cmd.Context(), a, f)
 		},
 	}
-	cmd.Flags().StringVar(&uri, "input-uri", "", "the task's input URI")
-	cmd.Flags().StringVar(&hash, "input-hash", "", "the inputHash the order carries, 0x plus 64 hex digits")
-	cmd.Flags().StringVar(&rpc, "rpc", "", "JSON-RPC URL of the chain, to read the task with --task")
-	cmd.Flags().StringVar(&contract, "contract", "", "the AgentRig contract address, with --task")
-	cmd.Flags().Uint64Var(&taskID, "task", 0, "read task N's input, hash and commit window from the chain")
-	cmd.Flags().StringSliceVar(&symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(task.DefaultSymbols, ",")+")")
-	cmd.Flags().StringVar(&spec.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringVar(&f.uri, "input-uri", "", "the task's input URI")
+	cmd.Flags().StringVar(&f.hash, "input-hash", "", "the inputHash the order carries, 0x plus 64 hex digits")
+	cmd.Flags().StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of the chain, to read the task with --task")
+	cmd.Flags().StringVar(&f.contract, "contract", "", "the AgentRig contract address, with --task")
+	cmd.Flags().Uint64Var(&f.taskID, "task", 0, "read task N's input, hash and commit window from the chain")
+	cmd.Flags().StringSliceVar(&f.symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(task.DefaultSymbols, ",")+")")
+	cmd.Flags().StringVar(&f.spec.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
 	return cmd
+}
+
+// taskFlags are task's flags; fromChain says --task was given.
+type taskFlags struct {
+	uri, hash, rpc, contract string
+	taskID                   uint64
+	fromChain                bool
+	symbols                  []string
+	spec                     specFlags
+}
+
+// runTask checks a task's input by the rig's own rules (task.InputRules.Check) and prints the
+// verdict: exit 0 when it would be priced, 2 when the spec refuses it.
+func runTask(ctx context.Context, a *app, f taskFlags) error {
+	switch {
+	case f.fromChain && (f.uri != "" || f.hash != ""):
+		return badInput("give either --input-uri (and --input-hash) or --task, not both")
+	case f.fromChain && (f.rpc == "" || !common.IsHexAddress(f.contract)):
+		return badInput("--task needs --rpc URL and --contract 0x… (the AgentRig address)")
+	case !f.fromChain && f.uri == "":
+		return badInput("give --input-uri URI, or --rpc, --contract and --task to read the task from the chain")
+	}
+	uri := f.uri
+	var want *common.Hash
+	if f.hash != "" {
+		h, err := parseHash32("--input-hash", f.hash)
+		if err != nil {
+			return err
+		}
+		want = (*common.Hash)(&h)
+	}
+	s, err := f.spec.load()
+	if err != nil {
+		return err
+	}
+	rules := task.SpecInputRules(s)
+	if len(f.symbols) > 0 {
+		rules.Symbols = f.symbols
+	}
+	out := taskOutput{}
+	var deadline time.Time
+	if f.fromChain {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		ordered, info, err := readTask(ctx, f.rpc, common.HexToAddress(f.contract), f.taskID)
+		if err != nil {
+			return err
+		}
+		uri, want = ordered.InputURI, (*common.Hash)(&ordered.InputHash)
+		out.TaskID = f.taskID
+		if info.CommitDeadline != 0 {
+			deadline = time.Unix(int64(info.CommitDeadline), 0).UTC()
+			out.CommitDeadline = deadline.Format(time.RFC3339)
+		}
+	}
+	out.InputHash = task.InputHash(uri).Hex()
+	out.WindowChecked = !deadline.IsZero()
+	in, err := rules.Check(uri, want, deadline)
+	out.verdict(rules, in, err, f.fromChain)
+	if werr := json.NewEncoder(a.stdout).Encode(out); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return badInput("%s", out.Verdict)
+	}
+	if !out.WindowChecked {
+		fmt.Fprintln(a.stderr, "pricerig task: "+out.Verdict)
+	}
+	return nil
+}
+
+// verdict fills what the rules said of the input: priced, or refused and answered the spec's
+// refusal_answer (task.InputRules.Answers), or skipped by every rig when the spec has none.
+func (out *taskOutput) verdict(rules task.InputRules, in task.Input, refusal error, fromChain bool) {
+	if refusal == nil {
+		out.OK, out.Symbol, out.Minute = true, in.Symbol, in.Minute.UTC().Format(time.RFC3339)
+		out.Verdict = fmt.Sprintf("this task would be priced: %s at %s", in.Symbol, out.Minute)
+		switch {
+		case !out.WindowChecked && fromChain:
+			out.Verdict += "; the commit-window rule was not checked: the task is not drawn yet"
+		case !out.WindowChecked:
+			out.Verdict += "; the commit-window rule was not checked (give --rpc, --contract and --task)"
+		}
+		return
+	}
+	reason := task.RefusalText(refusal)
+	out.Error, out.Refused, out.Rule = refusal.Error(), true, task.RefusalKind(refusal)
+	if answer, ok := rules.Answers(); ok {
+		out.RefusalAnswer = fmt.Sprint(int64(answer))
+		out.Verdict = fmt.Sprintf("this task would be answered %s: %s", out.RefusalAnswer, reason)
+	} else {
+		out.Verdict = "the spec refuses this task and has no refusal_answer, so rigs skip it: " + reason
+	}
 }
 
 // readTask reads a task's order and its taskOf from the chain.

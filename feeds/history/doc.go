@@ -24,6 +24,7 @@
 //   - budget.go: the store as the sources' request budget (sources.Budget): the quota counts
 //     and breakers every process on the store shares (Spend, Trip, Standing).
 //   - price.go: Price, the stored answer as the live reconciler would give it, and RulesText.
+//     StoreFirst there is the store-first pricing that `price --db` and the rig answer by.
 //   - days.go, pack.go: the day blocks, read, merged and packed; migrate_days.go: the
 //     migration that packed the former row tables.
 //   - spans.go: Span and the coverage arithmetic (Merge, Missing, Find), market's.

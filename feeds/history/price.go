@@ -73,3 +73,47 @@ func (s *Store) Price(ctx context.Context, spec *feeds.Spec, symbol string, minu
 	}
 	return res, true, "", nil
 }
+
+// Pricer asks the sources for a minute: the reconciler (feeds.Reconciler), or a rig's pricer.
+type Pricer interface {
+	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
+}
+
+// StoreFirst is store-first pricing, the one rule `pricerig price --db` and the rig (--db) answer
+// by: a minute the store holds complete and reconciled under the spec's own rules (Price) is
+// answered from the store with no fetch; any other minute is asked of Next.
+type StoreFirst struct {
+	Store *Store
+	Spec  *feeds.Spec
+	Next  Pricer
+	// Stored, when set, hears each answer taken from the store.
+	Stored func(res feeds.Result)
+	// Missed, when set, hears why the store did not answer, before Next is asked: why is ""
+	// when the store lacks the minute, err is a store that could not be read. An error it
+	// returns ends the call there (Next is not asked); nil goes on to Next.
+	Missed func(symbol string, minute time.Time, why string, err error) error
+}
+
+// Answer prices symbol at minute from the store or else from Next; stored says which.
+func (p StoreFirst) Answer(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (res feeds.Result, stored bool, err error) {
+	res, ok, why, err := p.Store.Price(ctx, p.Spec, symbol, minute)
+	if err == nil && ok {
+		if p.Stored != nil {
+			p.Stored(res)
+		}
+		return res, true, nil
+	}
+	if p.Missed != nil {
+		if err := p.Missed(symbol, minute, why, err); err != nil {
+			return feeds.Result{}, false, err
+		}
+	}
+	res, err = p.Next.Price(ctx, symbol, minute, opts...)
+	return res, false, err
+}
+
+// Price is Answer without saying where the answer came from, so StoreFirst is a Pricer itself.
+func (p StoreFirst) Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error) {
+	res, _, err := p.Answer(ctx, symbol, minute, opts...)
+	return res, err
+}

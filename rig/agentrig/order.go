@@ -129,6 +129,12 @@ func (a Answer) Final() bool {
 	return a.Phase == PhaseSettled || a.Phase == PhaseRefunded
 }
 
+// RefusedBy says whether the task was refused by the spec the rules are of: it settled in
+// agreement on the spec's refusal_answer, which every rig commits for a task the spec refuses.
+func (a Answer) RefusedBy(rules task.InputRules) bool {
+	return a.Phase == PhaseSettled && a.Agreed && rules.IsRefusal(a.Answer)
+}
+
 // ReadAnswer reads answerOf (whose status is phaseOf).
 func (c *Contract) ReadAnswer(ctx context.Context, taskID uint64) (Answer, error) {
 	a, err := c.AnswerOf(ctx, new(big.Int).SetUint64(taskID))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 
+	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
 	"github.com/pricerig/pricerig/rig/task"
@@ -75,5 +76,30 @@ func TestFollowRidesOutAnUnreachableNode(t *testing.T) {
 	_, err = agentrig.Follow(short, agentrig.NewContract(node, sim.Address), nil, []uint64{1}, agentrig.FollowOptions{Poll: time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// RefusedBy: a task settled in agreement on the spec's refusal_answer was refused by the spec;
+// the same answer not agreed or not settled, another answer, or a spec with no refusal_answer
+// is no refusal.
+func TestAnswerRefusedBy(t *testing.T) {
+	zero := numeric.Scaled(0)
+	rules := task.InputRules{RefusalAnswer: &zero}
+	refusal := agentrig.Answer{Phase: agentrig.PhaseSettled, Agreed: true, Answer: zero.Answer()}
+	if !refusal.RefusedBy(rules) {
+		t.Error("a task settled in agreement on refusal_answer is refused by the spec")
+	}
+	priced := refusal
+	priced.Answer = numeric.MustPrice("187.25").Answer()
+	notAgreed, revealing := refusal, refusal
+	notAgreed.Agreed = false
+	revealing.Phase = agentrig.PhaseReveal
+	for name, a := range map[string]agentrig.Answer{"a price": priced, "not agreed": notAgreed, "not settled": revealing} {
+		if a.RefusedBy(rules) {
+			t.Errorf("%s: no refusal", name)
+		}
+	}
+	if refusal.RefusedBy(task.InputRules{}) {
+		t.Error("a spec without refusal_answer refuses no settled task")
 	}
 }

@@ -4,8 +4,9 @@
 // (rig/agentrig) and the commands build on it.
 //
 //   - input.go: a task's input (a data URI holding {"symbol", "minute"}, checked against the
-//     order's inputHash), InputRules and the spec's refusal rules (Refusal, CheckWindow), and
-//     RefusalError, the refusal with the rule it broke (RefusalText, RefusalKind).
+//     order's inputHash), InputRules and the spec's refusal rules (Refusal, CheckWindow, Check),
+//     what a refused task is answered (Answers, IsRefusal), and RefusalError, the refusal with
+//     the rule it broke (RefusalText, RefusalKind).
 //   - commitment.go: Salt and Commitment, keccak256(abi.encode(taskId, rigId, answer, salt)).
 //   - eip712.go: the EIP-712 domain and the digests operators sign (Commit, Reveal,
 //     OperatorFee), Signer and KeySigner, Recover and Verify under the contract's rules.

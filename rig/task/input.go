@@ -103,6 +103,36 @@ func (r InputRules) CheckWindow(in Input, commitDeadline time.Time) error {
 	return nil
 }
 
+// Check is Refusal for a task whose order's hash may be unknown: with inputHash nil the hash
+// rule is left unchecked and the input is only parsed (`pricerig task --input-uri` without
+// --input-hash); a zero commitDeadline leaves the window rule unchecked, as in Refusal.
+func (r InputRules) Check(uri string, inputHash *common.Hash, commitDeadline time.Time) (Input, error) {
+	if inputHash != nil {
+		return r.Refusal(uri, *inputHash, commitDeadline)
+	}
+	in, err := r.Parse(uri)
+	if err != nil {
+		return Input{}, err
+	}
+	return in, r.CheckWindow(in, commitDeadline)
+}
+
+// Answers is what every rig on the spec does with a task the rules refuse: it commits the
+// spec's refusal_answer (ok), so the task settles in agreement and nobody is slashed; a spec
+// with no refusal_answer has every rig skip it (ok false).
+func (r InputRules) Answers() (answer numeric.Scaled, ok bool) {
+	if r.RefusalAnswer == nil {
+		return 0, false
+	}
+	return *r.RefusalAnswer, true
+}
+
+// IsRefusal says whether a task's settled answer is the spec's refusal_answer: a task settled
+// in agreement on it was refused by the spec, not priced.
+func (r InputRules) IsRefusal(answer [32]byte) bool {
+	return r.RefusalAnswer != nil && answer == r.RefusalAnswer.Answer()
+}
+
 // RefusalError is a task input the rules refuse. It is ErrInput (errors.Is) and the rule it broke.
 type RefusalError struct {
 	// Rule is the rule broken: one of the Err* of task inputs, ErrInput when none is more precise.

@@ -11,6 +11,7 @@ import (
 
 	pricerig "github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 func shippedRules(t *testing.T) InputRules {
@@ -94,4 +95,52 @@ func TestRefusalRules(t *testing.T) {
 	if _, err := rules.Refusal(good("TSLA", "2026-11-28T15:30:00Z"), InputHash(good("TSLA", "2026-11-28T15:30:00Z")), time.Time{}); err != nil {
 		t.Fatalf("window checked with no deadline: %v", err)
 	}
+}
+
+// TestCheckAndWhatARefusedTaskIsAnswered: Check is Refusal when the order's hash is known and
+// the same rules without the hash rule when it is not (the hash mismatch alone passes); Answers
+// and IsRefusal say what a refused task is answered, from the spec's refusal_answer.
+func TestCheckAndWhatARefusedTaskIsAnswered(t *testing.T) {
+	rules := shippedRules(t)
+	deadline := time.Date(2026, 11, 27, 15, 34, 0, 0, time.UTC)
+	uri := `data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z"}`
+	late := `data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:34:00Z"}`
+	own, other := InputHash(uri), common.Hash{1}
+	if in, err := rules.Check(uri, &own, deadline); err != nil || in.Symbol != "NVDA" {
+		t.Errorf("a good input with its hash: %+v, %v", in, err)
+	}
+	if _, err := rules.Check(uri, &other, deadline); RefusalKind(err) != "hash" {
+		t.Errorf("another hash: %v (%s); want the hash rule", err, RefusalKind(err))
+	}
+	if in, err := rules.Check(uri, nil, deadline); err != nil || in.Symbol != "NVDA" {
+		t.Errorf("no hash to check: %+v, %v", in, err)
+	}
+	if _, err := rules.Check(late, nil, deadline); RefusalKind(err) != "window" {
+		t.Errorf("no hash, a minute closing after the window: %v; want the window rule", err)
+	}
+	if _, err := rules.Check(late, nil, time.Time{}); err != nil {
+		t.Errorf("no deadline leaves the window rule unchecked: %v", err)
+	}
+
+	answer, ok := rules.Answers()
+	if !ok || answer != *rules.RefusalAnswer {
+		t.Errorf("the shipped spec answers a refused task %v (ok %v); want its refusal_answer %v", answer, ok, *rules.RefusalAnswer)
+	}
+	if !rules.IsRefusal(rules.RefusalAnswer.Answer()) || rules.IsRefusal(numericAnswer(t, "187.25")) {
+		t.Error("IsRefusal: the refusal_answer is a refusal, a price is not")
+	}
+	none := rules
+	none.RefusalAnswer = nil
+	if _, ok := none.Answers(); ok || none.IsRefusal(rules.RefusalAnswer.Answer()) {
+		t.Error("a spec without refusal_answer answers no refused task (its rigs skip it) and settles none on a refusal")
+	}
+}
+
+func numericAnswer(t *testing.T, price string) [32]byte {
+	t.Helper()
+	p, err := numeric.ParsePrice(price)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Answer()
 }

@@ -1,5 +1,8 @@
 // Package alpaca reads 1-minute bars from Alpaca Market Data v2: raw (as-traded) prices, years
 // of history, a key id and secret sent as headers, and next_page_token pagination.
+//
+// alpaca.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package alpaca
 
 import (

@@ -15,6 +15,9 @@
 // key is START-labelled (they begin at 04:00); only a body with neither is read by the option.
 // Evidence that contradicts the option is logged as a warning (the option is likely wrong); a
 // body holding both keys contradicts itself and is a bad response.
+//
+// alphavantage.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package alphavantage
 
 import (

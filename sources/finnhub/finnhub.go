@@ -1,6 +1,9 @@
 // Package finnhub reads 1-minute candles from Finnhub's stock/candle endpoint. Its body is the
 // TradingView UDF shape, parsed by sources/udf; intraday candles are unadjusted. Free keys are
 // refused with 403 "You don't have access to this resource." (ErrUnauthorized).
+//
+// finnhub.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package finnhub
 
 import (

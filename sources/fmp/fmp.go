@@ -2,6 +2,9 @@
 // endpoint, unadjusted (nonadjusted=true). FMP labels bars by their start in New York wall-clock
 // time, newest first, and takes whole dates. The free plan answers 402 "Restricted Endpoint"
 // (ErrUnauthorized).
+//
+// fmp.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package fmp
 
 import (

@@ -1,5 +1,8 @@
 // Package massive reads 1-minute aggregates from Massive (formerly Polygon.io): raw prices with
 // adjusted=false, unix-millisecond bar starts, an apiKey query parameter, and next_url paging.
+//
+// massive.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package massive
 
 import (

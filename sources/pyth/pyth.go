@@ -1,6 +1,9 @@
 // Package pyth reads 1-minute bars from the Pyth Pro History API, a TradingView UDF history
 // endpoint behind a Bearer key (the keyless Benchmarks shim it replaced was retired on
 // 2026-08-26). Its body is parsed by sources/udf.
+//
+// pyth.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package pyth
 
 import (

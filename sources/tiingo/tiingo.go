@@ -1,6 +1,9 @@
 // Package tiingo reads 1-minute bars from Tiingo's IEX intraday endpoint: raw IEX prints, with
 // pre- and post-market when afterHours=true. The endpoint takes whole dates, so the adapter asks
 // for the dates that cover a window and keeps the bars inside it.
+//
+// tiingo.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package tiingo
 
 import (

@@ -1,6 +1,9 @@
 // Package twelvedata reads 1-minute bars from Twelve Data's time_series endpoint: raw prices
 // with adjust=none, numbers as strings, wall-clock datetimes in the zone asked for, and errors
 // that arrive with HTTP 200 and the real code in the body.
+//
+// twelvedata.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package twelvedata
 
 import (

@@ -1,6 +1,9 @@
 // Package udf reads TradingView UDF history endpoints ({"s":"ok","t":[…],"c":[…]}): the generic
 // source type "udf" for any such endpoint, and the body parser and request loop that pyth and
 // finnhub, which speak the same format, share.
+//
+// udf.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package udf
 
 import (

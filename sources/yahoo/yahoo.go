@@ -1,6 +1,9 @@
 // Package yahoo reads 1-minute bars from Yahoo Finance's chart v8 endpoint: keyless (a browser
 // User-Agent is enough), the last 29 days only, split-adjusted prices with no raw option (the
 // feeds layer undoes splits with its split table).
+//
+// yahoo.go is the adapter (its factory, requests and decoding); emulation.go serves the same wire
+// format from sources/sim's tape, registered for the simulator.
 package yahoo
 
 import (

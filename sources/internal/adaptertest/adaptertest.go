@@ -1,10 +1,3 @@
-// Package adaptertest holds the checks every quote-source adapter's tests make, so each adapter
-// states only its own cases: which windows to read from the simulator, which faults map to which
-// error kinds, which bodies its parser must refuse, which answers must not echo its key. The
-// functions take those cases as data and make the same assertions for every adapter.
-//
-// It imports testing and is imported only by tests (internal/ keeps it out of reach of the
-// rest of the module's importers).
 package adaptertest
 
 import (
