@@ -35,10 +35,10 @@ func newSimCmd(a *app) *cobra.Command {
 	var addr string
 	var seed int64
 	var rateLimit int
-	var latency, cacheFor time.Duration
+	var latency, cacheFor, dateSkew time.Duration
 	var faults, drifts, splits []string
 	cmd := &cobra.Command{
-		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE]",
+		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE] [--date-skew D]",
 		Short: "Serve every quote provider's API from a deterministic simulated tape",
 		Long: `Serve simulated quote APIs on one loopback address until interrupted (Ctrl-C).
 
@@ -52,9 +52,14 @@ The command prints the base URL of each provider, the environment to export (the
 only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" block, then serves.
 
 Faults, for trying the audit and the reconciler against a broken source (each flag repeatable):
-  --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol or unauthorized
+  --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized (a
+                            wrong key) or not-entitled (the provider's recorded refusal of a plan
+                            that lacks 1-minute bars: alpaca, alphavantage, finnhub, fmp, massive,
+                            pyth)
   --drift PROVIDER=BPS      every price of the provider off by BPS basis points
   --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)
+  --date-skew D             every answer's Date header D ahead of the clock (-D behind): what a
+                            machine whose clock is off by -D sees (pricerig doctor's clock check)
 
 --cache-for D answers a request asked before (same path and query) with the body rendered then,
 for D, like a cache in front of a provider: the same bytes, so a benchmark run again measures
@@ -62,7 +67,8 @@ the client rather than the simulator's rendering. A provider with a fault, drift
 never answered from the cache; every request still counts against --rate-limit.`,
 		Example: `  pricerig sim --addr 127.0.0.1:8787
   pricerig sim --addr 127.0.0.1:8787 --seed 7 --rate-limit 5 --latency 150ms
-  pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20`,
+  pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20
+  pricerig sim --fault fmp=not-entitled --date-skew 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rateLimit < 0 {
@@ -77,7 +83,7 @@ never answered from the cache; every request still counts against --rate-limit.`
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return badInput("--addr %q: want HOST:PORT, like 127.0.0.1:8787", addr)
 			}
-			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor})
+			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor, DateSkew: dateSkew})
 			if err := applySimFaults(s, faults, drifts, splits); err != nil {
 				return badInput("%v", err)
 			}
@@ -121,7 +127,8 @@ never answered from the cache; every request still counts against --rate-limit.`
 	cmd.Flags().IntVar(&rateLimit, "rate-limit", 0, "requests per provider per minute before 429 with Retry-After; 0 is unlimited")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every response, like 150ms")
 	cmd.Flags().DurationVar(&cacheFor, "cache-for", 0, "serve a request asked before the body rendered then, for this long (like 10m); 0 renders every answer")
-	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized)")
+	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized, not-entitled)")
+	cmd.Flags().DurationVar(&dateSkew, "date-skew", 0, "write every answer's Date header this far ahead of the clock (negative: behind), like 30s")
 	cmd.Flags().StringArrayVar(&drifts, "drift", nil, "PROVIDER=BPS: shift every price of a provider by BPS basis points")
 	cmd.Flags().StringArrayVar(&splits, "split", nil, "PROVIDER=RATIO@YYYY-MM-DD: a split only this provider applies")
 	return cmd
@@ -145,6 +152,9 @@ func applySimFaults(s *sim.Server, faults, drifts, splits []string) error {
 			return err
 		}
 		f, err := sim.ParseFault(v)
+		if err == nil {
+			err = sim.CanFault(p, f)
+		}
 		if err != nil {
 			return fmt.Errorf("--fault %q: %v", arg, err)
 		}
