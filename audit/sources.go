@@ -18,7 +18,7 @@ type Status string
 
 // The statuses, from healthy to broken (see rank).
 const (
-	StatusSkipped      Status = "skipped"      // not asked: outside its coverage, its publication delay, or not in the feed
+	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed), or not final yet
 	StatusOK           Status = "ok"           // a price within the outlier cut
 	StatusStale        Status = "stale"        // a price from a bar much older than the minute
 	StatusNoData       Status = "no_data"      // asked, and no bar within max_carry
@@ -167,8 +167,8 @@ func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Stat
 		return StatusNoData
 	case feeds.StatusNoKey:
 		return StatusNoKey
-	case feeds.StatusNotCovered:
-		return StatusSkipped
+	case feeds.StatusNotCovered, feeds.StatusNotFinal:
+		return StatusSkipped // not asked, or asked before its bar was final: no verdict on it yet
 	case feeds.StatusPending:
 		return StatusDown // no answer within the deadline: a hanging source
 	}
@@ -218,7 +218,9 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 			symbolOrder = append(symbolOrder, res.Symbol)
 			noAnswer[res.Symbol] = nil
 		}
-		if !res.Agreed {
+		// a minute some sources had not said their last word on yet (just closed) is no verdict
+		// on the sources: they are skipped, and the minute is audited again on the next run
+		if !res.Agreed && len(res.NotFinal()) == 0 {
 			noAnswer[res.Symbol] = append(noAnswer[res.Symbol], res)
 		}
 		for _, q := range res.Quotes {

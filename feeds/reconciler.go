@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -22,14 +21,21 @@ var (
 	ErrNotClosed      = errors.New("minute has not closed yet")
 	ErrTooOld         = errors.New("minute is older than every source's 1-minute history")
 	ErrNoAnswer       = errors.New("no answer")
+	// ErrNotFinal: no answer from the final prices, and some sources are not final yet (the
+	// minute closed too recently; asking again later, or waiting with WaitFinal, may answer).
+	ErrNotFinal = errors.New("not final yet")
 )
 
 // Deps are what a Reconciler gets from its host. Now is the clock every decision reads (is the
-// minute closed, how far back each source reaches, which splits have happened).
+// minute closed, how far back each source reaches, which splits have happened, is a bar final).
 type Deps struct {
 	sources.Deps
 	// After starts the deadline timer; nil means a real timer. Tests fire the deadline by hand.
 	After func(time.Duration) <-chan time.Time
+	// Wait returns once the clock reads until, or with the context's error; nil means a real
+	// timer on Now. It is how Price waits for sources to be final (WaitFinal): a test's fake
+	// clock moves to until and returns at once.
+	Wait func(ctx context.Context, until time.Time) error
 }
 
 // Member is one source of the spec as the reconciler holds it.
@@ -58,7 +64,28 @@ type Reconciler struct {
 // their own).
 func NewReconciler(cfg Config, d Deps) *Reconciler {
 	d.Deps = d.Deps.WithDefaults()
+	if d.Wait == nil {
+		now := d.Now
+		d.Wait = func(ctx context.Context, until time.Time) error { return sleepUntil(ctx, now, until) }
+	}
 	return &Reconciler{cfg: cfg, deps: d}
+}
+
+// sleepUntil waits on a real timer until now() reads until.
+func sleepUntil(ctx context.Context, now func() time.Time, until time.Time) error {
+	for {
+		d := until.Sub(now())
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
 }
 
 // New builds the sources of a loaded spec and a reconciler over them.
@@ -133,7 +160,24 @@ func (r *Reconciler) Members() []Member { return slices.Clone(r.cfg.Members) }
 // PriceOption changes one Price call.
 type PriceOption func(*priceOptions)
 
-type priceOptions struct{ earlyQuorum int }
+type priceOptions struct {
+	earlyQuorum int
+	until       time.Time // answer by then, waiting for finality; zero: do not wait
+	lastResort  bool
+}
+
+// WaitFinal makes Price wait for sources that are not final yet (StatusNotFinal), answering by
+// until (the reconciler's clock): each is asked again when its final_after passes, if that round
+// (up to the rules' deadline) can end by until, and Price answers as soon as enough final prices
+// agree (the early quorum over the final ones, as the fetch stops early) or every source is
+// final. Without it Price makes one round of requests and reports the sources not final yet.
+func WaitFinal(until time.Time) PriceOption { return func(o *priceOptions) { o.until = until } }
+
+// LastResort, with WaitFinal, is a rig's answer at its commit deadline: when sources are still
+// not final by then, they are asked once more at the last moment a round can end by until, and
+// if the final prices give no answer (fewer than min_sources), the provisional bars count too
+// (ReconcileProvisional): the Result says Unsettled and Provisional.
+func LastResort() PriceOption { return func(o *priceOptions) { o.lastResort = true } }
 
 // WaitAll makes Price wait for every source (or the deadline): it never stops early, neither on
 // an early quorum nor when no answer is possible any more. The rig's self-check wants every
@@ -155,6 +199,7 @@ type task struct {
 	floor    time.Time // the second request, if the first holds no bar, covers [floor, from)
 	adjusted bool      // the source returns split-adjusted prices
 	splits   []Split   // the feed's splits, to undo the adjustment
+	cov      sources.Coverage
 }
 
 // Price reconciles the price of symbol at minute.
@@ -232,8 +277,15 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 		return res, fmt.Errorf("%w: %s", ErrTooOld, minute.Format(time.RFC3339))
 	}
 
-	early := r.gather(ctx, tasks, quotes, minute, now, o.earlyQuorum)
+	early := r.settle(ctx, tasks, quotes, minute, effective, o)
 	final := Reconcile(quotes, rules)
+	unsettled := len(final.NotFinal()) > 0 && !finalQuorum(final.Quotes, tasks, o.earlyQuorum, rules)
+	if !final.Agreed && o.lastResort && unsettled {
+		if best := ReconcileProvisional(quotes, rules); best.Agreed {
+			final = best
+		}
+	}
+	final.Unsettled = unsettled
 	final.Symbol, final.Minute, final.Effective, final.Session, final.Early = symbol, minute, effective, session, early
 	for _, q := range final.Quotes {
 		r.deps.Logger.Debug("quote", slog.String("symbol", symbol), slog.Time("minute", minute),
@@ -244,6 +296,10 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 	if !final.Agreed {
 		if len(tasks) == 0 {
 			final.Reason = "no source of the feed can answer this minute"
+		}
+		if waiting := final.NotFinal(); len(waiting) > 0 {
+			final.Reason = notFinalReason(final, r.deps.Now())
+			return final, fmt.Errorf("%w: %s", ErrNotFinal, final.Reason)
 		}
 		return final, fmt.Errorf("%w: %s", ErrNoAnswer, final.Reason)
 	}
@@ -301,6 +357,12 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 			floor:    minute.Add(-rules.MaxCarry),
 			adjusted: cov.Adjustment == sources.SplitAdjusted || cov.Adjustment == sources.SplitDividendAdjusted,
 			splits:   r.cfg.Splits[feed.Symbol],
+			cov:      cov,
+		}
+		if !cov.Final(effective, now) {
+			// a fresh minute: ask up to now as well, since a later bar is what shows that the
+			// source published past a minute it has no bar at (Finality)
+			t.to = latest(t.to, now.Truncate(time.Minute))
 		}
 		if t.from.Before(lb) {
 			t.from = lb
@@ -314,170 +376,6 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 		tasks = append(tasks, t)
 	}
 	return tasks, candidates, tooOld
-}
-
-// gather runs the tasks concurrently and writes their quotes; it reports whether it stopped on an
-// early quorum.
-func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, minute, now time.Time, earlyQuorum int) (early bool) {
-	if len(tasks) == 0 {
-		return false
-	}
-	rules := r.cfg.Rules
-	if err := context.Cause(ctx); err != nil {
-		for _, t := range tasks {
-			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, "stopped: "+err.Error()
-		}
-		return false
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type answer struct {
-		idx int
-		q   Quote
-	}
-	answers := make(chan answer, len(tasks)) // buffered: a late answer never blocks its goroutine
-	for _, t := range tasks {
-		q := quotes[t.idx] // a copy: the goroutine never touches quotes, which gather owns
-		go func() { answers <- answer{t.idx, r.fetch(ctx, t, q, minute, now)} }()
-	}
-	var deadline <-chan time.Time
-	if r.deps.After != nil {
-		deadline = r.deps.After(rules.Deadline)
-	} else {
-		timer := time.NewTimer(rules.Deadline)
-		defer timer.Stop()
-		deadline = timer.C
-	}
-	quorum := effectiveQuorum(earlyQuorum, rules.MinSources, len(tasks))
-	done := make(map[int]bool, len(tasks))
-	why := ""
-	for len(done) < len(tasks) && why == "" {
-		select {
-		case a := <-answers:
-			quotes[a.idx] = a.q
-			done[a.idx] = true
-			if earlyQuorum != WaitForAll {
-				why = stopEarly(quotes, tasks, done, quorum, rules)
-				early = why != ""
-			}
-		case <-deadline:
-			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
-		case <-ctx.Done():
-			why = "stopped: " + context.Cause(ctx).Error()
-		}
-	}
-	for _, t := range tasks {
-		if !done[t.idx] {
-			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, why
-		}
-	}
-	return early
-}
-
-// effectiveQuorum is the number of agreeing priced answers that ends the fetch early.
-func effectiveQuorum(early, minSources, asked int) int {
-	q := early
-	switch {
-	case early == WaitForAll:
-		return asked
-	case early <= 0:
-		q = asked/2 + 1
-	}
-	q = max(q, minSources)
-	return min(q, asked)
-}
-
-// stopEarly says why the fetch can stop before every source answered, or "".
-func stopEarly(quotes []Quote, tasks []task, done map[int]bool, quorum int, rules Rules) string {
-	if len(done) == len(tasks) {
-		return ""
-	}
-	var priced []Quote
-	for idx := range done {
-		if quotes[idx].Status.Priced() {
-			priced = append(priced, quotes[idx])
-		}
-	}
-	running := len(tasks) - len(done)
-	if len(priced)+running < max(rules.MinSources, 1) {
-		return fmt.Sprintf("stopped: only %s can still give a price; min_sources is %d", plural(len(priced)+running, "source"), rules.MinSources)
-	}
-	if len(priced) < quorum {
-		return ""
-	}
-	if rec := Reconcile(priced, rules); rec.Survivors == len(priced) {
-		return fmt.Sprintf("stopped: %d sources agreed first", len(priced))
-	}
-	return ""
-}
-
-// fetch asks one source and applies the price-at-minute rule to what it returns.
-func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, now time.Time) Quote {
-	rules := r.cfg.Rules
-	start := time.Now() // latency is a measurement for reports, not a decision: the real clock
-	bar, found, failed := r.ask(ctx, t, &q, t.from, t.to, minute, now)
-	if failed {
-		q.Latency = time.Since(start)
-		return q
-	}
-	if !found && t.floor.Before(t.from) {
-		bar, found, failed = r.ask(ctx, t, &q, t.floor, t.from, minute, now)
-		if failed {
-			q.Latency = time.Since(start)
-			return q
-		}
-	}
-	q.Latency = time.Since(start)
-	if !found {
-		q.Status = StatusNoData
-		q.Err = fmt.Sprintf("no bar in the %s before %s", rules.MaxCarry, minute.Format(time.RFC3339))
-		return q
-	}
-	q.Status, q.Price, q.BarTime, q.Carried = StatusOK, bar.Close, bar.Start, !bar.Start.Equal(minute)
-	if q.Carried {
-		q.Status = StatusCarried
-	}
-	return q
-}
-
-// ask makes one request and looks for the price at the minute in its bars. failed means q now
-// holds the failure.
-func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, minute, now time.Time) (bar sources.Bar, found, failed bool) {
-	q.Requests++
-	bars, err := t.src.Bars(ctx, t.symbol, from, to)
-	if err != nil {
-		if errors.Is(err, sources.ErrNoData) {
-			return sources.Bar{}, false, false // an empty window, as some providers report it
-		}
-		q.Status, q.Err, q.Kind = classify(err), redact.String(err.Error()), sources.KindOf(err)
-		return sources.Bar{}, false, true
-	}
-	if t.adjusted {
-		bars, err = Unadjust(bars, t.splits, now)
-		if err != nil {
-			q.Status, q.Err, q.Kind = StatusError, redact.String(err.Error()), sources.KindOf(err)
-			return sources.Bar{}, false, true
-		}
-	}
-	rules := r.cfg.Rules
-	in := bars[:0:0]
-	for _, b := range bars {
-		if !b.Start.Before(from) && b.Start.Before(to) && market.InSessions(b.Start, rules.Sessions) {
-			in = append(in, b)
-		}
-	}
-	bar, _, found = PriceAt(in, minute, rules.MaxCarry)
-	return bar, found, false
-}
-
-func classify(err error) Status {
-	switch {
-	case errors.Is(err, sources.ErrNoData):
-		return StatusNoData
-	case errors.Is(err, sources.ErrNoKey):
-		return StatusNoKey
-	}
-	return StatusError
 }
 
 func ceilMinute(t time.Time) time.Time {

@@ -22,6 +22,10 @@ const (
 	KindUnknownSymbol     ErrorKind = "unknown_symbol"
 	KindNoKey             ErrorKind = "no_key"
 	KindOther             ErrorKind = "other"
+	// KindNotFinal is no failure of a request: the source answered, but not finally yet (a
+	// provisional bar, or none yet at a minute it may still publish; see Coverage.Final). The
+	// reconciler names it so a not_final quote is told from a failed one by its kind as well.
+	KindNotFinal ErrorKind = "not_final"
 )
 
 type namedKind struct {

@@ -240,9 +240,11 @@ func minuteViews(results []feeds.Result, l limits) []MinuteView {
 			if q.Status == feeds.StatusNotCovered {
 				continue
 			}
-			// A pending source was still on its way when an early quorum ended the fetch: not a failure.
+			// A pending source was still on its way when an early quorum ended the fetch, and a
+			// not_final one had not published its last word yet: neither is a failure.
+			waiting := q.Status == feeds.StatusPending || q.Status == feeds.StatusNotFinal
 			s := SourceView{Name: q.Source, Status: string(q.Status), centi: q.DistanceCentiBps, Distance: q.DistanceBps(),
-				Bad: (!q.Status.Priced() && q.Status != feeds.StatusPending) || q.Status == feeds.StatusOutlier}
+				Bad: (!q.Status.Priced() && !waiting) || q.Status == feeds.StatusOutlier}
 			if q.Requests > 0 {
 				s.Latency = fmt.Sprintf("%d ms", q.Latency.Milliseconds())
 			}

@@ -37,6 +37,11 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.sim, "sim", "", "point every source at a provider simulator (`pricerig sim`), like http://127.0.0.1:8787")
 }
 
+// simInstant says the simulator --sim names serves every bar final when its minute ends
+// (sim.Options.Instant): a test that starts one in-process sets it, so the spec trusts its bars
+// at once (feeds.SimTarget.Instant) instead of waiting out each provider's final_after.
+var simInstant bool
+
 // load reads the spec: --config, else ./sources.yaml, else the embedded default. Problems in the
 // file are bad input (exit 2) and come back as one error with every problem on its own line.
 func (f *specFlags) load() (*feeds.Spec, error) {
@@ -46,7 +51,7 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 		if err != nil {
 			return nil, badInput("--sim: %v", err)
 		}
-		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret}
+		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret, Instant: simInstant}
 	}
 	var spec *feeds.Spec
 	var err error
@@ -202,6 +207,7 @@ type sourceView struct {
 	MaxWindow  string            `json:"max_window"`
 	Adjustment string            `json:"adjustment"`
 	Delay      string            `json:"delay"`
+	FinalAfter string            `json:"final_after"` // how long after its minute a bar is final
 	Options    map[string]string `json:"options,omitempty"`
 }
 
@@ -236,7 +242,7 @@ func specViewOf(spec *feeds.Spec) specView {
 			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(),
 			Sessions: specSessions(s.Coverage.Sessions), Lookback: specLimit(s.Coverage.Lookback),
 			MaxWindow: specLimit(s.Coverage.MaxWindow), Adjustment: string(s.Coverage.Adjustment),
-			Delay: specDuration(s.Coverage.Delay), Options: s.Options,
+			Delay: specDuration(s.Coverage.Delay), FinalAfter: specDuration(s.Coverage.FinalAfter), Options: s.Options,
 		}
 		switch {
 		case !s.Usable():
@@ -281,10 +287,10 @@ func printSpec(w io.Writer, v specView) {
 
 	fmt.Fprintln(w, "\nsources:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY")
+	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY\tFINAL AFTER")
 	for _, s := range v.Sources {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
-			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
+			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay, s.FinalAfter)
 	}
 	tw.Flush()
 

@@ -24,6 +24,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/web"
 )
 
@@ -96,6 +97,9 @@ func newDevnetCmd(a *app) *cobra.Command {
 		revealWin time.Duration
 		httpAddr  string
 		public    bool
+		instant   bool
+		lags      []string
+		revises   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -122,7 +126,12 @@ funded keys that are in no rig.
 Gas on the devnet costs what go-ethereum's simulated chain charges: a 1 gwei base fee at
 genesis that falls by up to 12.5 % a block while blocks are less than half full. --base-fee
 holds one gas price for the whole run instead (0.01 gwei is Arbitrum's floor), so 'operator
-status --journal' and 'audit --journal' show what a rig would earn and pay at that price.`,
+status --journal' and 'audit --journal' show what a rig would earn and pay at that price.
+
+The simulated providers publish late and revise, as the real ones do (Yahoo serves the minute in
+progress, Alpaca revises a bar 30 s after it, …; --lag, --revise and --instant as 'pricerig
+sim' takes them), and the rigs wait, inside the commit window, until their sources' bars are
+final: a task for the minute that just closed commits about a minute after it closed.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
@@ -188,7 +197,14 @@ status --journal' and 'audit --journal' show what a rig would earn and pay at th
 				layout[i] = 1
 			}
 			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice}
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice, Instant: instant}
+			base := sim.DefaultPublication
+			if instant {
+				base = func(string) sim.Publication { return sim.Instant }
+			}
+			if opts.Publications, err = simPublications(base, lags, revises); err != nil {
+				return badInput("%v", err)
+			}
 			var recorder *web.Recorder
 			if httpAddr != "" {
 				recorder = web.NewRecorder(0, nil)
@@ -291,6 +307,9 @@ status --journal' and 'audit --journal' show what a rig would earn and pay at th
 	cmd.Flags().StringVar(&baseFee, "base-fee", "", "hold every transaction's gas price at this many gwei for the whole run (0.01: Arbitrum's base-fee floor)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
+	cmd.Flags().BoolVar(&instant, "instant", false, "every simulated provider serves a bar final the moment its minute ends, and the rigs trust it then (then --lag and --revise)")
+	cmd.Flags().StringArrayVar(&lags, "lag", nil, "PROVIDER=DURATION: the simulated provider serves each bar that long after its minute ends; PROVIDER may be all")
+	cmd.Flags().StringArrayVar(&revises, "revise", nil, "PROVIDER=DURATION: the simulated provider serves a provisional close until that long after the minute ends; PROVIDER may be all")
 	return cmd
 }
 

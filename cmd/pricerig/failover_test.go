@@ -99,6 +99,7 @@ type failoverNet struct {
 	d       *devnet.Devnet
 	cluster *pgtest.Cluster
 	journal string // the instances' shared PostgreSQL journal
+	spec    string // the shipped spec, every bar trusted when its minute ends (instantSpec)
 	key     *ecdsa.PrivateKey
 	rigID   uint64
 	client  *ethclient.Client
@@ -116,12 +117,12 @@ func newFailoverNet(t *testing.T, ctx context.Context) *failoverNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, NoRelayer: true})
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, NoRelayer: true, Instant: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	f := &failoverNet{d: d, cluster: cluster, journal: cluster.NewDatabase(t), key: d.Funded, abi: agentrig.NewAgentRig()}
+	f := &failoverNet{d: d, cluster: cluster, journal: cluster.NewDatabase(t), spec: instantSpec(t), key: d.Funded, abi: agentrig.NewAgentRig()}
 	if err := d.RegisterRig(ctx, f.key); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
 	f.started++
 	p := &rigProc{name: fmt.Sprintf("i%d", f.started), done: make(chan struct{})}
 	args := []string{"rig", "--network", "devnet", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
-		"--sim", f.d.SimURL, "--config", "../../sources.yaml", "--journal", f.journal, "--from-block", "1",
+		"--sim", f.d.SimURL, "--config", f.spec, "--journal", f.journal, "--from-block", "1",
 		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name}
 	if verbose {
 		args = append(args, "-v")

@@ -54,7 +54,7 @@ func startChainT(t *testing.T, o devnet.Options) *chainT {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Spec = spec
+	o.Spec, o.Instant = spec, true // the last closed minute, trusted at once (instantSpec)
 	d, err := devnet.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func startChainT(t *testing.T, o devnet.Options) *chainT {
 	}
 	t.Cleanup(client.Close)
 	return &chainT{t: t, ctx: ctx, d: d, client: client,
-		flags: []string{"--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--config", "../../sources.yaml"}}
+		flags: []string{"--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--config", instantSpec(t)}}
 }
 
 // useKey puts a key in an environment variable for --key-env and returns its address.

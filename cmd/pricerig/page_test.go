@@ -195,7 +195,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1},
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, Instant: true,
 		WrapPricer: func(_ int, p rig.Pricer) rig.Pricer { return gatedPricer{gate: gate, next: p} }})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
-			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", "../../sources.yaml",
+			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", instantSpec(t),
 			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut)
 	}()
 	defer func() {
@@ -343,7 +343,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	// The audit keeps its report in the journal: the page shows it without a reload; and its
 	// HTML report opens offline with the same sections.
 	report := filepath.Join(t.TempDir(), "audit.html")
-	code, auditOut, auditErr := runCLI(t, "audit", "--sim", d.SimURL, "--config", "../../sources.yaml", "--journal", journal,
+	code, auditOut, auditErr := runCLI(t, "audit", "--sim", d.SimURL, "--config", instantSpec(t), "--journal", journal,
 		"--since", "15m", "--html", report)
 	if code == exitBadInput {
 		t.Fatalf("audit exited %d:\n%s\n%s", code, auditOut, auditErr)

@@ -104,6 +104,9 @@ type Journal interface {
 	Cursor(ctx context.Context, name string) (uint64, error)
 	// SetCursor records that every block up to and including block was processed.
 	SetCursor(ctx context.Context, name string, block uint64) error
+	// MarkUnsettled keeps that a task was answered before its sources were final enough, with
+	// every source's provenance (idempotent per task: the first mark stays).
+	MarkUnsettled(ctx context.Context, m UnsettledMark) error
 	// Close closes the journal.
 	Close() error
 }

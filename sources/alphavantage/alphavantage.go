@@ -57,8 +57,12 @@ var options = map[string]string{
 	"delay": sources.DelayHelp,
 }
 
+// DefaultFinalAfter: Alpha Vantage documents nothing about when a minute bar is final (its free
+// plan serves a day late anyway: DefaultDelay); conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "ALPHAVANTAGE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is an Alpha Vantage intraday source.
 type Source struct {

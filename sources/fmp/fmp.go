@@ -29,8 +29,12 @@ const (
 // DefaultRate is the free plan's 250 requests per day.
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
+// DefaultFinalAfter: FMP documents nothing about when a minute bar is final; conservative,
+// sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is an fmp source.
 type Source struct{ sources.Base }

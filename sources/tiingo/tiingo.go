@@ -25,8 +25,13 @@ const maxDays = 7
 // DefaultRate is the free plan's 50 requests per hour.
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
+// DefaultFinalAfter: Tiingo documents nothing about when its IEX minute bars are final (its
+// end-of-day prices take corrections until 8 PM, api.tiingo.com/documentation/end-of-day, but
+// intraday says nothing); conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a tiingo source.
 type Source struct{ sources.Base }

@@ -40,8 +40,12 @@ var options = map[string]string{
 	"prepost":  "true to ask for pre- and post-market bars (Pro plan and above); default false",
 }
 
+// DefaultFinalAfter: Twelve Data documents nothing about when a minute bar is final;
+// conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a Twelve Data time_series source: a one-ticker Pager over pages.
 type Source struct {
