@@ -26,7 +26,7 @@ const (
 	StateSkipped   State = "skipped"   // the task could not be answered honestly; Reason says why
 	StateMissed    State = "missed"    // a window closed before our transaction made it
 	StateRefunded  State = "refunded"  // the task was refunded
-	schemaVersion        = 5
+	schemaVersion        = 6
 	// timeLayout writes every time of the journal in UTC with all nine fractional digits: text
 	// that sorts as the times do, so SQL compares them (Since). RFC 3339 with the fraction's
 	// trailing zeros cut ("…:05Z", "…:05.5Z", "…:05.55Z") does not: 'Z' sorts after the digits
