@@ -93,7 +93,7 @@ func TestChainHealthy(t *testing.T) {
 		"chain_id devnet": "ok ", "contract " + c.Address.Hex(): "ok ", "job 2": "ok ",
 		"rig " + c.Addr(2).Hex(): "ok ", "rig " + c.Addr(3).Hex(): "fail " + NoRig,
 		"gas " + c.Addr(2).Hex(): "warn " + GasUnmeasured,
-		"source finnhub": "fail " + MissingKey, "clock": "ok ",
+		"source finnhub":         "fail " + MissingKey, "clock": "ok ",
 	}
 	got := verdicts(rep)
 	for k, v := range want {

@@ -178,4 +178,3 @@ func version(t *testing.T, path string) int {
 	}
 	return v
 }
-
