@@ -158,6 +158,63 @@ func (f *keyFlags) load() (task.Key, error) {
 	return keys[0], nil
 }
 
+// rigKeys are a rig process's keys as `pricerig rig` takes them (and `pricerig doctor` checks
+// them): the operators' from a keystore (one rig per key file, its password from a file or a
+// variable) or from --key-env variables, and, in relayed mode, the relayer's.
+type rigKeys struct {
+	keystore      string
+	passwordFile  string
+	passwordEnv   string
+	keyEnvs       []string
+	relayerKeyEnv string
+}
+
+func (k *rigKeys) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&k.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
+	fl.StringVar(&k.passwordFile, "password-file", "", "file holding the keystore password")
+	fl.StringVar(&k.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
+	fl.StringSliceVar(&k.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
+	fl.StringVar(&k.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
+}
+
+// given reports whether operator keys were given one way, and only one.
+func (k rigKeys) given() bool { return (k.keystore == "") != (len(k.keyEnvs) == 0) }
+
+// load reads the operators' keys and the relayer's (nil when not relayed).
+func (k rigKeys) load() ([]task.Key, *task.Key, error) {
+	var keys []task.Key
+	if k.keystore != "" {
+		password, err := task.ReadPassword(k.passwordFile, k.passwordEnv, os.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keys, err = task.LoadKeystore(k.keystore, password); err != nil {
+			return nil, nil, err
+		}
+	}
+	seen := map[common.Address]bool{}
+	for _, name := range k.keyEnvs {
+		key, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if seen[key.Address] {
+			return nil, nil, fmt.Errorf("%s holds the same key as another --key-env", name)
+		}
+		seen[key.Address] = true
+		keys = append(keys, key)
+	}
+	if k.relayerKeyEnv == "" {
+		return keys, nil, nil
+	}
+	relayer, err := task.KeyFromEnv(k.relayerKeyEnv, os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return keys, &relayer, nil
+}
+
 // sendFlags are the flags of every command that sends a transaction.
 type sendFlags struct {
 	yes    bool

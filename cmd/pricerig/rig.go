@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,11 +34,7 @@ func init() { register(newRigCmd) }
 type rigFlags struct {
 	spec           specFlags
 	chain          chainFlags
-	keystore       string
-	passwordFile   string
-	passwordEnv    string
-	keyEnvs        []string
-	relayerKeyEnv  string
+	keys           rigKeys
 	journal        string
 	db             string
 	fromBlock      uint64
@@ -110,11 +105,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	f.spec.register(cmd)
 	f.chain.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
-	fl.StringVar(&f.passwordFile, "password-file", "", "file holding the keystore password")
-	fl.StringVar(&f.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
-	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
-	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
+	f.keys.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
@@ -134,7 +125,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 }
 
 func runRig(ctx context.Context, a *app, f rigFlags) error {
-	if (f.keystore == "") == (len(f.keyEnvs) == 0) {
+	if !f.keys.given() {
 		return badInput("give operator keys with either --keystore DIR or --key-env VAR")
 	}
 	if f.http != "" {
@@ -142,17 +133,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 			return badInput("%v", err)
 		}
 	}
-	keys, err := loadOperatorKeys(f)
+	keys, relayer, err := f.keys.load()
 	if err != nil {
 		return badInput("%v", err)
-	}
-	var relayer *task.Key
-	if f.relayerKeyEnv != "" {
-		k, err := task.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		relayer = &k
 	}
 	spec, err := f.spec.load()
 	if err != nil {
@@ -306,29 +289,6 @@ func removeStoreFiles(path string) {
 	}
 }
 
-func loadOperatorKeys(f rigFlags) ([]task.Key, error) {
-	if f.keystore != "" {
-		password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		return task.LoadKeystore(f.keystore, password)
-	}
-	var keys []task.Key
-	seen := map[common.Address]bool{}
-	for _, name := range f.keyEnvs {
-		k, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		if seen[k.Address] {
-			return nil, fmt.Errorf("%s holds the same key as another --key-env", name)
-		}
-		seen[k.Address] = true
-		keys = append(keys, k)
-	}
-	return keys, nil
-}
 
 // storePricer answers a minute from the backfill store when the store holds it complete and
 // reconciled under the spec's rules, and asks the sources otherwise.

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/sources/sim"
+)
+
+// doctorJSON is what the tests read of `doctor --json`.
+type doctorJSON struct {
+	Exit   int            `json:"exit"`
+	Counts map[string]int `json:"counts"`
+	Checks []struct {
+		Check, Subject, Verdict, Problem, Detail, Fix string
+		ErrorKind                                     string `json:"error_kind"`
+	} `json:"checks"`
+	Kept string `json:"kept"`
+}
+
+func decodeDoctor(t *testing.T, out string) doctorJSON {
+	t.Helper()
+	var r doctorJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("doctor --json: %v in %q", err, out)
+	}
+	return r
+}
+
+// verdicts is each check (with its subject) as "verdict problem".
+func (r doctorJSON) verdicts() map[string]string {
+	out := map[string]string{}
+	for _, c := range r.Checks {
+		key := c.Check
+		if c.Subject != "" {
+			key += " " + c.Subject
+		}
+		out[key] = strings.TrimSpace(c.Verdict + " " + c.Problem)
+	}
+	return out
+}
+
+// doctorSpec writes a sources.yaml of simulated providers (each NVDA) and returns its path.
+func doctorSpec(t *testing.T, url string, providers ...string) string {
+	t.Helper()
+	envs := map[string]string{"yahoo": "", "finnhub": "FINNHUB_API_KEY", "fmp": "FMP_API_KEY", "twelvedata": "TWELVEDATA_API_KEY", "pyth": "PYTH_API_KEY"}
+	var b strings.Builder
+	b.WriteString("version: 1\nsources:\n")
+	for _, p := range providers {
+		fmt.Fprintf(&b, "  %s: {type: %s, base_url: %s/%s", p, p, url, p)
+		if envs[p] != "" {
+			fmt.Fprintf(&b, ", key_env: %s", envs[p])
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString("feeds:\n  NVDA: {")
+	for i, p := range providers {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %q", p, sim.ProviderSymbol(p, "NVDA"))
+	}
+	b.WriteString("}\n")
+	path := filepath.Join(t.TempDir(), "sources.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// withKeys makes the named key variables read as the simulator's key, every other as unset.
+func withKeys(t *testing.T, names ...string) {
+	t.Helper()
+	old := specGetenv
+	specGetenv = func(name string) string {
+		for _, n := range names {
+			if n == name {
+				return sim.Key
+			}
+		}
+		return ""
+	}
+	t.Cleanup(func() { specGetenv = old })
+}
+
+// The issue's test: a simulator with one healthy source, one source whose key is not set, one
+// whose plan is refused and one down. doctor --json exits 1 and names each.
+func TestDoctorJSONNamesEachSourceFault(t *testing.T) {
+	srv, url := startSim(t, auditNow)
+	srv.SetFault("fmp", sim.FaultNotEntitled)
+	srv.SetFault("twelvedata", sim.Fault5xx)
+	withKeys(t, "FMP_API_KEY", "TWELVEDATA_API_KEY") // FINNHUB_API_KEY is not set
+	code, out, stderr := runCLI(t, "doctor", "--json", "--config", doctorSpec(t, url, "yahoo", "finnhub", "fmp", "twelvedata"))
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	r := decodeDoctor(t, out)
+	got := r.verdicts()
+	want := map[string]string{
+		"source yahoo": "ok", "bar_age yahoo": "ok",
+		"source finnhub":    "fail missing_key",
+		"source fmp":        "fail plan_refused",
+		"source twelvedata": "fail unreachable",
+		"clock":             "ok",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("checks %v, want %v", got, want)
+	}
+	for _, c := range r.Checks {
+		switch c.Subject {
+		case "finnhub":
+			if !strings.Contains(c.Detail, "FINNHUB_API_KEY") || !strings.Contains(c.Fix, "FINNHUB_API_KEY") {
+				t.Errorf("missing key names no variable: %+v", c)
+			}
+		case "fmp":
+			if c.ErrorKind != "unauthorized" || !strings.Contains(c.Detail, "HTTP 402") {
+				t.Errorf("plan refusal: %+v", c)
+			}
+		case "twelvedata":
+			if c.ErrorKind != "unavailable" {
+				t.Errorf("down: %+v", c)
+			}
+		}
+	}
+	if r.Exit != 1 || r.Counts["fail"] != 3 || r.Counts["ok"] != 3 {
+		t.Errorf("exit %d, counts %v", r.Exit, r.Counts)
+	}
+	if !strings.Contains(stderr, "doctor: 3 checks failed (missing_key, plan_refused, unreachable)") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// The text report: one line a check, the verdict first; all ok is exit 0.
+func TestDoctorTextAllOK(t *testing.T) {
+	_, url := startSim(t, auditNow)
+	withKeys(t, "PYTH_API_KEY")
+	code, out, stderr := runCLI(t, "doctor", "--config", doctorSpec(t, url, "yahoo", "pyth"))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "pricerig doctor at 2026-11-24T15:35:30Z: 0 fail, 0 warn, 5 ok") {
+		t.Fatalf("report:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "ok ") {
+			t.Errorf("line %q", l)
+		}
+	}
+}
+
+// A skewed clock, simulated through the providers' Date headers, fails the run and says why.
+func TestDoctorClockSkew(t *testing.T) {
+	srv, url := startSim(t, auditNow)
+	srv.SetDateSkew(45 * time.Second)
+	code, out, _ := runCLI(t, "doctor", "--json", "--config", doctorSpec(t, url, "yahoo"))
+	r := decodeDoctor(t, out)
+	if code != exitFailure || r.verdicts()["clock"] != "fail clock_skew" {
+		t.Fatalf("exit %d, checks %v", code, r.verdicts())
+	}
+}
+
+func TestDoctorBadInput(t *testing.T) {
+	noEnv(t)
+	_, url := startSim(t, auditNow)
+	conf := doctorSpec(t, url, "yahoo")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tasks-per-day", "0"}, "--tasks-per-day"},
+		{[]string{"--max-skew", "0s"}, "--max-skew"},
+		{[]string{"--journal", " "}, "--journal: an empty path"},
+		{[]string{"--key-env", "K"}, "the keys are checked on a chain"},
+		{[]string{"--network", "moon", "--contract", "0x00000000000000000000000000000000000000c0"}, "unknown network"},
+		{[]string{"--network", "devnet", "--contract", "0x00000000000000000000000000000000000000c0"}, "no public RPC"},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--contract", "nope"}, "--contract \"nope\" is not an address"},
+		{[]string{"--rpc", "http://127.0.0.1:1"}, "no AgentRig address"},
+		{[]string{"--rpc", "http://127.0.0.1:1", "--contract", "0x00000000000000000000000000000000000000c0", "--keystore", "k", "--key-env", "K"}, "not both"},
+		{[]string{"extra"}, "unknown command"},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"doctor", "--config", conf}, tc.args...)...)
+		if code != exitBadInput || out != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 saying %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+}
+
+// Over JSON-RPC: a node of another chain is wrong_chain, an address without code no_contract,
+// a node that does not answer chain_unreachable; each a failure, none bad input.
+func TestDoctorChainOverRPC(t *testing.T) {
+	_, url := startSim(t, auditNow)
+	conf := doctorSpec(t, url, "yahoo")
+	chain, err := devnet.StartChain(types.GenesisAlloc{common.HexToAddress("0xaa"): {Balance: big.NewInt(1)}}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Close() })
+	nobody := "0x00000000000000000000000000000000000000c0"
+	for _, tc := range []struct {
+		args  []string
+		check string
+		want  string
+	}{
+		{[]string{"--network", "robinhood-testnet", "--rpc", chain.URL, "--contract", nobody}, "chain_id robinhood-testnet", "fail wrong_chain"},
+		{[]string{"--network", "devnet", "--rpc", chain.URL, "--contract", nobody}, "contract " + common.HexToAddress(nobody).Hex(), "fail no_contract"},
+		{[]string{"--network", "devnet", "--rpc", "http://127.0.0.1:1", "--contract", nobody}, "chain_id devnet", "fail chain_unreachable"},
+	} {
+		// the devnet's chain runs ahead of the wall clock (a second a block at least); the
+		// clock is not what this test is about
+		code, out, stderr := runCLI(t, append([]string{"doctor", "--json", "--config", conf, "--max-skew", "24h"}, tc.args...)...)
+		if code != exitFailure {
+			t.Fatalf("%v: exit %d\n%s", tc.args, code, stderr)
+		}
+		if got := decodeDoctor(t, out).verdicts(); got[tc.check] != tc.want {
+			t.Errorf("%v: %s is %q, want %q (%v)", tc.args, tc.check, got[tc.check], tc.want, got)
+		}
+	}
+}
