@@ -289,7 +289,6 @@ func removeStoreFiles(path string) {
 	}
 }
 
-
 // storePricer answers a minute from the backfill store when the store holds it complete and
 // reconciled under the spec's rules, and asks the sources otherwise.
 type storePricer struct {
