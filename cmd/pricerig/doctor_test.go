@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -230,5 +231,50 @@ func TestDoctorChainOverRPC(t *testing.T) {
 		if got := decodeDoctor(t, out).verdicts(); got[tc.check] != tc.want {
 			t.Errorf("%v: %s is %q, want %q (%v)", tc.args, tc.check, got[tc.check], tc.want, got)
 		}
+	}
+}
+
+// A devnet whose rigs answered a task, at 0.01 gwei a gas (an Arbitrum chain's base-fee floor):
+// the doctor, given the first rig's operator key and journal, finds the chain, the contract, job
+// 2, the rig, its gas measured by its commit and reveal (about 334k gas, so a task's 0.000003 ETH
+// breaks even under 0.009 gwei: a warning that it loses money, and exit 0) and the journal
+// current, and keeps its report there for the operator's page.
+func TestDoctorOnADevnetThatAnswered(t *testing.T) {
+	c := startChainT(t, devnet.Options{GasPrice: big.NewInt(10_000_000)})
+	ids, err := c.d.Order(c.ctx, []string{"NVDA"}, devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.d.WaitSettled(c.ctx, 1, ids); err != nil {
+		t.Fatal(err)
+	}
+	op := c.useKey("PRICERIG_TEST_OPERATOR", devnet.DevKey(2)) // the first process's rig
+	journal := c.d.JournalPath(0)
+	// the devnet's chain runs ahead of the wall clock (every block a second at least): its
+	// head's time is no reading of this machine's clock
+	code, out, stderr := c.cli("doctor", "--json", "--sim", c.d.SimURL, "--key-env", "PRICERIG_TEST_OPERATOR", "--journal", journal, "--max-skew", "1h")
+	r := decodeDoctor(t, out)
+	got := r.verdicts()
+	for _, k := range []string{"chain_id devnet", "contract " + c.d.Contract.Hex(), "job 2", "rig " + op.Hex(), "gas " + op.Hex(), "journal " + journal} {
+		if got[k] != "ok" {
+			t.Errorf("%s: %q, want ok", k, got[k])
+		}
+	}
+	if got["break_even "+op.Hex()] != "warn unprofitable" {
+		t.Errorf("break-even at 0.01 gwei: %q, want warn unprofitable", got["break_even "+op.Hex()])
+	}
+	if code != exitOK || r.Counts["fail"] != 0 {
+		t.Errorf("exit %d (%v)\n%s", code, got, stderr)
+	}
+	if !strings.HasPrefix(r.Kept, "kept in the journal") {
+		t.Fatalf("kept: %q", r.Kept)
+	}
+	j, err := rigjournal.OpenExistingJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, b, ok, err := j.LastDoctor(c.ctx); err != nil || !ok || !strings.Contains(string(b), `"check":"break_even"`) {
+		t.Fatalf("the journal's last doctor report: ok=%v err=%v %s", ok, err, b)
 	}
 }
