@@ -36,10 +36,11 @@ type Chain struct {
 	WSURL   string // ws://127.0.0.1:PORT: the same node over websockets, for eth_subscribe
 	ChainID uint64
 
-	mu      sync.Mutex // serialises Commit with Fork/AdjustTime from tests
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	paused  bool
+	mu        sync.Mutex // serialises Commit with Fork/AdjustTime from tests
+	stop      chan struct{}
+	stopped   sync.WaitGroup
+	paused    bool
+	holdAfter func() bool // see HoldAfter
 }
 
 // ChainID is the devnet's default chain id: Robinhood Chain's (4663), so that a devnet signature
@@ -163,6 +164,9 @@ func (c *Chain) mine(heartbeat time.Duration) {
 		if !c.paused && ((err == nil && pending > 0 && due) || time.Since(last) >= heartbeat) {
 			c.Backend.Commit()
 			last = time.Now()
+			if c.holdAfter != nil && c.holdAfter() {
+				c.paused, c.holdAfter = true, nil
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -183,6 +187,15 @@ func pendingCount(pool *rpc.Client) (uint64, error) {
 
 // Pause stops block production until Resume (to simulate a stalled chain in tests).
 func (c *Chain) Pause() { c.mu.Lock(); c.paused = true; c.mu.Unlock() }
+
+// HoldAfter pauses block production right after the first block it seals from now on after
+// which held reports true: a test stops the chain exactly where it wants it (a task just drawn,
+// no commit mined yet), where a Pause called once it sees that state may come blocks late. held
+// runs with production held and must not seal; Resume lets the chain go on.
+func (c *Chain) HoldAfter(held func() bool) { c.mu.Lock(); c.holdAfter = held; c.mu.Unlock() }
+
+// Held reports whether block production is paused (Pause, or HoldAfter having held it).
+func (c *Chain) Held() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.paused }
 
 // Resume restarts block production.
 func (c *Chain) Resume() { c.mu.Lock(); c.paused = false; c.mu.Unlock() }
