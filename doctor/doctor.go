@@ -21,16 +21,6 @@ const (
 	Fail Verdict = "fail"
 )
 
-func (v Verdict) rank() int {
-	switch v {
-	case Warn:
-		return 1
-	case Fail:
-		return 2
-	}
-	return 0
-}
-
 // Check is one line of the report: what was checked and on what, the verdict, what is wrong by
 // name (Problem, "" when nothing is), what was found, and the one thing to do about it.
 type Check struct {

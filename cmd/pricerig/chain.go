@@ -58,12 +58,15 @@ func (c *chainConn) Close() { c.client.Close() }
 // pass through it before they are wrapped, so a test's buffer sees the same.
 func shownURL(raw string) string { return redact.String(raw) }
 
-// connect resolves the network, dials its node, checks eth_chainId first (exit 2 on a mismatch)
-// and binds the contract (--contract, else the spec's networks.NAME.contract).
-func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
+// resolve reads the flags: the network (its chain id replaced by --chain-id), the node's URL
+// (--rpc, else the network's public RPC) and the contract (--contract, else the spec's
+// networks.NAME.contract). From here on the URL's credentials (a /v2/KEY path, user:pass@)
+// never reach a log line or an error.
+func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, string, common.Address, error) {
+	var contract common.Address
 	nw, err := agentrig.NetworkByName(f.network)
 	if err != nil {
-		return nil, badInput("--network: %v", err)
+		return nw, "", contract, badInput("--network: %v", err)
 	}
 	if f.chainID != 0 {
 		nw.ChainID = f.chainID
@@ -73,22 +76,30 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 		url = nw.RPC
 	}
 	if url == "" {
-		return nil, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
+		return nw, "", contract, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
 	}
-	var contract common.Address
 	switch {
 	case f.contract != "":
 		if !common.IsHexAddress(f.contract) {
-			return nil, badInput("--contract %q is not an address", f.contract)
+			return nw, "", contract, badInput("--contract %q is not an address", f.contract)
 		}
 		contract = common.HexToAddress(f.contract)
 	case spec != nil && spec.Networks[nw.Name].Contract != "":
 		contract = common.HexToAddress(spec.Networks[nw.Name].Contract)
 	default:
-		return nil, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
+		return nw, "", contract, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
 	}
-	// the URL's credentials (a /v2/KEY path, user:pass@) never reach a log line or an error
 	redact.Register(redact.URLSecrets(url)...)
+	return nw, url, contract, nil
+}
+
+// connect resolves the flags, dials the node, checks eth_chainId first (exit 2 on a mismatch)
+// and binds the contract.
+func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
+	nw, url, contract, err := f.resolve(spec)
+	if err != nil {
+		return nil, err
+	}
 	shown := redact.URL(url)
 	client, err := ethclient.DialContext(ctx, url)
 	if err != nil {
@@ -180,6 +191,9 @@ func (k *rigKeys) register(cmd *cobra.Command) {
 
 // given reports whether operator keys were given one way, and only one.
 func (k rigKeys) given() bool { return (k.keystore == "") != (len(k.keyEnvs) == 0) }
+
+// any reports whether any key was given.
+func (k rigKeys) any() bool { return k.keystore != "" || len(k.keyEnvs) > 0 || k.relayerKeyEnv != "" }
 
 // load reads the operators' keys and the relayer's (nil when not relayed).
 func (k rigKeys) load() ([]task.Key, *task.Key, error) {

@@ -6,14 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/doctor"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
-	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -60,8 +58,8 @@ journal   (--journal) there, reachable, writable (a write rolled back: nothing c
           each lease of instances sharing it, who holds it and how old it is.
 store     (--db) the same of the price history the rig answers stored minutes from.
 
-Nothing is sent and nothing is migrated. Exit 0 when nothing failed (warnings allowed), 1 when a
-check failed, 2 on bad input. --json prints one object (each check's check, subject, verdict,
+Nothing is sent on chain and no database is migrated. Exit 0 when nothing failed (warnings
+allowed), 1 when a check failed, 2 on bad input. --json prints one object (each check's check, subject, verdict,
 problem, detail, fix). With --journal the report is kept in the journal (when it is current),
 and the operator's page of a rig on it shows the last one.`,
 		Example: `  pricerig doctor
@@ -148,7 +146,7 @@ func (f *doctorFlags) options(cmd *cobra.Command) (doctor.Options, error) {
 		// no logger: what a source warns of (a retry, a late bar) the checks say
 		Deps: sources.Deps{Now: priceNow}}
 	if !fl.Changed("network") && !fl.Changed("rpc") && !fl.Changed("contract") {
-		if f.keys.keystore != "" || len(f.keys.keyEnvs) > 0 || f.keys.relayerKeyEnv != "" {
+		if f.keys.any() {
 			return o, badInput("the keys are checked on a chain: give --network, --rpc or --contract")
 		}
 		return o, nil
@@ -160,40 +158,17 @@ func (f *doctorFlags) options(cmd *cobra.Command) (doctor.Options, error) {
 // chainOptions resolves the chain flags as every chain command does, dials the node (a node
 // that cannot be dialled is the chain check's failure, not bad input) and loads the keys.
 func (f *doctorFlags) chainOptions(ctx context.Context, spec *feeds.Spec) (*doctor.Chain, error) {
-	nw, err := agentrig.NetworkByName(f.chain.network)
+	nw, url, contract, err := f.chain.resolve(spec)
 	if err != nil {
-		return nil, badInput("--network: %v", err)
+		return nil, err
 	}
-	if f.chain.chainID != 0 {
-		nw.ChainID = f.chain.chainID
-	}
-	url := f.chain.rpc
-	if url == "" {
-		url = nw.RPC
-	}
-	if url == "" {
-		return nil, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
-	}
-	var contract common.Address
-	switch {
-	case f.chain.contract != "":
-		if !common.IsHexAddress(f.chain.contract) {
-			return nil, badInput("--contract %q is not an address", f.chain.contract)
-		}
-		contract = common.HexToAddress(f.chain.contract)
-	case spec.Networks[nw.Name].Contract != "":
-		contract = common.HexToAddress(spec.Networks[nw.Name].Contract)
-	default:
-		return nil, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
-	}
-	redact.Register(redact.URLSecrets(url)...)
 	c := &doctor.Chain{RPC: redact.URL(url), Network: nw, Contract: contract, TasksPerDay: f.tasksPerDay, FromBlock: f.fromBlock}
 	if client, err := ethclient.DialContext(ctx, url); err != nil {
 		c.DialErr = err
 	} else {
 		c.Node = client
 	}
-	if f.keys.keystore != "" || len(f.keys.keyEnvs) > 0 || f.keys.relayerKeyEnv != "" {
+	if f.keys.any() {
 		keys, relayer, err := f.keys.load()
 		if err != nil {
 			c.KeysErr = err
