@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/rig/journal"
@@ -177,4 +179,33 @@ func version(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// A role that may read the journal but not make a table in its schema (PostgreSQL 15 grants
+// CREATE on public to its owner alone) is not_writable: the next migration would fail there.
+func TestJournalNotWritable(t *testing.T) {
+	url := pgtest.Shared(t).NewDatabase(t)
+	j, err := journal.OpenJournal(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range []string{
+		`DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'viewer') THEN CREATE ROLE viewer LOGIN; END IF; END $$`,
+		`GRANT SELECT ON ALL TABLES IN SCHEMA public TO viewer`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	viewer := strings.Replace(url, "postgres://postgres@", "postgres://viewer@", 1)
+	c := one(t, storesOnly(t, viewer, ""), "journal", "")
+	if c.Verdict != Fail || c.Problem != NotWritable || !strings.Contains(c.Detail, "permission denied") {
+		t.Errorf("%+v, want not_writable", c)
+	}
 }
