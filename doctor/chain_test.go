@@ -64,8 +64,14 @@ func (c *testChain) register(op int, slashes int64) {
 }
 
 // doctor runs the doctor against the chain, with a spec whose only source has no key (so no
-// provider is asked) and a clock at the chain's head.
+// provider is asked) and a clock 2 s past the chain's head.
 func (c *testChain) doctor(nw agentrig.Network, contract common.Address, operators ...common.Address) Report {
+	c.t.Helper()
+	return c.doctorAt(2*time.Second, nw, contract, operators...)
+}
+
+// doctorAt is doctor with the clock at the chain head's time plus offset.
+func (c *testChain) doctorAt(offset time.Duration, nw agentrig.Network, contract common.Address, operators ...common.Address) Report {
 	c.t.Helper()
 	head, err := c.Head()
 	if err != nil {
@@ -76,7 +82,7 @@ func (c *testChain) doctor(nw agentrig.Network, contract common.Address, operato
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	now := time.Unix(int64(head.Time), 0).Add(2 * time.Second)
+	now := time.Unix(int64(head.Time), 0).Add(offset)
 	return Run(context.Background(), Options{Spec: spec, Deps: sources.Deps{Now: func() time.Time { return now }},
 		Chain: &Chain{Node: c.Client, RPC: "sim", Network: nw, Contract: contract, Operators: operators}})
 }
@@ -93,7 +99,8 @@ func TestChainHealthy(t *testing.T) {
 		"chain_id devnet": "ok ", "contract " + c.Address.Hex(): "ok ", "job 2": "ok ",
 		"rig " + c.Addr(2).Hex(): "ok ", "rig " + c.Addr(3).Hex(): "fail " + NoRig,
 		"gas " + c.Addr(2).Hex(): "warn " + GasUnmeasured,
-		"source finnhub":         "fail " + MissingKey, "clock": "ok ",
+		// no provider answered: a head not in our future shows no clock behind, and no more
+		"source finnhub": "fail " + MissingKey, "clock": "warn " + ClockUnchecked,
 	}
 	got := verdicts(rep)
 	for k, v := range want {
@@ -231,5 +238,14 @@ func TestGasDaysAndBreakEven(t *testing.T) {
 	unmeasured := &payer{addr: p.addr, rigs: 1}
 	if g := c.gasLine(unmeasured, big.NewInt(1), cheap, share, 0); g.Verdict != Warn || g.Problem != GasUnmeasured || !strings.Contains(g.Detail, "up to 300000 gas") {
 		t.Errorf("unmeasured: %+v", g)
+	}
+}
+
+// A chain head stamped 30 s in this machine's future: the clock is behind, a failure.
+func TestClockBehindTheChainHead(t *testing.T) {
+	c := newTestChain(t, nil)
+	rep := c.doctorAt(-30*time.Second, simNetwork, c.Address)
+	if cl := one(t, rep, "clock", ""); cl.Verdict != Fail || cl.Problem != ClockSkew || !strings.Contains(cl.Detail, "stamped 30s ahead") {
+		t.Errorf("%+v, want clock_skew naming the head", cl)
 	}
 }

@@ -69,6 +69,11 @@ func checkClock(probes []probe, head *types.Header, now time.Time, maxSkew time.
 		line.Detail = fmt.Sprintf("%s: a clock off by more than %s moves every minute-closed, finality and commit-window decision the rig makes",
 			strings.Join(parts, "; "), maxSkew)
 		line.Fix = "sync the clock with NTP (timedatectl set-ntp true; chronyc tracking shows the offset)"
+	case len(readings) == 0:
+		// a head in the past says only that the clock is not behind: a quiet chain's is old
+		line.Verdict, line.Problem = Warn, ClockUnchecked
+		line.Detail = strings.Join(parts, "; ") + "; no provider answered with a Date header, so a clock ahead is not seen"
+		line.Fix = "run the doctor where the quote sources answer"
 	default:
 		line.Detail = strings.Join(parts, "; ")
 	}

@@ -203,7 +203,8 @@ func TestDoctorBadInput(t *testing.T) {
 }
 
 // Over JSON-RPC: a node of another chain is wrong_chain, an address without code no_contract,
-// a node that does not answer chain_unreachable; each a failure, none bad input.
+// a node that does not answer chain_unreachable (its URL's key never shown); each a failure,
+// none bad input.
 func TestDoctorChainOverRPC(t *testing.T) {
 	_, url := startSim(t, auditNow)
 	conf := doctorSpec(t, url, "yahoo")
@@ -220,7 +221,7 @@ func TestDoctorChainOverRPC(t *testing.T) {
 	}{
 		{[]string{"--network", "robinhood-testnet", "--rpc", chain.URL, "--contract", nobody}, "chain_id robinhood-testnet", "fail wrong_chain"},
 		{[]string{"--network", "devnet", "--rpc", chain.URL, "--contract", nobody}, "contract " + common.HexToAddress(nobody).Hex(), "fail no_contract"},
-		{[]string{"--network", "devnet", "--rpc", "http://127.0.0.1:1", "--contract", nobody}, "chain_id devnet", "fail chain_unreachable"},
+		{[]string{"--network", "devnet", "--rpc", "http://127.0.0.1:1/v3/doctorsecret0123", "--contract", nobody}, "chain_id devnet", "fail chain_unreachable"},
 	} {
 		// the devnet's chain runs ahead of the wall clock (a second a block at least); the
 		// clock is not what this test is about
@@ -230,6 +231,9 @@ func TestDoctorChainOverRPC(t *testing.T) {
 		}
 		if got := decodeDoctor(t, out).verdicts(); got[tc.check] != tc.want {
 			t.Errorf("%v: %s is %q, want %q (%v)", tc.args, tc.check, got[tc.check], tc.want, got)
+		}
+		if strings.Contains(out+stderr, "doctorsecret0123") {
+			t.Errorf("the RPC URL's key is in the output:\n%s", out)
 		}
 	}
 }
