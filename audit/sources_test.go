@@ -194,12 +194,13 @@ func TestCheckSources(t *testing.T) {
 						Result: result(sym, at(0), priced("a", "100", at(0)), priced("b", "100", at(0)),
 							failedKind("c", sources.KindUnauthorized, "c: unauthorized"), failedKind("d", sources.KindRateLimited, "d: rate limited"),
 							failed("e", feeds.StatusPending, "no answer within the 20s deadline"), failed("f", feeds.StatusNoKey, "F_KEY is not set"),
-							failed("g", feeds.StatusNotCovered, "covers regular, not the pre session")),
+							failed("g", feeds.StatusNotCovered, "covers regular, not the pre session"),
+							failed("h", feeds.StatusOverQuota, "h: over quota: not sent: its quota of 25/day is used up until 2026-03-03T00:01:00Z")),
 					})
 				}
 				return out
 			},
-			want: map[string][]string{SourceUnauthorized: {"c"}, SourceRateLimited: {"d"}, SourceDown: {"e"}, MissingKey: {"f"}},
+			want: map[string][]string{SourceUnauthorized: {"c"}, SourceRateLimited: {"d"}, SourceDown: {"e"}, MissingKey: {"f"}, SourceOverQuota: {"h"}},
 			sev:  map[string]Severity{MissingKey: Warn, SourceDown: Alert},
 		},
 		{

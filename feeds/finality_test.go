@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -167,7 +168,8 @@ func TestFreshMinuteIsNeverCarriedNorProvisional(t *testing.T) {
 
 // TestFinalityOfAMinuteWithoutATrade: a source with no bar at the minute may carry an earlier
 // bar only once it is final for the minute: a later bar shows it published past it (and the
-// carried bar is past its own final_after), or final_after passed.
+// carried bar is past its own final_after), or final_after passed. Each case is one request kept
+// in a ledger, from which the quote is derived.
 func TestFinalityOfAMinuteWithoutATrade(t *testing.T) {
 	m := mustTime("2026-11-24T15:30:00Z")
 	cov := sources.Coverage{FinalAfter: 30 * time.Second}
@@ -187,21 +189,42 @@ func TestFinalityOfAMinuteWithoutATrade(t *testing.T) {
 		{"no bar, nothing at all, young", nil, m.Add(time.Minute + time.Second), false},
 		{"no bar, nothing but a later bar", []sources.Bar{after}, m.Add(2*time.Minute + time.Second), true},
 	}
+	final := func(bars []sources.Bar, cov sources.Coverage, fetched time.Time) bool {
+		l := NewMemoryLedger()
+		w := market.Span{From: m.Add(-time.Hour), To: fetched.Truncate(time.Minute)}
+		if err := l.Keep(context.Background(), Kept{Source: "s", Symbol: "NVDA", Span: w, Bars: bars, Fetched: fetched, FinalTo: FinalTo(cov.FinalAfter, fetched)}); err != nil {
+			t.Fatal(err)
+		}
+		h, _ := l.Held(context.Background(), "s", "NVDA", w.From, w.To)
+		return Derive(h, m, m, w.From, time.Hour, extended, extended).Final
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _, found := PriceAt(tc.bars, m, time.Hour)
-			if final := Finality(tc.bars, got, found, m, cov, tc.fetched); final != tc.final {
-				t.Errorf("final %v, want %v", final, tc.final)
+			if got := final(tc.bars, cov, tc.fetched); got != tc.final {
+				t.Errorf("final %v, want %v", got, tc.final)
 			}
 		})
 	}
 	// Massive: a later bar shows the minute had no trade, but the bar before it is still inside
 	// the late-trade window, so carrying it waits
 	slow := sources.Coverage{FinalAfter: 15 * time.Minute}
-	bars := []sources.Bar{before, after}
-	got, _, found := PriceAt(bars, m, time.Hour)
-	if Finality(bars, got, found, m, slow, m.Add(2*time.Minute+time.Second)) {
+	if final([]sources.Bar{before, after}, slow, m.Add(2*time.Minute+time.Second)) {
 		t.Errorf("a carried bar inside its late-trade window was final")
+	}
+	// a later bar of another request says nothing of a minute that request did not ask for
+	l := NewMemoryLedger()
+	for _, k := range []Kept{
+		{Span: market.Span{From: m.Add(-time.Hour), To: m.Add(-30 * time.Second).Truncate(time.Minute)}, Bars: []sources.Bar{before}, Fetched: m.Add(5 * time.Second)},
+		{Span: market.Span{From: m.Add(time.Minute), To: m.Add(2 * time.Minute)}, Bars: []sources.Bar{after}, Fetched: m.Add(2*time.Minute + time.Second)},
+	} {
+		k.Source, k.Symbol, k.FinalTo = "s", "NVDA", FinalTo(cov.FinalAfter, k.Fetched)
+		if err := l.Keep(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _ := l.Held(context.Background(), "s", "NVDA", m.Add(-time.Hour), m.Add(2*time.Minute))
+	if d := Derive(h, m, m, m.Add(-time.Hour), time.Hour, extended, extended); d.Final || !d.Need.Equal(m) {
+		t.Errorf("derived %+v: the minute was asked by neither request, its absence is not known", d)
 	}
 }
 

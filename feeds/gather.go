@@ -1,7 +1,7 @@
 package feeds
 
-// The fetch of a Price: rounds of requests to the sources of a feed, each source's bars read by
-// the price-at-minute rule and judged final or not (Finality), and, with WaitFinal, the wait for
+// The rounds of a Price: every source of a feed asked at once (fetch.go: its quote derived from
+// the ledger, which a request fills only with what it lacks), and, with WaitFinal, the wait for
 // the sources that are not final yet.
 
 import (
@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -99,9 +97,19 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 	}
 	// The round's deadline is a context deadline too, so that a source whose rate will not let it
 	// ask before then (fmp's 250 a day, asked again while waiting for finality) fails at once
-	// rather than holding the round; the timer below decides when the round ends.
-	ctx, cancel := context.WithTimeoutCause(ctx, rules.Deadline, errRoundDeadline)
-	defer cancel()
+	// rather than holding the round; the timer below decides when the round ends. A round that
+	// stops on an early quorum leaves the requests in flight to end by that deadline: what they
+	// bring fills the ledger, so the next minute of the same date does not ask that source again
+	// (cancelled, a slow source would be asked on every task and keep nothing). The caller's
+	// cancellation still ends them.
+	rctx, cancelRound := context.WithTimeoutCause(context.WithoutCancel(ctx), rules.Deadline, errRoundDeadline)
+	unwatch := context.AfterFunc(ctx, cancelRound)
+	context.AfterFunc(rctx, func() { unwatch() })
+	defer func() {
+		if !early {
+			cancelRound()
+		}
+	}()
 	type answer struct {
 		idx int
 		q   Quote
@@ -109,7 +117,11 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 	answers := make(chan answer, len(tasks)) // buffered: a late answer never blocks its goroutine
 	for _, t := range tasks {
 		q := quotes[t.idx] // a copy: the goroutine never touches quotes, which gather owns
-		go func() { answers <- answer{t.idx, r.fetch(ctx, t, q, minute, effective)} }()
+		r.inflight.Add(1)
+		go func() {
+			defer r.inflight.Done()
+			answers <- answer{t.idx, r.fetch(rctx, t, q, minute, effective)}
+		}()
 	}
 	var deadline <-chan time.Time
 	if r.deps.After != nil {
@@ -133,9 +145,11 @@ func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, m
 			}
 		case <-deadline:
 			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
-		case <-ctx.Done():
-			why = "stopped: " + context.Cause(ctx).Error()
-			if errors.Is(context.Cause(ctx), errRoundDeadline) {
+		case <-rctx.Done():
+			why = "stopped: " + context.Cause(rctx).Error()
+			if ctx.Err() != nil {
+				why = "stopped: " + context.Cause(ctx).Error()
+			} else if errors.Is(context.Cause(rctx), errRoundDeadline) {
 				why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
 			}
 		}
@@ -193,92 +207,14 @@ func stopEarly(quotes []Quote, tasks []task, done map[int]bool, quorum int, rule
 	return ""
 }
 
-// fetch asks one source, applies the price-at-minute rule to what it returns and judges whether
-// that is final. q may hold the source's answer of an earlier round: it is replaced, and its
-// request count and latency added to.
-func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, effective time.Time) Quote {
-	rules := r.cfg.Rules
-	start := time.Now() // latency is a measurement for reports, not a decision: the real clock
-	at := r.deps.Now().UTC()
-	q.FetchedAt, q.Final, q.Price, q.BarTime, q.Carried, q.Err, q.Kind = at, false, 0, time.Time{}, false, "", ""
-	defer func() { q.Latency += time.Since(start) }()
-	bars, failed := r.ask(ctx, t, &q, t.from, t.to, at)
-	if failed {
-		return q
-	}
-	bar, _, found := PriceAt(bars, minute, rules.MaxCarry)
-	final := Finality(bars, bar, found, effective, t.cov, at)
-	if !found && final && t.floor.Before(t.from) {
-		more, failed := r.ask(ctx, t, &q, t.floor, t.from, at)
-		if failed {
-			return q
-		}
-		bar, _, found = PriceAt(more, minute, rules.MaxCarry)
-		final = Finality(append(more, bars...), bar, found, effective, t.cov, at)
-	}
-	// the bar used: a final one, or a provisional bar at the minute (the rig's last resort,
-	// ReconcileProvisional); an earlier bar is no answer until the minute's absence is final
-	if found && (final || bar.Start.Equal(effective)) {
-		q.Price, q.BarTime, q.Carried = bar.Close, bar.Start, !bar.Start.Equal(minute)
-	}
-	ready := t.cov.FinalAt(effective).Format(time.RFC3339)
-	switch {
-	case !final && found && bar.Start.Equal(effective):
-		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
-		q.Err = fmt.Sprintf("provisional: its bar of %s (%s) is final at %s", bar.Start.Format("15:04"), bar.Close, t.cov.FinalAt(bar.Start).Format(time.RFC3339))
-	case !final && found:
-		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
-		q.Err = fmt.Sprintf("no bar at %s yet, and it may still publish one until %s: its %s bar (%s) is not carried before then",
-			effective.Format("15:04"), ready, bar.Start.Format("15:04"), bar.Close)
-	case !final:
-		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
-		q.Err = fmt.Sprintf("no bar at %s yet, and it may still publish one until %s", effective.Format("15:04"), ready)
-	case !found:
-		q.Status, q.Final = StatusNoData, true
-		q.Err = fmt.Sprintf("no bar in the %s before %s", rules.MaxCarry, minute.Format(time.RFC3339))
-	case q.Carried:
-		q.Status, q.Final = StatusCarried, true
-	default:
-		q.Status, q.Final = StatusOK, true
-	}
-	return q
-}
-
-// ask makes one request and returns its bars in [from, to) and the sessions, raw. failed means q
-// now holds the failure.
-func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, at time.Time) (bars []sources.Bar, failed bool) {
-	q.Requests++
-	bars, err := t.src.Bars(ctx, t.symbol, from, to)
-	if err != nil {
-		if errors.Is(err, sources.ErrNoData) {
-			return nil, false // an empty window, as some providers report it
-		}
-		q.Status, q.Err, q.Kind = classify(err), redact.String(err.Error()), sources.KindOf(err)
-		return nil, true
-	}
-	if t.adjusted {
-		bars, err = Unadjust(bars, t.splits, at)
-		if err != nil {
-			q.Status, q.Err, q.Kind = StatusError, redact.String(err.Error()), sources.KindOf(err)
-			return nil, true
-		}
-	}
-	rules := r.cfg.Rules
-	in := bars[:0:0]
-	for _, b := range bars {
-		if !b.Start.Before(from) && b.Start.Before(to) && market.InSessions(b.Start, rules.Sessions) {
-			in = append(in, b)
-		}
-	}
-	return in, false
-}
-
 func classify(err error) Status {
 	switch {
 	case errors.Is(err, sources.ErrNoData):
 		return StatusNoData
 	case errors.Is(err, sources.ErrNoKey):
 		return StatusNoKey
+	case errors.Is(err, sources.ErrOverQuota):
+		return StatusOverQuota
 	}
 	return StatusError
 }

@@ -17,8 +17,10 @@ type Rules struct {
 	MaxCarry   time.Duration // how old a carried bar may be, counted from the minute asked
 	Sessions   []market.Session
 	// Window is how far before the minute (or before the last in-session minute, for a minute
-	// outside the sessions) the first request of each source reaches. When it holds no bar,
-	// one more request reaches back to MaxCarry.
+	// outside the sessions) a quote first reads: a carry reaches back to MaxCarry, but never
+	// more than the source's MaxWindow before that (what one request reached back over before
+	// the ledger, which the stored answers of a backfill follow too). Requests ask the provider's
+	// whole window around the minute (see Price).
 	Window time.Duration
 	// Deadline bounds the whole fetch; a source that has not answered by then is pending.
 	Deadline time.Duration
@@ -61,6 +63,9 @@ const (
 	// it has no bar there yet and may still publish one (no later bar, and final_after has not
 	// passed), so carrying an earlier bar would be guessing. Never priced.
 	StatusNotFinal Status = "not_final"
+	// StatusOverQuota: not asked, since the request would have passed the source's quota
+	// (sources.yaml's quota:, or its free tier's); Err says until when.
+	StatusOverQuota Status = "over_quota"
 )
 
 // Priced reports whether a status carries a price.
@@ -164,29 +169,6 @@ func PriceAt(bars []sources.Bar, minute time.Time, maxCarry time.Duration) (bar 
 		}
 	}
 	return bar, ok && !bar.Start.Equal(minute), ok
-}
-
-// Finality says whether a source's bars, fetched at fetched, are its last word on the minute
-// effective (the minute asked, or the last in-session minute before it): found and bar are what
-// the price-at-minute rule picked. A bar at effective is final once the source's final_after has
-// passed. Any other answer (an earlier bar carried, or none at all) also needs the minute's
-// absence to be final: final_after has passed, or a later bar shows the source has published
-// past the minute; and a carried bar must itself be past its final_after.
-func Finality(bars []sources.Bar, bar sources.Bar, found bool, effective time.Time, cov sources.Coverage, fetched time.Time) bool {
-	if found && bar.Start.Equal(effective) {
-		return cov.Final(effective, fetched)
-	}
-	absent := cov.Final(effective, fetched)
-	for _, b := range bars {
-		if absent {
-			break
-		}
-		absent = b.Start.After(effective) && b.Close > 0
-	}
-	if !found {
-		return absent
-	}
-	return absent && cov.Final(bar.Start, fetched)
 }
 
 // Reconcile turns quotes into an answer: the lower median of the priced quotes; quotes farther

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
@@ -36,6 +37,10 @@ type Deps struct {
 	// timer on Now. It is how Price waits for sources to be final (WaitFinal): a test's fake
 	// clock moves to until and returns at once.
 	Wait func(ctx context.Context, until time.Time) error
+	// Ledger keeps every bar the sources return, and every quote is derived from it (the fetch
+	// only fills it): the history store every process on it shares, or nil for a MemoryLedger
+	// of the reconciler's own.
+	Ledger Ledger
 }
 
 // Member is one source of the spec as the reconciler holds it.
@@ -56,9 +61,19 @@ type Config struct {
 
 // Reconciler prices a symbol at a minute from every source of its feed at once.
 type Reconciler struct {
-	cfg  Config
-	deps Deps
+	cfg    Config
+	deps   Deps
+	ledger Ledger
+	// inflight counts the fetches running, those a Price that stopped early left behind too
+	inflight sync.WaitGroup
+	// unit is the request a fetch asks around a minute: Unit (a benchmark's reference asks as
+	// pricerig did before the ledger)
+	unit func(cov sources.Coverage, t time.Time) market.Span
 }
+
+// Drain waits for the fetches a Price that stopped on an early quorum left running (each ends
+// by its round's deadline): a process about to exit lets them keep their bars in the ledger.
+func (r *Reconciler) Drain() { r.inflight.Wait() }
 
 // NewReconciler builds a reconciler over sources already built (tests, or hosts that build
 // their own).
@@ -68,7 +83,11 @@ func NewReconciler(cfg Config, d Deps) *Reconciler {
 		now := d.Now
 		d.Wait = func(ctx context.Context, until time.Time) error { return sleepUntil(ctx, now, until) }
 	}
-	return &Reconciler{cfg: cfg, deps: d}
+	ledger := d.Ledger
+	if ledger == nil {
+		ledger = NewMemoryLedger()
+	}
+	return &Reconciler{cfg: cfg, deps: d, ledger: ledger, unit: Unit}
 }
 
 // sleepUntil waits on a real timer until now() reads until.
@@ -194,11 +213,13 @@ func Aligned(t time.Time) bool { return t.Equal(t.Truncate(time.Minute)) }
 type task struct {
 	idx      int
 	src      sources.Source
-	symbol   string
-	from, to time.Time // first request
-	floor    time.Time // the second request, if the first holds no bar, covers [floor, from)
-	adjusted bool      // the source returns split-adjusted prices
-	splits   []Split   // the feed's splits, to undo the adjustment
+	symbol   string           // the provider's
+	feed     string           // the feed's symbol: the ledger's
+	known    []market.Session // the source's sessions among the rules': where it can say a minute had no trade
+	from, to time.Time        // the minutes around the one asked the quote reads: [from, to)
+	floor    time.Time        // how far back a carry reaches: max_carry, the lookback, MaxWindow before from
+	adjusted bool             // the source returns split-adjusted prices
+	splits   []Split          // the feed's splits, to undo the adjustment
 	cov      sources.Coverage
 }
 
@@ -210,10 +231,15 @@ type task struct {
 // history reaches back that far and whose publication delay has passed. The others get a
 // not_covered or no_key quote.
 //
-// Each asked source gets one request for [effective − window, effective + 1m) (clipped to its
-// lookback) and, only when that holds no bar at or before the minute, a second one reaching back
-// to max_carry (clipped to its lookback and its MaxWindow). A Saturday minute thus costs one
-// request per source, reaching back to Friday's last in-session minute.
+// Each asked source's quote is derived from the bar ledger (Deps.Ledger), which is asked first:
+// a source is asked only for what the ledger does not know final. Then it gets one request for
+// the provider's request unit around the effective minute (its New York date, or the run of
+// dates or the month the provider answers at once; of a day still growing, the rest from its
+// last final bar), clipped to its lookback and to what its delay lets it serve, and, only when
+// the price needs a carry from before what that held, a second one reaching back to max_carry
+// (clipped to its lookback and to MaxWindow before the window). A Saturday minute thus costs one
+// request per source, Friday's date, and a minute whose sources' dates the ledger holds final
+// costs none.
 //
 // When to stop: every source answered; or the deadline passed (the rest are pending); or, early,
 // the priced answers number at least the early quorum — max(min_sources, early_quorum, or a
@@ -352,7 +378,7 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 			continue
 		}
 		t := task{
-			idx: i, src: m.Source, symbol: q.Symbol,
+			idx: i, src: m.Source, symbol: q.Symbol, feed: feed.Symbol, known: market.IntersectSessions(cov.Sessions, rules.Sessions),
 			from: effective.Add(-rules.Window), to: effective.Add(time.Minute),
 			floor:    minute.Add(-rules.MaxCarry),
 			adjusted: cov.Adjustment == sources.SplitAdjusted || cov.Adjustment == sources.SplitDividendAdjusted,
@@ -361,7 +387,7 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 		}
 		if !cov.Final(effective, now) {
 			// a fresh minute: ask up to now as well, since a later bar is what shows that the
-			// source published past a minute it has no bar at (Finality)
+			// source published past a minute it has no bar at (Derive)
 			t.to = latest(t.to, now.Truncate(time.Minute))
 		}
 		if t.from.Before(lb) {

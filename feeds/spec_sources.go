@@ -18,7 +18,7 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
-var commonSourceKeys = []string{"type", "base_url", "key_env", "secret_env", "rate", "timeout", "retries", "final_after"}
+var commonSourceKeys = []string{"type", "base_url", "key_env", "secret_env", "rate", "quota", "timeout", "retries", "final_after"}
 
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
@@ -75,6 +75,7 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	if src.Rate.IsZero() {
 		src.Rate = factory.DefaultRate
 	}
+	src.Quota = src.Quota.Or(factory.DefaultQuota)
 	l.resolve(&src)
 	if src.BaseURL == "" {
 		l.errorf(e.node, join(path, "base_url"), "missing")
@@ -154,6 +155,10 @@ func (l *loader) sourceKeys(entries []entry, path string, factory sources.Factor
 				src.Rate = r
 			}
 			good = good && ok
+		case "quota":
+			q, ok := l.quota(kv.value, kpath)
+			good = good && ok
+			src.Quota = q
 		case "timeout":
 			d, ok := l.duration(kv.value, kpath, 10*time.Minute)
 			good = good && ok
@@ -236,6 +241,20 @@ func (l *loader) trial(e entry, path string, factory sources.Factory, src Source
 		l.warnf(e.node, path, "%s; the source is skipped", src.Missing)
 	}
 	return src, true
+}
+
+// quota reads quota: one limit (25/day) or several (50/hour, 1000/day), or none.
+func (l *loader) quota(n ast.Node, path string) (sources.Quota, bool) {
+	s, ok := l.scalar(n, path)
+	if !ok {
+		return nil, false
+	}
+	q, err := sources.ParseQuota(s)
+	if err != nil {
+		l.errorf(n, path, "%v", err)
+		return nil, false
+	}
+	return q, true
 }
 
 // resolve applies the overrides and reads the secrets.

@@ -28,6 +28,7 @@ sources:
     type: test-plain
     base_url: https://plain.example
     rate: 30/min
+    quota: 50/hour, 1000/day
     timeout: 3s
     retries: 1
     feed: iex
@@ -79,7 +80,7 @@ func TestLoadGood(t *testing.T) {
 	plain, keyed := spec.Sources[0], spec.Sources[1]
 	if plain.Name != "plain" || plain.Type != "test-plain" || plain.BaseURL != "https://plain.example" ||
 		plain.Rate != (sources.Rate{N: 30, Per: time.Minute}) || plain.Timeout != 3*time.Second || plain.Retries != 1 ||
-		plain.Options["feed"] != "iex" || plain.Line != 13 || !plain.Usable() {
+		plain.Options["feed"] != "iex" || plain.Line != 13 || !plain.Usable() || plain.Quota.String() != "50/hour, 1000/day" {
 		t.Errorf("plain: %+v", plain)
 	}
 	if keyed.Key != "id-1" || keyed.Secret != "s3cret" || keyed.Options["region"] != "us" || !keyed.Usable() ||
@@ -140,7 +141,7 @@ func TestLoadMissingKeyIsAWarning(t *testing.T) {
 	if keyed.Usable() || keyed.Missing != "KEYED_SECRET is not set" {
 		t.Errorf("keyed: usable=%v missing=%q", keyed.Usable(), keyed.Missing)
 	}
-	if len(spec.Warnings) != 1 || spec.Warnings[0].String() != "sources.yaml:20: sources.keyed: KEYED_SECRET is not set; the source is skipped" {
+	if len(spec.Warnings) != 1 || spec.Warnings[0].String() != "sources.yaml:21: sources.keyed: KEYED_SECRET is not set; the source is skipped" {
 		t.Errorf("warnings %v", spec.Warnings)
 	}
 	if keyed.Key != "id-1" {
@@ -216,6 +217,11 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`s.yaml:6: sources.p.rate: rate "200/mn": period must be s, min, h, day or a duration like 10s`},
 		},
 		{
+			name: "bad quota names file line and key",
+			yaml: "version: 1\nsources:\n  p:\n    type: test-plain\n    base_url: http://x\n    quota: 25/week\nfeeds: {NVDA: {p: NVDA}}\n",
+			want: []string{`s.yaml:6: sources.p.quota: quota "25/week": the period must be hour, day or month`},
+		},
+		{
 			name: "every error, not just the first",
 			yaml: `version: 1
 colour: blue
@@ -232,7 +238,7 @@ feeds:
 				"s.yaml:3: reconcile.outlier_bps: 0 is out of range 1..10000",
 				`s.yaml:3: reconcile.sessions: unknown session "lunch" (want one of overnight, pre, regular, post)`,
 				`s.yaml:5: sources.p.timeout: duration "soon": want a Go duration like 90s, 30m or 96h`,
-				"s.yaml:5: sources.p.rattle: unknown key for type test-plain (want type, base_url, key_env, secret_env, rate, timeout, retries, final_after, feed, sessions)",
+				"s.yaml:5: sources.p.rattle: unknown key for type test-plain (want type, base_url, key_env, secret_env, rate, quota, timeout, retries, final_after, feed, sessions)",
 				`s.yaml:6: sources.q.type: unknown source type "nasdaq"`,
 				`s.yaml:8: feeds.NVDA.nope: no source named "nope" in sources`,
 			},

@@ -42,7 +42,7 @@ type Base struct {
 // settings' (FinalAtClose is 0).
 func NewBase(s Settings, d Deps, o ClientOptions, cov Coverage) Base {
 	d = d.WithDefaults()
-	cov.Rate = s.Rate
+	cov.Rate, cov.Quota = s.Rate, s.Quota
 	cov.FinalAfter = max(s.FinalAfter, 0)
 	return Base{client: NewClient(s, d, o), key: s.Key, now: d.Now, log: d.Logger, cov: cov}
 }

@@ -117,6 +117,8 @@ type Client struct {
 	date    atomic.Pointer[ServerDate] // the last response's Date header (date.go)
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
+	budget  Budget // counts the requests against quota, and keeps the breaker (quota.go)
+	quota   Quota
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -182,7 +184,12 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
+		budget:  d.Budget,
+		quota:   s.Quota,
 		Sleep:   clock.Sleep,
+	}
+	if c.budget == nil {
+		c.budget = NewMemoryBudget()
 	}
 	for _, o := range append([]string{s.BaseURL}, o.Origins...) {
 		if u, err := url.Parse(o); err == nil && u.Host != "" {
@@ -328,6 +335,9 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		if err := c.wait(ctx); err != nil {
 			return nil, c.transportError(err)
 		}
+		if err := c.spend(ctx); err != nil {
+			return nil, err // not sent: over quota, or the source's breaker is open
+		}
 		start, sent := time.Now(), c.deps.Now()
 		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
 		var resp *Response
@@ -369,13 +379,16 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		}
 		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
 		if !retryable {
+			c.refused(ctx, resp, 0)
 			return &result{resp: resp, val: val}, nil
 		}
 		wait := RetryAfter(resp.Header, c.deps.Now())
 		// A provider that asks for a longer pause than we would ever back off is told so by
-		// its caller, which can schedule around it, rather than asked again too early.
+		// its caller, which can schedule around it, rather than asked again too early, and is
+		// not asked again before then (its breaker opens).
 		pause := c.backoff(attempt, wait)
 		if attempt >= c.retries || wait > maxBackoff || !c.fits(ctx, pause) {
+			c.refused(ctx, resp, wait)
 			e := c.StatusError(resp, FirstLine(resp.Body))
 			e.RetryAfter = wait
 			return nil, e

@@ -53,7 +53,8 @@ type Coverage struct {
 	// fetched sooner is provisional (its close may still change), and a minute with no bar
 	// yet may still get one (see Final). 0: final when the minute ends.
 	FinalAfter time.Duration
-	Rate       Rate // the request rate the source is held to
+	Rate       Rate  // the request rate the source is held to
+	Quota      Quota // the requests it may send per hour, day or month (quota.go)
 
 	// How the provider divides history into requests, which sets the fewest requests a range
 	// costs (the backfill's floor). Cut is how one request's window is bounded; Dates is the
@@ -206,6 +207,8 @@ type Settings struct {
 	// is final. 0: the type's Factory.FinalAfter; FinalAtClose (any negative value): when the
 	// minute ends.
 	FinalAfter time.Duration
+	// Quota is sources.yaml's quota: nil means the type's DefaultQuota, NoQuota none.
+	Quota Quota
 	// Options holds the type's own keys (for example alpaca's feed, json's price_path), as
 	// declared in its Factory.Options.
 	Options map[string]string
@@ -217,6 +220,9 @@ type Deps struct {
 	Now       func() time.Time
 	Logger    *slog.Logger
 	Transport http.RoundTripper // nil means http.DefaultTransport
+	// Budget counts every request against its source's quota and keeps its breaker (quota.go):
+	// the host's store, shared by every process on it; nil means a MemoryBudget per client.
+	Budget Budget
 }
 
 // WithDefaults fills the zero fields of d.
@@ -259,6 +265,9 @@ type Factory struct {
 	// it is final, from its documentation or recorded behaviour (each adapter cites it in its
 	// README and beside its DefaultFinalAfter). 0: final when the minute ends.
 	FinalAfter time.Duration
+	// DefaultQuota is the provider's free-tier quota (its README cites it), which a source is
+	// held to when sources.yaml sets no quota: nil when the provider publishes none.
+	DefaultQuota Quota
 	// New builds a source. Adapter sets it to Keyed (so a bad option is an *OptionError naming
 	// its key and a missing key is ErrNoKey) followed by Build.
 	New func(s Settings, d Deps) (Source, error)

@@ -389,3 +389,17 @@ func TestSourcesSayWhatEachSourceDid(t *testing.T) {
 		t.Errorf("stopped at the deadline: %v, want %v", got, want)
 	}
 }
+
+// A source over its quota is named so on the page, and drawn as a failure: it was not asked.
+func TestTheSourceOverQuotaIsNamed(t *testing.T) {
+	over := feeds.Quote{Source: "alphavantage", Symbol: "NVDA", Status: feeds.StatusOverQuota, DistanceCentiBps: -1,
+		Err: "alphavantage: over quota: its quota of 25/day is used up until 2026-11-28T09:12:00Z"}
+	ok := feeds.Quote{Source: "alpaca", Symbol: "NVDA", Status: feeds.StatusOK, Price: numeric.MustPrice("180.00")}
+	res := feeds.Result{Symbol: "NVDA", Minute: time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC), Agreed: true, Price: ok.Price, Quotes: []feeds.Quote{ok, over}}
+	views := minuteViews([]feeds.Result{res}, limits{toleranceBps: 50, sharePercent: 50})
+	for _, s := range views[0].Sources {
+		if s.Name == "alphavantage" && (s.Status != "over_quota" || !s.Bad) {
+			t.Errorf("the source over quota is shown %q, bad %v", s.Status, s.Bad)
+		}
+	}
+}

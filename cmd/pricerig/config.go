@@ -123,7 +123,7 @@ func newConfigCheckCmd(a *app) *cobra.Command {
 		Use:   "check [--config FILE] [--sim URL] [--json]",
 		Short: "Validate sources.yaml and print it resolved",
 		Long: `Load the spec, check every key, and print it resolved: each source with its type, base URL,
-rate, whether its keys are set and what it covers; the feeds; the splits; the warnings (a source
+rate and quota, whether its keys are set and what it covers; the feeds; the splits; the warnings (a source
 whose key variable is unset is skipped, not an error).
 
 Exit 0 when the spec loads; exit 2 with every problem (file:line: key: message) when it does not.`,
@@ -200,7 +200,8 @@ type sourceView struct {
 	Type       string            `json:"type"`
 	BaseURL    string            `json:"base_url"`
 	Rate       string            `json:"rate"`
-	Keys       string            `json:"keys"` // set, not needed, or missing
+	Quota      string            `json:"quota"` // its requests an hour, a day or a month: "none" without one
+	Keys       string            `json:"keys"`  // set, not needed, or missing
 	Missing    string            `json:"missing,omitempty"`
 	Sessions   []string          `json:"sessions"`
 	Lookback   string            `json:"lookback"`
@@ -239,7 +240,7 @@ func specViewOf(spec *feeds.Spec) specView {
 	}
 	for _, s := range spec.Sources {
 		sv := sourceView{
-			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(),
+			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(), Quota: s.Quota.String(),
 			Sessions: specSessions(s.Coverage.Sessions), Lookback: specLimit(s.Coverage.Lookback),
 			MaxWindow: specLimit(s.Coverage.MaxWindow), Adjustment: string(s.Coverage.Adjustment),
 			Delay: specDuration(s.Coverage.Delay), FinalAfter: specDuration(s.Coverage.FinalAfter), Options: s.Options,
@@ -287,9 +288,9 @@ func printSpec(w io.Writer, v specView) {
 
 	fmt.Fprintln(w, "\nsources:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY\tFINAL AFTER")
+	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tQUOTA\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY\tFINAL AFTER")
 	for _, s := range v.Sources {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Quota, s.Keys,
 			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay, s.FinalAfter)
 	}
 	tw.Flush()

@@ -77,11 +77,11 @@ type quoteOutput struct {
 
 func newPriceCmd(a *app) *cobra.Command {
 	var sf specFlags
-	var asJSON, noWait bool
+	var asJSON, noWait, noCache bool
 	var db string
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--db prices.db] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -91,6 +91,14 @@ min_sources remain. The answer is price × 10^8.
 
 MINUTE is RFC 3339 UTC (2026-11-27T15:30Z or 2026-11-27T15:30:00Z) or unix seconds, aligned to
 the minute. The table shows every source's price, bar time, status and distance to the answer.
+
+Every bar a source returns is kept in a bar ledger, and the price is derived from what it holds:
+--db names its store (a SQLite file or a postgres:// URL, made if missing; a minute a backfill
+stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_HOME/pricerig/),
+and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
+window around the minute (its date, or the month or dates it answers at once), or the rest of a
+day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
+asked: its status is over_quota until it has room again.
 
 A source's bar is final only once its final_after has passed (sources.yaml; each provider's
 documented default): before that its close may still change, and a minute it has no bar for may
@@ -130,12 +138,19 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
 			}
 			a.warn(spec)
-			if db != "" { // a backfilled minute needs no fetch (backfill.go)
-				if done, err := a.priceFromStore(cmd.Context(), db, spec, symbol, minute, asJSON); done || err != nil {
+			store, err := openLedger(db, noCache, a.logger())
+			if err != nil {
+				return err
+			}
+			if store != nil {
+				defer store.Close()
+				// a backfilled minute needs no fetch (backfill.go)
+				if done, err := a.priceFromStore(cmd.Context(), store, db != "", spec, symbol, minute, asJSON); done || err != nil {
 					return err
 				}
 			}
-			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait})
+			deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+			r, err := feeds.New(spec, ledgerDeps(deps, store))
 			if err != nil {
 				return failed("%v", err)
 			}
@@ -144,6 +159,10 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 				opts = append(opts, feeds.WaitFinal(priceNow().Add(wait)))
 			}
 			res, err := r.Price(cmd.Context(), symbol, minute, opts...)
+			if store != nil {
+				// the sources an early quorum left out keep their bars for the next minute
+				defer r.Drain()
+			}
 			switch {
 			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
 				return badInput("%v", err)
@@ -165,7 +184,8 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled (a SQLite file or a postgres:// URL), when it holds the minute; else ask the sources")
+	cmd.Flags().StringVar(&db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().BoolVar(&noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
 	cmd.Flags().DurationVar(&wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
 	cmd.MarkFlagsMutuallyExclusive("wait", "no-wait")
