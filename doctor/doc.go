@@ -6,6 +6,8 @@
 //     key variables set, the key accepted, the plan entitled to 1-minute bars (told by the
 //     adapters' typed errors: sources.ErrNotEntitled under a 401's ErrUnauthorized), the
 //     provider reachable, and its latest bar's age against its final_after (sources.go);
+//   - each source's requests left by its quota and its breaker, read from the ledger price and
+//     the rig spend from, the doctor's own request spent there too (quota.go);
 //   - this machine's clock against the providers' Date headers and the chain head's time
 //     (clock.go);
 //   - with a chain: the node's chain id, the contract's code, job 2 against the spec, the

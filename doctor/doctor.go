@@ -53,6 +53,11 @@ type Options struct {
 	// Journal and Store are the rig's journal and the price history (--journal, --db): a
 	// SQLite path or a postgres:// URL; "" leaves them out.
 	Journal, Store string
+	// Ledger is the store whose quota counts and breakers the sources spend from (the rig's
+	// ledger beside its journal, price's --db or per-user cache): the doctor's requests are
+	// counted there and each source's quota left is read from it. Used only when there and
+	// current (nothing is made or migrated); "" or otherwise, this run's requests alone.
+	Ledger string
 	// Timeout bounds the whole run; default DefaultTimeout.
 	Timeout time.Duration
 	// MaxSkew is the clock skew past which the clock fails; default DefaultMaxSkew.
@@ -116,6 +121,10 @@ func Run(ctx context.Context, o Options) Report {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
+	budget, budgetAt, closeBudget := openBudget(ctx, o.Ledger)
+	defer closeBudget()
+	o.Deps.Budget = budget
+
 	var wg sync.WaitGroup
 	var probes []probe
 	var chain chainResult
@@ -132,8 +141,11 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	wg.Wait()
 
-	for _, p := range probes {
+	for i, p := range probes {
 		rep.Checks = append(rep.Checks, p.checks...)
+		if s := o.Spec.Sources[i]; s.Usable() {
+			rep.Checks = append(rep.Checks, checkQuota(ctx, budget, budgetAt, s, p, rep.At))
+		}
 	}
 	rep.Checks = append(rep.Checks, checkClock(probes, chain.head, rep.At, o.MaxSkew, o.Chain != nil))
 	rep.Checks = append(rep.Checks, chain.checks...)

@@ -97,7 +97,11 @@ func probeSource(ctx context.Context, o Options, s feeds.SourceSpec) probe {
 			p.date = &date
 		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, sources.ErrNotSent):
+		p.checks = []Check{notSent(line, s, err)}
+		return p
+	case err != nil:
 		p.checks = []Check{refused(line, s, symbol, err)}
 		return p
 	}

@@ -57,6 +57,10 @@ journal   (--journal) there, reachable, writable (a write rolled back: nothing c
           schema current (older: it will migrate, a warning; newer: a failure), and on PostgreSQL
           each lease of instances sharing it, who holds it and how old it is.
 store     (--db) the same of the price history the rig answers stored minutes from.
+quota     each source's requests left today (and this hour or month) by its quota, read from
+          the ledger price and the rig spend from (the rig's beside --journal, else --db, else
+          the per-user cache): the doctor's one request is counted there too. A source over its
+          quota (over_quota) or whose breaker a plan refusal opened (breaker_open) is not asked.
 
 Nothing is sent on chain and no database is migrated. Exit 0 when nothing failed (warnings
 allowed), 1 when a check failed, 2 on bad input. --json prints one object (each check's check, subject, verdict,
@@ -142,7 +146,7 @@ func (f *doctorFlags) options(cmd *cobra.Command) (doctor.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	o = doctor.Options{Spec: spec, Journal: f.journal, Store: f.db, Timeout: f.timeout, MaxSkew: f.maxSkew,
+	o = doctor.Options{Spec: spec, Journal: f.journal, Store: f.db, Ledger: budgetLedger(f.journal, f.db), Timeout: f.timeout, MaxSkew: f.maxSkew,
 		// no logger: what a source warns of (a retry, a late bar) the checks say
 		Deps: sources.Deps{Now: priceNow}}
 	if !fl.Changed("network") && !fl.Changed("rpc") && !fl.Changed("contract") {
@@ -153,6 +157,23 @@ func (f *doctorFlags) options(cmd *cobra.Command) (doctor.Options, error) {
 	}
 	o.Chain, err = f.chainOptions(cmd.Context(), spec)
 	return o, err
+}
+
+// budgetLedger is the store whose quota counts the doctor reads and spends from: the rig's
+// ledger beside its journal, else the store --db names (as price and audit keep theirs), else
+// the per-user cache.
+func budgetLedger(journal, db string) string {
+	switch {
+	case journal != "":
+		return ledgerBeside(journal)
+	case db != "":
+		return db
+	}
+	path, err := userCache()
+	if err != nil {
+		return ""
+	}
+	return path
 }
 
 // chainOptions resolves the chain flags as every chain command does, dials the node (a node

@@ -113,6 +113,9 @@ func TestDoctorJSONNamesEachSourceFault(t *testing.T) {
 		"source fmp":        "fail plan_refused",
 		"source twelvedata": "fail unreachable",
 		"clock":             "ok",
+		// what each may still send, and the breaker the plan refusal opened
+		"quota yahoo": "ok", "quota twelvedata": "ok",
+		"quota fmp": "warn breaker_open",
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -123,6 +126,9 @@ func TestDoctorJSONNamesEachSourceFault(t *testing.T) {
 		t.Errorf("checks %v, want %v", got, want)
 	}
 	for _, c := range r.Checks {
+		if c.Check != "source" {
+			continue
+		}
 		switch c.Subject {
 		case "finnhub":
 			if !strings.Contains(c.Detail, "FINNHUB_API_KEY") || !strings.Contains(c.Fix, "FINNHUB_API_KEY") {
@@ -138,7 +144,7 @@ func TestDoctorJSONNamesEachSourceFault(t *testing.T) {
 			}
 		}
 	}
-	if r.Exit != 1 || r.Counts["fail"] != 3 || r.Counts["ok"] != 3 {
+	if r.Exit != 1 || r.Counts["fail"] != 3 || r.Counts["warn"] != 1 || r.Counts["ok"] != 5 {
 		t.Errorf("exit %d, counts %v", r.Exit, r.Counts)
 	}
 	if !strings.Contains(stderr, "doctor: 3 checks failed (missing_key, plan_refused, unreachable)") {
@@ -155,7 +161,7 @@ func TestDoctorTextAllOK(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 6 || !strings.HasPrefix(lines[0], "pricerig doctor at 2026-11-24T15:35:30Z: 0 fail, 0 warn, 5 ok") {
+	if len(lines) != 8 || !strings.HasPrefix(lines[0], "pricerig doctor at 2026-11-24T15:35:30Z: 0 fail, 0 warn, 7 ok") {
 		t.Fatalf("report:\n%s", out)
 	}
 	for _, l := range lines[1:] {

@@ -302,7 +302,6 @@ func pageRole(j *rigjournal.DBJournal, r *rig.Runner) string {
 	return "follower"
 }
 
-// removeStoreFiles removes an SQLite file and its WAL companions.
 // ledgerBeside is where a rig keeps its bar ledger: in the journal's PostgreSQL database, or
 // beside its SQLite file (rig.db: rig.ledger.db). SQLite keeps one schema version a file, so
 // the two stores cannot share one.
@@ -313,6 +312,7 @@ func ledgerBeside(journal string) string {
 	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".ledger.db"
 }
 
+// removeStoreFiles removes an SQLite file and its WAL companions.
 func removeStoreFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		_ = os.Remove(path + suffix)
