@@ -52,6 +52,7 @@ type rigFlags struct {
 	instance       string
 	logJSON        bool
 	verbose        bool
+	keep           history.Retention
 }
 
 func newRigCmd(a *app) *cobra.Command {
@@ -121,6 +122,8 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second, "with a PostgreSQL journal: how long the lease of the keys lasts unrenewed before a follower takes over")
 	fl.StringVar(&f.instance, "instance", "", "with a PostgreSQL journal: this instance's name in the lease (default host/pid/random)")
+	fl.DurationVar(&f.keep.Bars, "ledger-keep", history.DefaultRetention.Bars, "keep the bar ledger's bars that no answer used this long (0: for ever); an answer's evidence is kept for --evidence-keep")
+	fl.DurationVar(&f.keep.Evidence, "evidence-keep", history.DefaultRetention.Evidence, "keep the bars each answer was derived from (pricerig explain --task) this long (0: for ever, as the journal keeps its tasks)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log debug detail (every request)")
 	return cmd
@@ -200,6 +203,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 	}()
 	logger.Info("bar ledger", "target", ledger.Path())
+	if ledgerAt != f.db { // never prune a backfill's history
+		go ledger.PruneEvery(ctx, f.keep, 6*time.Hour, time.Now, logger)
+	}
 	reconciler, err := feeds.New(spec, ledgerDeps(feeds.Deps{Deps: sources.Deps{Logger: logger}}, ledger))
 	if err != nil {
 		return failed("%v", err)
@@ -266,6 +272,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
+		Evidence: history.Evidencer{Store: ledger},
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
@@ -172,4 +174,36 @@ func sameRow(table string) string {
 		out += "t." + k + " = " + table + "." + k
 	}
 	return out
+}
+
+// EvidenceFor is the evidence of task answered res at at: the days res was derived from.
+func EvidenceFor(task uint64, res feeds.Result, at time.Time) Evidence {
+	return Evidence{Task: task, Symbol: res.Symbol, Minute: res.Minute, Answered: at, Price: res.Price, Span: res.Read()}
+}
+
+// Evidencer keeps a rig's answers' evidence in the store (rig.EvidenceKeeper).
+type Evidencer struct{ Store *Store }
+
+// KeepEvidence keeps the evidence of task answered res at at.
+func (e Evidencer) KeepEvidence(ctx context.Context, task uint64, res feeds.Result, at time.Time) error {
+	return e.Store.KeepEvidence(ctx, EvidenceFor(task, res, at))
+}
+
+// PruneEvery prunes the store by r now and then every period until ctx ends, logging what it
+// dropped (a failure is logged and tried again next time).
+func (s *Store) PruneEvery(ctx context.Context, r Retention, period time.Duration, now func() time.Time, log *slog.Logger) {
+	for {
+		p, err := s.Prune(ctx, r, now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("pruning the bar ledger", "error", err)
+		case p != (Pruned{}):
+			log.Info("pruned the bar ledger", "bar_days", p.BarDays, "windows", p.Windows, "revisions", p.Revisions, "evidence", p.Evidence)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
 }

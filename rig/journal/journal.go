@@ -267,6 +267,11 @@ func (j *DBJournal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
 	return j.query(ctx, `WHERE updated_at >= ? ORDER BY task_id, rig_id`, fmtTime(t))
 }
 
+// Task returns every rig's entry of one task, by rig (pricerig explain --task).
+func (j *DBJournal) Task(ctx context.Context, taskID uint64) ([]Entry, error) {
+	return j.query(ctx, `WHERE task_id = ? ORDER BY rig_id`, int64(taskID))
+}
+
 // RefusalReason returns why the spec refused a task, as this journal's rigs recorded it when
 // they answered the spec's refusal_answer; found is false when none of them refused it (or none
 // was drawn for it). `pricerig answer` and `order --wait` print it as "refused by the spec: …".
