@@ -199,6 +199,38 @@ func TestExplainTaskAgainstTheJournal(t *testing.T) {
 		t.Fatalf("task 41: %+v, answer %d, want %d rederived with evidence and rig 3", e.Task, e.AnswerE8, int64(price))
 	}
 
+	// backfill export --evidence: the task's answer with the bars of every source it read
+	code, out, stderr = runCLI(t, "backfill", "export", "--db", ledgerPath, "--format", "jsonl", "--evidence")
+	if code != exitOK {
+		t.Fatalf("export --evidence: exit %d: %s", code, stderr)
+	}
+	var line struct {
+		Task   uint64 `json:"task"`
+		Scaled int64  `json:"scaled"`
+		Bars   []struct {
+			Source, Bar, Fetched string
+			Final                bool
+		} `json:"bars"`
+	}
+	if err := json.Unmarshal([]byte(out), &line); err != nil || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+		t.Fatalf("not one JSON line (%v):\n%s", err, out)
+	}
+	atMinute := map[string]bool{}
+	for _, b := range line.Bars {
+		if !b.Final || b.Fetched == "" {
+			t.Errorf("bar %+v not final with its fetch time", b)
+		}
+		if sameInstant(t, b.Bar, minute) {
+			atMinute[b.Source] = true
+		}
+	}
+	if line.Task != 41 || line.Scaled != int64(price) || len(atMinute) < 2 {
+		t.Errorf("evidence line: task %d, scaled %d, bars at the minute of %v", line.Task, line.Scaled, atMinute)
+	}
+	if code, _, _ := runCLI(t, "backfill", "export", "--db", ledgerPath, "--format", "parquet", "--evidence"); code != exitBadInput {
+		t.Errorf("parquet evidence: exit %d", code)
+	}
+
 	code, out, stderr = runCLI(t, "explain", "--json", "--task", "42", "--journal", journalPath)
 	if code != exitFailure || !strings.Contains(stderr, "is not the one committed") {
 		t.Fatalf("explain --task 42: exit %d: %s", code, stderr)

@@ -43,16 +43,16 @@ func (s *Store) KeepEvidence(ctx context.Context, e Evidence) error {
 		last = e.Span.From
 	}
 	return s.write(ctx, func(tx wtx) error {
-		return tx.Exec(ctx, `INSERT INTO evidence (task, symbol, minute, answered, price, day_from, day_to)
-VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task) DO NOTHING`,
-			int64(e.Task), e.Symbol, e.Minute.Unix(), e.Answered.Unix(), int64(e.Price), day(e.Span.From), day(last))
+		return tx.Exec(ctx, `INSERT INTO evidence (task, symbol, minute, answered, price, read_from, read_to, day_from, day_to)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task) DO NOTHING`,
+			int64(e.Task), e.Symbol, e.Minute.Unix(), e.Answered.Unix(), int64(e.Price), e.Span.From.Unix(), ceilUnix(e.Span.To), day(e.Span.From), day(last))
 	})
 }
 
 // EvidenceOf reads a task's evidence; ok is false when none is kept.
 func (s *Store) EvidenceOf(ctx context.Context, task uint64) (e Evidence, ok bool, err error) {
 	var minute, answered, price, from, to int64
-	err = s.db.QueryRowContext(ctx, s.Q(`SELECT symbol, minute, answered, price, day_from, day_to FROM evidence WHERE task = ?`), int64(task)).
+	err = s.db.QueryRowContext(ctx, s.Q(`SELECT symbol, minute, answered, price, read_from, read_to FROM evidence WHERE task = ?`), int64(task)).
 		Scan(&e.Symbol, &minute, &answered, &price, &from, &to)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, false, nil
@@ -61,14 +61,14 @@ func (s *Store) EvidenceOf(ctx context.Context, task uint64) (e Evidence, ok boo
 		return e, false, err
 	}
 	e.Task, e.Minute, e.Answered, e.Price = task, unix(minute), unix(answered), numeric.Scaled(price)
-	e.Span = market.Span{From: unix(from), To: unix(to).Add(24 * time.Hour)}
+	e.Span = market.Span{From: unix(from), To: unix(to)}
 	return e, true, nil
 }
 
 // Evidences lists the evidence kept, by task.
 func (s *Store) Evidences(ctx context.Context) ([]Evidence, error) {
 	var out []Evidence
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT task, symbol, minute, answered, price, day_from, day_to FROM evidence ORDER BY task`))
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT task, symbol, minute, answered, price, read_from, read_to FROM evidence ORDER BY task`))
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Store) Evidences(ctx context.Context) ([]Evidence, error) {
 			return nil, err
 		}
 		e.Task, e.Minute, e.Answered, e.Price = uint64(task), unix(minute), unix(answered), numeric.Scaled(price)
-		e.Span = market.Span{From: unix(from), To: unix(to).Add(24 * time.Hour)}
+		e.Span = market.Span{From: unix(from), To: unix(to)}
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -308,7 +308,9 @@ CREATE TABLE evidence (
 	minute   INTEGER NOT NULL, -- the task's minute, unix seconds
 	answered INTEGER NOT NULL, -- when the rig answered, unix seconds
 	price    INTEGER NOT NULL, -- the answer × 10^8
-	day_from INTEGER NOT NULL, -- the first UTC day (midnight, unix seconds) read
+	read_from INTEGER NOT NULL, -- the span of the ledger its derivation read: [read_from, read_to)
+	read_to   INTEGER NOT NULL,
+	day_from INTEGER NOT NULL, -- the first UTC day (midnight, unix seconds) of the span
 	day_to   INTEGER NOT NULL  -- the last
 );
 CREATE INDEX evidence_days ON evidence (symbol, day_from, day_to);
@@ -319,6 +321,8 @@ CREATE TABLE evidence (
 	minute   BIGINT NOT NULL,
 	answered BIGINT NOT NULL,
 	price    BIGINT NOT NULL,
+	read_from BIGINT NOT NULL,
+	read_to   BIGINT NOT NULL,
 	day_from BIGINT NOT NULL,
 	day_to   BIGINT NOT NULL
 );
