@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -246,5 +248,88 @@ func TestExplainTaskAgainstTheJournal(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != exitBadInput {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
+	}
+}
+
+// A task a devnet's rigs answered, committed and revealed: the first process's ledger (beside
+// its journal, as pricerig rig keeps it) holds the evidence, and explain --task, offline (the
+// spec's own providers, no simulator), derives the committed answer again, with each of the
+// process's rigs' reveal and its distance to the stored median.
+func TestExplainTaskADevnetAnswered(t *testing.T) {
+	c := startChainT(t, devnet.Options{Ledger: true})
+	ids, err := c.d.Order(c.ctx, []string{"NVDA"}, devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.d.WaitSettled(c.ctx, 1, ids); err != nil {
+		t.Fatal(err)
+	}
+	journal := c.d.JournalPath(0)
+	j, err := rigjournal.OpenExistingJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the settlement is journaled after the chain's event: wait for the process to record it
+	var entries []rigjournal.Entry
+	for settled := false; !settled; {
+		if entries, err = j.Task(c.ctx, ids[0]); err != nil || len(entries) == 0 {
+			t.Fatalf("the first process's journal holds %d entries of task %d (%v)", len(entries), ids[0], err)
+		}
+		settled = true
+		for _, e := range entries {
+			settled = settled && e.State == rigjournal.StateSettled
+		}
+		select {
+		case <-c.ctx.Done():
+			t.Fatalf("the journal's entries never settled: %+v", entries)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	j.Close()
+	for i := range c.d.Runners {
+		if err := c.d.Kill(i); err != nil { // every rig stopped, its journal and ledger closed
+			t.Fatal(err)
+		}
+	}
+	for _, p := range sim.Providers() {
+		c.d.Sim.SetFault(p, sim.Fault5xx) // and every source down
+	}
+
+	code, out, stderr := runCLI(t, "explain", "--json", "--task", strconv.FormatUint(ids[0], 10), "--journal", journal, "--config", instantSpec(t))
+	if code != exitOK {
+		t.Fatalf("explain --task: exit %d: %s\n%s", code, stderr, out)
+	}
+	e := decodeExplain(t, out)
+	if e.Task == nil || !e.Task.Rederived || !e.Task.Evidence || e.Task.CommittedE8 != int64(entries[0].Price) || e.AnswerE8 != int64(entries[0].Price) {
+		t.Fatalf("task %+v, answer %d; the journal committed %s", e.Task, e.AnswerE8, entries[0].Price)
+	}
+	if len(e.Task.Rigs) != len(entries) {
+		t.Errorf("%d rigs shown, the journal holds %d", len(e.Task.Rigs), len(entries))
+	}
+	var raw struct {
+		Task struct {
+			Rigs []struct {
+				Revealed     string `json:"revealed"`
+				StoredMedian string `json:"stored_median"`
+				DistanceBps  string `json:"distance_bps"`
+			} `json:"rigs"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw.Task.Rigs {
+		if r.Revealed != e.Task.Committed || r.StoredMedian == "" || r.DistanceBps == "" {
+			t.Errorf("rig %+v: want revealed %s, a stored median and a distance", r, e.Task.Committed)
+		}
+	}
+	used := 0
+	for _, s := range e.Sources {
+		if s.Used {
+			used++
+		}
+	}
+	if used < 2 {
+		t.Errorf("%d sources used", used)
 	}
 }
