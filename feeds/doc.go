@@ -21,4 +21,9 @@
 // whether it was final, when it was fetched. A source not final yet is not_final, never carried
 // and never counted; WaitFinal waits for it, LastResort counts provisional bars when a deadline
 // comes first.
+//
+// Rederive (rederive.go, over Offline: the spec's sources over a ledger, with a budget that
+// sends nothing) is Price's computation again from the ledger alone, for `pricerig explain`:
+// the same plan, Derive and Reconcile, with each source's trace (its bars around the minute
+// and the derivation that picked one).
 package feeds
