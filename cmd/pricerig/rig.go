@@ -102,6 +102,9 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 					return err
 				}
 			}
+			if f.keep.Bars < 0 || f.keep.Evidence < 0 {
+				return badInput("--ledger-keep and --evidence-keep must not be negative (0 keeps for ever)")
+			}
 			return runRig(cmd.Context(), a, f)
 		},
 	}
@@ -204,7 +207,10 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}()
 	logger.Info("bar ledger", "target", ledger.Path())
 	if ledgerAt != f.db { // never prune a backfill's history
-		go ledger.PruneEvery(ctx, f.keep, 6*time.Hour, time.Now, logger)
+		pruneCtx, stopPruning := context.WithCancel(ctx)
+		pruned := make(chan struct{})
+		go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
+		defer func() { stopPruning(); <-pruned }() // before the ledger closes
 	}
 	reconciler, err := feeds.New(spec, ledgerDeps(feeds.Deps{Deps: sources.Deps{Logger: logger}}, ledger))
 	if err != nil {
