@@ -59,6 +59,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			return rep, err
 		}
 		tr, o.Symbol, o.Minute = &t, t.Symbol, t.Minute
+		if t.Refusal != "" {
+			// the spec refused the task: its answer is the refusal_answer every rig gave, not a
+			// price of the ledger's
+			t.Rederived = true
+			return Report{Symbol: t.Symbol, Minute: t.Minute, Reason: "the spec refused the task: " + t.Refusal,
+				Sources: []Source{}, Revisions: []Revision{}, Task: &t}, nil
+		}
 	}
 	off, err := feeds.Offline(o.Spec, o.Ledger)
 	if err != nil {

@@ -127,4 +127,10 @@ func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
 	if _, err := Run(ctx, Options{Spec: spec, Ledger: st, Task: 10}); err == nil || !strings.Contains(err.Error(), "task 10") {
 		t.Errorf("an unknown task: %v", err)
 	}
+	// a task the spec refused (a symbol no feed has) is explained by its refusal, not priced
+	refused := tasks{{TaskID: 11, RigID: 1, Symbol: "XYZ", Minute: minute, Price: 0, Refusal: "XYZ is not a feed of the spec"}}
+	rep, err = Run(ctx, Options{Spec: spec, Ledger: st, Journal: refused, Task: 11})
+	if err != nil || rep.Task == nil || !rep.Task.Rederived || !strings.Contains(rep.Reason, "not a feed") || len(rep.Sources) != 0 {
+		t.Errorf("a refused task: %+v (task %+v), %v", rep, rep.Task, err)
+	}
 }

@@ -135,6 +135,8 @@ func runExplain(ctx context.Context, a *app, o explainOpts) error {
 	switch {
 	case err != nil:
 		return err
+	case rep.Task != nil && rep.Task.Refusal != "":
+		return nil // answered the spec's refusal_answer, as every rig did
 	case !rep.Agreed:
 		return failed("no answer from the ledger: %s", rep.Reason)
 	case rep.Task != nil && !rep.Task.Rederived:
