@@ -133,9 +133,10 @@ func (s *Store) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, 
 		if p.BarDays, err = deleted(ctx, tx, `bar_days t WHERE day < ?`+unpinned("t.day"), before); err != nil {
 			return err
 		}
-		// a window ends in the day of its last minute; one that ended before the cut and held
-		// no pinned day's minute goes
-		if p.Windows, err = deleted(ctx, tx, `coverage t WHERE seen_to <= ? AND win_to <= ?`+unpinned("(t.win_from - t.win_from % 86400)")+unpinned("((t.seen_to - 1) - (t.seen_to - 1) % 86400)"), before, before); err != nil {
+		// a window (a day, a run of dates, a month) goes when it ended before the cut and no
+		// evidence's days overlap its own
+		if p.Windows, err = deleted(ctx, tx, `coverage t WHERE seen_to <= ? AND win_to <= ? AND NOT EXISTS (SELECT 1 FROM evidence e
+WHERE e.symbol = t.symbol AND e.day_from <= t.seen_to - 1 AND e.day_to + 86400 > t.win_from)`, before, before); err != nil {
 			return err
 		}
 		p.Revisions, err = deleted(ctx, tx, `bar_revisions t WHERE minute < ?`+unpinned("(t.minute - t.minute % 86400)"), before)

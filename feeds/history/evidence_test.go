@@ -40,6 +40,13 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 			keep(src, other, 200, 201)
 			keep(src, recent, 300)
 		}
+		// a month's window (Alpha Vantage's request) over the pinned day: it says which minutes
+		// of the day had no trade, and stays with it
+		month := market.Span{From: ny(2026, time.March, 1, 0, 0), To: ny(2026, time.March, 31, 0, 0)}
+		if err := s.Keep(ctx, feeds.Kept{Source: "alphavantage", Symbol: "NVDA", Span: month, Bars: []sources.Bar{bar(used, 103)},
+			Fetched: month.To, FinalTo: month.To, Requests: 1}); err != nil {
+			t.Fatal(err)
+		}
 		ev := Evidence{Task: 7, Symbol: "NVDA", Minute: used, Answered: used.Add(2 * time.Minute), Price: 103,
 			Span: market.Span{From: used.Add(-3 * time.Minute), To: used.Add(time.Minute)}}
 		if err := s.KeepEvidence(ctx, ev); err != nil {
@@ -86,6 +93,9 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 		if held(used) != pinned || revisions(used) != 2 || held(recent) != recentHeld {
 			t.Errorf("pinned day: %d held of %d, %d revisions of 2; the recent day %d of %d", held(used), pinned, revisions(used), held(recent), recentHeld)
 		}
+		if h, err := s.Held(ctx, "alphavantage", "NVDA", used.Add(-time.Minute), used.Add(time.Minute)); err != nil || len(h.Windows) != 1 || len(h.Bars) != 1 {
+			t.Errorf("the month over the pinned day: %+v (%v)", h, err)
+		}
 		// nothing more to prune: the same again drops nothing
 		if p, err := s.Prune(ctx, Retention{Bars: 30 * 24 * time.Hour}, now); err != nil || p != (Pruned{}) {
 			t.Errorf("second prune %+v, %v", p, err)
@@ -94,7 +104,7 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 		// a year and more later the evidence goes, and its days with it
 		later := now.Add(400 * 24 * time.Hour)
 		p, err = s.Prune(ctx, Retention{Bars: 30 * 24 * time.Hour, Evidence: 365 * 24 * time.Hour}, later)
-		if err != nil || p.Evidence != 1 || p.BarDays != 4 {
+		if err != nil || p.Evidence != 1 || p.BarDays != 5 || p.Windows != 5 {
 			t.Errorf("pruned %+v (%v), want the evidence and every day left", p, err)
 		}
 		if _, ok, _ := s.EvidenceOf(ctx, 7); ok || held(used) != 0 {
