@@ -22,11 +22,13 @@ import (
 type doctorJSON struct {
 	Exit   int            `json:"exit"`
 	Counts map[string]int `json:"counts"`
-	Checks []struct {
-		Check, Subject, Verdict, Problem, Detail, Fix string
-		ErrorKind                                     string `json:"error_kind"`
-	} `json:"checks"`
-	Kept string `json:"kept"`
+	Checks []doctorCheck  `json:"checks"`
+	Kept   string         `json:"kept"`
+}
+
+type doctorCheck struct {
+	Check, Subject, Verdict, Problem, Detail, Fix string
+	ErrorKind                                     string `json:"error_kind"`
 }
 
 func decodeDoctor(t *testing.T, out string) doctorJSON {
@@ -286,5 +288,45 @@ func TestDoctorOnADevnetThatAnswered(t *testing.T) {
 	defer j.Close()
 	if _, b, ok, err := j.LastDoctor(c.ctx); err != nil || !ok || !strings.Contains(string(b), `"check":"break_even"`) {
 		t.Fatalf("the journal's last doctor report: ok=%v err=%v %s", ok, err, b)
+	}
+}
+
+// doctor --db reads the quota counts price keeps in the same store, and spends its own request
+// there: after a price and a doctor, the quota left is the quota less every request the
+// simulator saw.
+func TestDoctorQuotaFromPricesLedger(t *testing.T) {
+	srv, url := startSim(t, auditNow)
+	spec := doctorSpec(t, url, "yahoo", "pyth")
+	body, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = []byte(strings.Replace(string(body), "  yahoo: {type: yahoo,", "  yahoo: {type: yahoo, quota: 50/day,", 1))
+	if err := os.WriteFile(spec, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withKeys(t, "PYTH_API_KEY")
+	db := filepath.Join(t.TempDir(), "ledger.db")
+	minute := auditNow.Add(-time.Hour).Truncate(time.Minute).Format(time.RFC3339)
+	if code, _, stderr := runCLI(t, "price", "--config", spec, "--db", db, "NVDA", minute); code != exitOK {
+		t.Fatalf("price: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := runCLI(t, "doctor", "--json", "--config", spec, "--db", db)
+	if code != exitOK {
+		t.Fatalf("doctor: exit %d: %s\n%s", code, stderr, out)
+	}
+	var quota *doctorCheck
+	r := decodeDoctor(t, out)
+	for i, c := range r.Checks {
+		if c.Check == "quota" && c.Subject == "yahoo" {
+			quota = &r.Checks[i]
+		}
+	}
+	want := fmt.Sprintf("%d of 50/day left (the ledger at %s)", 50-srv.Requests("yahoo"), db)
+	if quota == nil || quota.Verdict != "ok" || quota.Detail != want {
+		t.Fatalf("quota yahoo: %+v, want ok %q", quota, want)
+	}
+	if srv.Requests("yahoo") < 2 {
+		t.Errorf("the simulator saw %d yahoo requests: price's and the doctor's", srv.Requests("yahoo"))
 	}
 }
