@@ -15,11 +15,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
@@ -35,12 +37,19 @@ type Tasks interface {
 	Task(ctx context.Context, taskID uint64) ([]journal.Entry, error)
 }
 
+// Chain reads a task on chain (the AgentRig client): every drawn rig's reveal and the stored
+// answer.
+type Chain interface {
+	Task(ctx context.Context, taskID *big.Int) (agentrig.AgentRigTaskInfo, error)
+}
+
 // Options say what to explain: a symbol and minute, or a task (whose symbol and minute the
 // journal, else the ledger's evidence, holds).
 type Options struct {
 	Spec    *feeds.Spec
 	Ledger  Ledger
 	Journal Tasks // nil without --journal
+	Chain   Chain // nil without a chain: a task's reveals are then our rigs' alone (the journal's)
 	Symbol  string
 	Minute  time.Time
 	Task    uint64 // 0: Symbol and Minute
@@ -101,8 +110,44 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if tr != nil {
 		tr.Rederived = rep.Agreed && rep.Answer == tr.Committed
 		rep.Task = tr
+		if o.Chain != nil {
+			if err := onChain(ctx, o.Chain, tr); err != nil {
+				return rep, err
+			}
+		}
 	}
 	return rep, nil
+}
+
+// onChain reads every drawn rig's reveal of the task and its distance to the stored answer (the
+// median the contract kept), once the task is settled.
+func onChain(ctx context.Context, c Chain, t *TaskReport) error {
+	info, err := c.Task(ctx, new(big.Int).SetUint64(t.ID))
+	if err != nil {
+		return fmt.Errorf("reading task %d on chain: %w", t.ID, err)
+	}
+	var stored *numeric.Scaled
+	if agentrig.Phase(info.Phase) == agentrig.PhaseSettled {
+		if a := numeric.AnswerInt(info.Answer); a.IsInt64() {
+			v := numeric.Scaled(a.Int64())
+			stored, t.StoredMedian, t.Agreed = &v, &v, &info.Agreed
+		}
+	}
+	t.Reveals = []Reveal{}
+	for i, rig := range info.RigIds {
+		r := Reveal{Rig: rig, DistanceCentiBps: -1}
+		if info.RevealedMask&(1<<i) != 0 && i < len(info.Answers) {
+			if a := numeric.AnswerInt(info.Answers[i]); a.IsInt64() {
+				v := numeric.Scaled(a.Int64())
+				r.Revealed = &v
+				if stored != nil {
+					r.DistanceCentiBps = numeric.DistanceCentiBps(v, *stored)
+				}
+			}
+		}
+		t.Reveals = append(t.Reveals, r)
+	}
+	return nil
 }
 
 // taskOf reads a task's answer: our rigs' entries in the journal, and the evidence the ledger

@@ -67,6 +67,31 @@ type TaskReport struct {
 	Rederived  bool           `json:"rederived"` // the answer derived again equals the committed one
 	Refusal    string         `json:"refusal,omitempty"`
 	Rigs       []RigAnswer    `json:"rigs"`
+	// With a chain: the stored answer, whether the task agreed, and every drawn rig's reveal.
+	StoredMedian *numeric.Scaled `json:"-"`
+	Agreed       *bool           `json:"agreed,omitempty"`
+	Reveals      []Reveal        `json:"reveals,omitempty"`
+}
+
+// Reveal is one drawn rig's answer on chain and its distance to the stored median.
+type Reveal struct {
+	Rig              uint64          `json:"rig"`
+	Revealed         *numeric.Scaled `json:"-"`
+	DistanceCentiBps int64           `json:"-"`
+}
+
+// MarshalJSON adds the answer revealed ("" when none was) and its distance.
+func (r Reveal) MarshalJSON() ([]byte, error) {
+	type plain Reveal
+	var dist string
+	if r.DistanceCentiBps >= 0 {
+		dist = feeds.FormatCentiBps(r.DistanceCentiBps)
+	}
+	return json.Marshal(struct {
+		plain
+		Revealed    string `json:"revealed,omitempty"`
+		DistanceBps string `json:"distance_bps,omitempty"`
+	}{plain(r), ptrText(r.Revealed), dist})
 }
 
 // RigAnswer is one of our rigs' answer to the task, from the journal.
@@ -196,12 +221,13 @@ func (t TaskReport) MarshalJSON() ([]byte, error) {
 	type plain TaskReport
 	return json.Marshal(struct {
 		plain
-		Symbol      string     `json:"symbol"`
-		Minute      time.Time  `json:"minute"`
-		Committed   string     `json:"committed"`
-		CommittedE8 int64      `json:"committed_e8"`
-		AnsweredAt  *time.Time `json:"answered_at,omitempty"`
-	}{plain(t), t.Symbol, t.Minute, t.Committed.String(), int64(t.Committed), timePtr(t.AnsweredAt)})
+		Symbol       string     `json:"symbol"`
+		Minute       time.Time  `json:"minute"`
+		Committed    string     `json:"committed"`
+		CommittedE8  int64      `json:"committed_e8"`
+		AnsweredAt   *time.Time `json:"answered_at,omitempty"`
+		StoredMedian string     `json:"stored_median,omitempty"`
+	}{plain(t), t.Symbol, t.Minute, t.Committed.String(), int64(t.Committed), timePtr(t.AnsweredAt), ptrText(t.StoredMedian)})
 }
 
 // MarshalJSON adds the rig's answers and its distance to the stored median.

@@ -102,6 +102,24 @@ func (r Report) WriteText(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+	if t := r.Task; t != nil && t.Reveals != nil {
+		b.WriteString("\nevery drawn rig (on chain)")
+		if t.StoredMedian != nil {
+			fmt.Fprintf(&b, ", stored median %s, agreed %v", *t.StoredMedian, *t.Agreed)
+		}
+		b.WriteString(":\n")
+		for _, rv := range t.Reveals {
+			if rv.Revealed == nil {
+				fmt.Fprintf(&b, "  rig %d: no reveal\n", rv.Rig)
+				continue
+			}
+			fmt.Fprintf(&b, "  rig %d: revealed %s", rv.Rig, *rv.Revealed)
+			if rv.DistanceCentiBps >= 0 {
+				fmt.Fprintf(&b, ", %s bps from the stored median", fmtCenti(rv.DistanceCentiBps))
+			}
+			b.WriteString("\n")
+		}
+	}
 	if len(r.Revisions) > 0 {
 		b.WriteString("\nbars revised by a later fetch:\n")
 		for _, v := range r.Revisions {

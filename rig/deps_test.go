@@ -36,7 +36,7 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		module + "/rig/internal/nodetest": nil,
 		module + "/audit":                 {journal, agentrig},
 		module + "/doctor":                {journal, agentrig},
-		module + "/explain":               {journal},
+		module + "/explain":               {journal, agentrig},
 		module + "/web":                   {journal, agentrig},
 		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet},
 	}

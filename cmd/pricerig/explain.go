@@ -17,6 +17,8 @@ func init() { register(newExplainCmd) }
 // explainOpts is what `pricerig explain` was asked.
 type explainOpts struct {
 	spec    specFlags
+	chain   chainFlags
+	onChain bool // --network, --rpc or --contract given: a task's reveals are read on chain
 	db      string
 	journal string
 	task    uint64
@@ -28,15 +30,16 @@ type explainOpts struct {
 func newExplainCmd(a *app) *cobra.Command {
 	var o explainOpts
 	cmd := &cobra.Command{
-		Use:   "explain (SYMBOL MINUTE | --task N) [--db prices.db] [--journal rig.db] [--json]",
+		Use:   "explain (SYMBOL MINUTE | --task N [--network NAME] [--rpc URL] [--contract 0x…]) [--db prices.db] [--journal rig.db] [--json]",
 		Short: "Show how an answer was made, derived again from the bar ledger alone",
 		Long: `Derive the answer of a minute (or of a task the rig answered) again from the bar ledger alone,
 with no request to any source, and show how it is made: each source's bars around the minute as
 the ledger holds them (time, close, volume, when fetched, final or provisional), the bar each
 source used or carried from and why, the outliers dropped, the lower median and the answer
 × 10^8. For --task N: the answer the journal's rigs committed and revealed, their distance to the
-stored median, and whether the answer derived again equals the one committed. A stored bar a
-later fetch changed is listed, marked when changed after the answer.
+stored median, and whether the answer derived again equals the one committed; with a chain
+(--network, --rpc or --contract), every drawn rig's reveal on chain and its distance to the
+stored median. A stored bar a later fetch changed is listed, marked when changed after the answer.
 
 The ledger is the store --db names, else the rig's beside --journal (rig.ledger.db, or the
 journal's PostgreSQL database), else the per-user cache price fills. A task's symbol and minute
@@ -56,6 +59,7 @@ is not; 2 for bad input.`,
 		},
 	}
 	o.spec.register(cmd)
+	o.chain.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&o.db, "db", "", "the bar ledger to read (a SQLite file or a postgres:// URL; default: the rig's beside --journal, else the per-user cache)")
 	fl.StringVar(&o.journal, "journal", "", "the rig's journal (SQLite path or postgres:// URL): a task's rigs and answers")
@@ -73,6 +77,10 @@ func (o *explainOpts) parse(cmd *cobra.Command, args []string) error {
 		return badInput("--task must be a task id, got 0")
 	case !cmd.Flags().Changed("task") && len(args) != 2:
 		return badInput("give SYMBOL MINUTE (like NVDA 2026-11-27T15:30Z) or --task N")
+	}
+	o.onChain = cmd.Flags().Changed("network") || cmd.Flags().Changed("rpc") || cmd.Flags().Changed("contract")
+	if o.onChain && !cmd.Flags().Changed("task") {
+		return badInput("the chain is read for a task: give --task N with --network, --rpc or --contract")
 	}
 	for _, name := range []string{"db", "journal"} {
 		if v := cmd.Flags().Lookup(name).Value.String(); v != "" {
@@ -122,6 +130,14 @@ func runExplain(ctx context.Context, a *app, o explainOpts) error {
 		}
 		defer j.Close()
 		opts.Journal = j
+	}
+	if o.onChain {
+		conn, err := o.chain.connect(ctx, spec)
+		if err != nil {
+			return err
+		}
+		defer conn.client.Close()
+		opts.Chain = conn.contract
 	}
 	rep, err := explain.Run(ctx, opts)
 	if err != nil {

@@ -244,7 +244,7 @@ func TestExplainTaskAgainstTheJournal(t *testing.T) {
 	if code, _, stderr := runCLI(t, "explain", "--task", "43", "--journal", journalPath); code != exitFailure || !strings.Contains(stderr, "task 43") {
 		t.Errorf("an unknown task: exit %d: %s", code, stderr)
 	}
-	for _, args := range [][]string{{"explain"}, {"explain", "NVDA"}, {"explain", "--task", "41", "NVDA", minute}, {"explain", "--db", ledgerPath, "NVDA", "2026-11-27T15:30:30Z"}, {"explain", "--db", ledgerPath, "XYZ", minute}} {
+	for _, args := range [][]string{{"explain"}, {"explain", "NVDA"}, {"explain", "--task", "41", "NVDA", minute}, {"explain", "--db", ledgerPath, "NVDA", "2026-11-27T15:30:30Z"}, {"explain", "--db", ledgerPath, "XYZ", minute}, {"explain", "--db", ledgerPath, "--rpc", "http://127.0.0.1:1", "NVDA", minute}} {
 		if code, _, stderr := runCLI(t, args...); code != exitBadInput {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
@@ -299,6 +299,14 @@ func TestExplainTaskADevnetAnswered(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("explain --task: exit %d: %s\n%s", code, stderr, out)
 	}
+	if e := decodeExplain(t, out); e.Task == nil || !e.Task.Rederived {
+		t.Fatalf("offline: %+v", e.Task)
+	}
+	// with the chain: every drawn rig's reveal and its distance to the stored median
+	code, out, stderr = c.cli("explain", "--json", "--task", strconv.FormatUint(ids[0], 10), "--journal", journal)
+	if code != exitOK {
+		t.Fatalf("explain --task: exit %d: %s\n%s", code, stderr, out)
+	}
 	e := decodeExplain(t, out)
 	if e.Task == nil || !e.Task.Rederived || !e.Task.Evidence || e.Task.CommittedE8 != int64(entries[0].Price) || e.AnswerE8 != int64(entries[0].Price) {
 		t.Fatalf("task %+v, answer %d; the journal committed %s", e.Task, e.AnswerE8, entries[0].Price)
@@ -308,6 +316,13 @@ func TestExplainTaskADevnetAnswered(t *testing.T) {
 	}
 	var raw struct {
 		Task struct {
+			StoredMedian string `json:"stored_median"`
+			Agreed       *bool  `json:"agreed"`
+			Reveals      []struct {
+				Rig         uint64 `json:"rig"`
+				Revealed    string `json:"revealed"`
+				DistanceBps string `json:"distance_bps"`
+			} `json:"reveals"`
 			Rigs []struct {
 				Revealed     string `json:"revealed"`
 				StoredMedian string `json:"stored_median"`
@@ -321,6 +336,21 @@ func TestExplainTaskADevnetAnswered(t *testing.T) {
 	for _, r := range raw.Task.Rigs {
 		if r.Revealed != e.Task.Committed || r.StoredMedian == "" || r.DistanceBps == "" {
 			t.Errorf("rig %+v: want revealed %s, a stored median and a distance", r, e.Task.Committed)
+		}
+	}
+	if raw.Task.StoredMedian == "" || raw.Task.Agreed == nil || !*raw.Task.Agreed || len(raw.Task.Reveals) != int(c.d.Spec.Job.Quorum) {
+		t.Fatalf("on chain: stored %q, agreed %v, %d reveals (quorum %d)", raw.Task.StoredMedian, raw.Task.Agreed, len(raw.Task.Reveals), c.d.Spec.Job.Quorum)
+	}
+	ours := map[uint64]bool{}
+	for _, r := range e.Task.Rigs {
+		ours[r.Rig] = true
+	}
+	for _, r := range raw.Task.Reveals {
+		if r.Revealed == "" || r.DistanceBps == "" {
+			t.Errorf("reveal %+v: want an answer and its distance", r)
+		}
+		if ours[r.Rig] && r.Revealed != e.Task.Committed {
+			t.Errorf("our rig %d revealed %s on chain, committed %s", r.Rig, r.Revealed, e.Task.Committed)
 		}
 	}
 	used := 0
