@@ -64,12 +64,23 @@ func (r Report) WriteText(w io.Writer) error {
 		return err
 	}
 	b.WriteString("(* counted in the answer)\n")
+	if err := r.writeBars(&b); err != nil {
+		return err
+	}
+	r.writeRigs(&b)
+	r.writeRevisions(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeBars writes each source's bars around the minute as the ledger holds them.
+func (r Report) writeBars(b *strings.Builder) error {
 	for _, s := range r.Sources {
 		if len(s.Bars) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s's bars in the ledger around the minute:\n", s.Source)
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(b, "\n%s's bars in the ledger around the minute:\n", s.Source)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  time\tclose\tvolume\tfetched at\t")
 		for _, bar := range s.Bars {
 			state := "provisional"
@@ -89,15 +100,20 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// writeRigs writes our rigs' answers (the journal) and, with a chain, every drawn rig's reveal.
+func (r Report) writeRigs(b *strings.Builder) {
 	if t := r.Task; t != nil && len(t.Rigs) > 0 {
 		b.WriteString("\nour rigs (the journal):\n")
 		for _, rig := range t.Rigs {
-			fmt.Fprintf(&b, "  rig %d %s: committed %s", rig.Rig, rig.State, rig.Committed)
+			fmt.Fprintf(b, "  rig %d %s: committed %s", rig.Rig, rig.State, rig.Committed)
 			if rig.Revealed != nil {
-				fmt.Fprintf(&b, ", revealed %s", *rig.Revealed)
+				fmt.Fprintf(b, ", revealed %s", *rig.Revealed)
 			}
 			if rig.StoredMedian != nil {
-				fmt.Fprintf(&b, ", stored median %s, distance %s bps", *rig.StoredMedian, fmtCenti(rig.DistanceCentiBps))
+				fmt.Fprintf(b, ", stored median %s, distance %s bps", *rig.StoredMedian, fmtCenti(rig.DistanceCentiBps))
 			}
 			b.WriteString("\n")
 		}
@@ -105,21 +121,25 @@ func (r Report) WriteText(w io.Writer) error {
 	if t := r.Task; t != nil && t.Reveals != nil {
 		b.WriteString("\nevery drawn rig (on chain)")
 		if t.StoredMedian != nil {
-			fmt.Fprintf(&b, ", stored median %s, agreed %v", *t.StoredMedian, *t.Agreed)
+			fmt.Fprintf(b, ", stored median %s, agreed %v", *t.StoredMedian, *t.Agreed)
 		}
 		b.WriteString(":\n")
 		for _, rv := range t.Reveals {
 			if rv.Revealed == nil {
-				fmt.Fprintf(&b, "  rig %d: no reveal\n", rv.Rig)
+				fmt.Fprintf(b, "  rig %d: no reveal\n", rv.Rig)
 				continue
 			}
-			fmt.Fprintf(&b, "  rig %d: revealed %s", rv.Rig, *rv.Revealed)
+			fmt.Fprintf(b, "  rig %d: revealed %s", rv.Rig, *rv.Revealed)
 			if rv.DistanceCentiBps >= 0 {
-				fmt.Fprintf(&b, ", %s bps from the stored median", fmtCenti(rv.DistanceCentiBps))
+				fmt.Fprintf(b, ", %s bps from the stored median", fmtCenti(rv.DistanceCentiBps))
 			}
 			b.WriteString("\n")
 		}
 	}
+}
+
+// writeRevisions writes the bars a later fetch revised.
+func (r Report) writeRevisions(b *strings.Builder) {
 	if len(r.Revisions) > 0 {
 		b.WriteString("\nbars revised by a later fetch:\n")
 		for _, v := range r.Revisions {
@@ -130,11 +150,9 @@ func (r Report) WriteText(w io.Writer) error {
 			if v.AfterAnswer {
 				note += " (after the answer)"
 			}
-			fmt.Fprintf(&b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), v.Old, v.New, v.Seen.UTC().Format(time.RFC3339), note)
+			fmt.Fprintf(b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), v.Old, v.New, v.Seen.UTC().Format(time.RFC3339), note)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // DistanceBpsText is the distance to the answer (or median) in bps with two decimals.
