@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/shopspring/decimal"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
@@ -150,32 +148,12 @@ type Balance struct {
 // rigs, a few hundred thousand gas each; 0.001 ETH is weeks of that on an Arbitrum chain.
 const DefaultMinBalance = "0.001"
 
-// ParseETH reads an amount of ether as decimal text ("0.001") into wei, exactly; more than 18
-// decimals or a negative amount is an error.
-func ParseETH(text string) (*big.Int, error) {
-	text = strings.TrimSpace(text)
-	d, err := decimal.NewFromString(text)
-	if err != nil || len(text) > 64 {
-		return nil, fmt.Errorf("%q is not an amount of ETH", text)
-	}
-	// an exponent like 1e999999999 would make a number of a billion digits
-	if e := d.Exponent(); e > 30 || e < -60 {
-		return nil, fmt.Errorf("%q: out of range", text)
-	}
-	if d.IsNegative() {
-		return nil, fmt.Errorf("%q: an amount of ETH cannot be negative", text)
-	}
-	wei := d.Shift(18)
-	if !wei.Equal(wei.Truncate(0)) {
-		return nil, fmt.Errorf("%q: more decimals than wei (18)", text)
-	}
-	return wei.BigInt(), nil
-}
+// ParseETH reads an amount of ether as decimal text ("0.001") into wei, exactly
+// (numeric.ParseETH).
+func ParseETH(text string) (*big.Int, error) { return numeric.ParseETH(text) }
 
-// FormatETH prints wei as ether, exactly, without trailing zeros.
-func FormatETH(wei *big.Int) string {
-	return decimal.NewFromBigInt(wei, 0).Shift(-18).String()
-}
+// FormatETH prints wei as ether, exactly, without trailing zeros (numeric.FormatETH).
+func FormatETH(wei *big.Int) string { return numeric.FormatETH(wei) }
 
 // CheckBalances reports the addresses holding less than min wei.
 func CheckBalances(balances []Balance, min *big.Int) []Finding {

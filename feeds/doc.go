@@ -22,6 +22,11 @@
 // and never counted; WaitFinal waits for it, LastResort counts provisional bars when a deadline
 // comes first.
 //
+// Rederive (rederive.go, over Offline: the spec's sources over a ledger, with a budget that
+// sends nothing) is Price's computation again from the ledger alone, for `pricerig explain`:
+// the same plan, Derive and Reconcile, with each source's trace (its bars around the minute
+// and the derivation that picked one).
+//
 // Files:
 //   - spec.go: Spec and what it holds (networks, the job, sources, feeds, rules); spec_load.go:
 //     Load and LoadFile, the loader walking the YAML; spec_sources.go: a source entry checked
@@ -36,5 +41,6 @@
 //     (New, Price, the sources built from the spec) and its rounds; gather.go: a round's sources
 //     asked at once and the wait for finality; fetch.go: one source's fetch through the ledger;
 //     reread.go: Reread, every source asked again for bars the ledger holds final (the audit's
-//     revisions).
+//     revisions); rederive.go: Rederive and Offline, Price's computation again from
+//     the ledger alone (explain).
 package feeds

@@ -144,6 +144,22 @@ type Result struct {
 	Quotes      []Quote // one per source of the spec, in spec order
 }
 
+// Read is the span of the ledger the answer's quotes were derived from: from the earliest bar a
+// quote used to the end of the effective minute (Minute's when Effective is unset).
+func (r Result) Read() market.Span {
+	eff := r.Effective
+	if eff.IsZero() {
+		eff = r.Minute
+	}
+	s := market.Span{From: eff, To: eff.Add(time.Minute)}
+	for _, q := range r.Quotes {
+		if !q.BarTime.IsZero() && q.BarTime.Before(s.From) {
+			s.From = q.BarTime
+		}
+	}
+	return s
+}
+
 // NotFinal lists the sources whose quote is not final yet, in spec order.
 func (r Result) NotFinal() []string {
 	var out []string

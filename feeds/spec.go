@@ -5,6 +5,8 @@ package feeds
 // holds the YAML readers that keep every value's line.
 
 import (
+	"math/big"
+
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -37,12 +39,17 @@ type Network struct {
 	Line     int
 }
 
-// Job is the on-chain job the spec answers.
+// Job is the on-chain job the spec answers: a NUMERIC job (an answer is a price, within the
+// tolerance of the median) as it was published. The rig reads the chain's; `pricerig doctor`
+// holds the chain's to this.
 type Job struct {
 	ID           uint32
 	Scale        int // decimal places of an answer; job 2 uses numeric.Scale
 	ToleranceBps uint32
 	Quorum       int
+	// Price is what an orderer pays per task, Slash what a drawn rig loses for an answer outside
+	// the agreement or a missed window, in wei (price: and slash: in ETH).
+	Price, Slash *big.Int
 }
 
 // SourceSpec is one entry of the sources: block, resolved: secrets read from the environment (or
@@ -143,7 +150,9 @@ type SimTarget struct {
 // DefaultFile is the name problems are reported under when LoadOptions.File is empty.
 const DefaultFile = "sources.yaml"
 
-// DefaultJob is job 2 as published: NUMERIC, 0.50 %, quorum 3, answers scaled by 10^8.
+// DefaultJob is job 2 as the seed's launch table publishes it: NUMERIC, 0.50 %, quorum 3,
+// 0.00001 ETH a task and 0.00001 ETH of slash, answers scaled by 10^8.
 func DefaultJob() Job {
-	return Job{ID: 2, Scale: numeric.Scale, ToleranceBps: 50, Quorum: 3}
+	launch := big.NewInt(10_000_000_000_000) // 0.00001 ETH
+	return Job{ID: 2, Scale: numeric.Scale, ToleranceBps: 50, Quorum: 3, Price: launch, Slash: new(big.Int).Set(launch)}
 }

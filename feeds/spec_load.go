@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"regexp"
 	"sort"
@@ -286,10 +287,36 @@ func (l *loader) job(n ast.Node, job *Job) {
 			if v, ok := l.integer(e.value, path, 2, 5); ok {
 				job.Quorum = int(v)
 			}
+		case "price":
+			if wei, ok := l.eth(e.value, path, numeric.MinPriceWei, numeric.MaxPriceWei); ok {
+				job.Price = wei
+			}
+		case "slash":
+			if wei, ok := l.eth(e.value, path, big.NewInt(0), numeric.MaxSlashWei); ok {
+				job.Slash = wei
+			}
 		default:
-			l.errorf(e.node, path, "unknown key (want id, scale, tolerance_bps, quorum)")
+			l.errorf(e.node, path, "unknown key (want id, scale, tolerance_bps, quorum, price, slash)")
 		}
 	}
+}
+
+// eth reads an amount of ETH ("0.00001", exact to the wei) between lo and hi wei.
+func (l *loader) eth(n ast.Node, path string, lo, hi *big.Int) (*big.Int, bool) {
+	text, ok := l.scalar(n, path)
+	if !ok {
+		return nil, false
+	}
+	wei, err := numeric.ParseETH(text)
+	switch {
+	case err != nil:
+		l.errorf(n, path, "%v", err)
+		return nil, false
+	case wei.Cmp(lo) < 0 || wei.Cmp(hi) > 0:
+		l.errorf(n, path, "%s ETH is outside %s to %s ETH", numeric.FormatETH(wei), numeric.FormatETH(lo), numeric.FormatETH(hi))
+		return nil, false
+	}
+	return wei, true
 }
 
 func (l *loader) rules(n ast.Node, r *Rules) {

@@ -14,7 +14,7 @@ import (
 
 const goodSpec = `version: 1
 spec_uri: ipfs://job2
-job: {id: 2, scale: 8, tolerance_bps: 50, quorum: 3}
+job: {id: 2, scale: 8, tolerance_bps: 50, quorum: 3, price: 0.00002, slash: 1.5e-5}
 reconcile:
   min_sources: 3
   outlier_bps: 30
@@ -61,7 +61,9 @@ func TestLoadGood(t *testing.T) {
 	if len(spec.Warnings) != 0 {
 		t.Errorf("warnings: %v", spec.Warnings)
 	}
-	if spec.Version != 1 || spec.SpecURI != "ipfs://job2" || spec.Job != (Job{ID: 2, Scale: 8, ToleranceBps: 50, Quorum: 3}) {
+	j := spec.Job
+	if spec.Version != 1 || spec.SpecURI != "ipfs://job2" || j.ID != 2 || j.Scale != 8 || j.ToleranceBps != 50 || j.Quorum != 3 ||
+		j.Price.String() != "20000000000000" || j.Slash.String() != "15000000000000" {
 		t.Errorf("header: %+v %+v", spec, spec.Job)
 	}
 	if spec.RefusalAnswer == nil || *spec.RefusalAnswer != 7 {
@@ -104,13 +106,19 @@ func TestLoadGood(t *testing.T) {
 	}
 }
 
+// sameJob compares two jobs, their amounts by value.
+func sameJob(a, b Job) bool {
+	return a.ID == b.ID && a.Scale == b.Scale && a.ToleranceBps == b.ToleranceBps && a.Quorum == b.Quorum &&
+		a.Price.Cmp(b.Price) == 0 && a.Slash.Cmp(b.Slash) == 0
+}
+
 func TestLoadDefaultsForOmittedKeys(t *testing.T) {
 	spec, err := Load([]byte("version: 1\nsources:\n  p: {type: test-plain, base_url: 'http://x'}\nfeeds:\n  TSLA: {p: TSLA}\n"), LoadOptions{Getenv: env(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Job != DefaultJob() {
-		t.Errorf("job %+v", spec.Job)
+	if d := DefaultJob(); !sameJob(spec.Job, d) || d.Price.String() != "10000000000000" || d.Slash.String() != "10000000000000" {
+		t.Errorf("job %+v, want the launch table's job 2 (0.00001 ETH price and slash)", spec.Job)
 	}
 	if spec.RefusalAnswer != nil {
 		t.Errorf("refusal_answer %v without the key: a spec without the rule refuses nothing", *spec.RefusalAnswer)
@@ -233,6 +241,14 @@ feeds:
 				"s.yaml:5: sources.p.rattle: unknown key for type test-plain (want type, base_url, key_env, secret_env, rate, quota, timeout, retries, final_after, feed, sessions)",
 				`s.yaml:6: sources.q.type: unknown source type "nasdaq"`,
 				`s.yaml:8: feeds.NVDA.nope: no source named "nope" in sources`,
+			},
+		},
+		{
+			name: "a job's price and slash are ETH inside the seed's limits",
+			yaml: "version: 1\njob:\n  price: 2\n  slash: 0.0000000000000000001\nsources:\n  p: {type: test-plain, base_url: http://x}\nfeeds: {NVDA: {p: NVDA}}\n",
+			want: []string{
+				"s.yaml:3: job.price: 2 ETH is outside 0.000001 to 1 ETH",
+				`s.yaml:4: job.slash: "0.0000000000000000001": more decimals than wei (18)`,
 			},
 		},
 		{
@@ -457,7 +473,7 @@ func TestShippedSpec(t *testing.T) {
 		}
 	}
 	r := spec.Rules
-	if spec.Job != DefaultJob() || r.MinSources != 2 || r.OutlierBps != 25 || r.MaxCarry != 96*time.Hour ||
+	if !sameJob(spec.Job, DefaultJob()) || r.MinSources != 2 || r.OutlierBps != 25 || r.MaxCarry != 96*time.Hour ||
 		len(r.Sessions) != 3 || r.Sessions[0] != market.Pre || r.Deadline <= 0 || spec.SpecURI == "" {
 		t.Errorf("job %+v rules %+v spec_uri %q", spec.Job, r, spec.SpecURI)
 	}

@@ -38,6 +38,13 @@ const (
 	BpsDenominator  = 10_000
 )
 
+// The seed's limits of a job's price (0.000001 to 1 ETH) and slash (up to 0.01 ETH), in wei.
+var (
+	MinPriceWei = big.NewInt(1_000_000_000_000)
+	MaxPriceWei = big.NewInt(1_000_000_000_000_000_000)
+	MaxSlashWei = big.NewInt(10_000_000_000_000_000)
+)
+
 // Rule is what a job says about agreement.
 type Rule struct {
 	Kind         Kind

@@ -15,4 +15,5 @@
 //   - agree.go: Kind, Rule and Agree (the seed's agreement for NUMERIC and EXACT), LowerMedian and
 //     WithinTolerance.
 //   - float32.go: CanonicalFloat32, a float32 printed as a float64 read back in integers.
+//   - eth.go: ParseETH and FormatETH, an amount of ether as decimal text and wei (math/big).
 package numeric

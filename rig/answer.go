@@ -117,6 +117,12 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskVie
 		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
 			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
 	}
+	if ev := r.cfg.Evidence; ev != nil {
+		// kept before the commit can go out; losing it loses an explanation, never the answer
+		if err := ev.KeepEvidence(ctx, t.id, res, r.cfg.Now()); err != nil {
+			log.Warn("the answer's evidence was not kept", "error", err)
+		}
+	}
 	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
 		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored journal.Entry) {
 		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),

@@ -10,8 +10,8 @@ import (
 // TestTheRigLayersPointOneWay holds the direction of the rig tree's dependencies (issue 27):
 // the task values, the transaction manager and the journal import nothing of the rig's; the
 // AgentRig client builds on those three and never on the runner; nothing but the commands and the
-// devnet imports the runner; the audit and the operator's page read the journal (and the chain
-// through the AgentRig client) but never use the transaction manager; and no package below the rig
+// devnet imports the runner; the audit, the doctor, explain and the operator's page read the journal (and
+// the chain through the AgentRig client) but never use the transaction manager; and no package below the rig
 // (feeds, sources, market, numeric, internal) imports any of it. Test files aside: a test may
 // build whatever its assertions need.
 func TestTheRigLayersPointOneWay(t *testing.T) {
@@ -35,6 +35,8 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		module + "/rig/contract":          nil,
 		module + "/rig/internal/nodetest": nil,
 		module + "/audit":                 {journal, agentrig},
+		module + "/doctor":                {journal, agentrig},
+		module + "/explain":               {journal, agentrig},
 		module + "/web":                   {journal, agentrig},
 		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet},
 	}

@@ -27,6 +27,12 @@ type Pricer interface {
 	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
 }
 
+// EvidenceKeeper keeps what an answer was derived from for as long as the journal keeps its
+// task: the rig's bar ledger (feeds/history) pins the days res read.
+type EvidenceKeeper interface {
+	KeepEvidence(ctx context.Context, taskID uint64, res feeds.Result, at time.Time) error
+}
+
 // Config tunes a Runner. Zero values take the defaults noted.
 type Config struct {
 	Contract common.Address
@@ -67,6 +73,9 @@ type Config struct {
 	// Lease tunes the turns instances take on a shared (PostgreSQL) journal; with a SQLite
 	// journal the runner always leads.
 	Lease LeaseConfig
+	// Evidence, when set, keeps each answer's evidence (the bars of the ledger it was derived
+	// from) before the answer is journaled, for pricerig explain --task.
+	Evidence EvidenceKeeper
 	// Heads delivers new heads, so the runner looks at the chain as soon as a block arrives (see
 	// heads.go); nil means the backend's own subscription when it has one (an RPC client over
 	// websockets), polling alone otherwise.

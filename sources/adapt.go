@@ -320,8 +320,9 @@ func ProviderMessage(body []byte) string {
 
 // ResponseError is the error of a response whose status is not a success: StatusError with the
 // provider's explanation, in the kind the provider's own error shape says (ClientOptions.
-// ReadError), else sharpened by its words when the status alone does not say (a 404 "Ticker not
-// found" is an unknown symbol, a 400 "Invalid API key" is unauthorized).
+// ReadError; ErrNotEntitled there is an ErrUnauthorized it causes), else sharpened by its words
+// when the status alone does not say (a 404 "Ticker not found" is an unknown symbol, a 400
+// "Invalid API key" is unauthorized).
 func (c *Client) ResponseError(r *Response) *Error {
 	var msg string
 	var kind error
@@ -333,8 +334,12 @@ func (c *Client) ResponseError(r *Response) *Error {
 	}
 	e := c.StatusError(r, msg)
 	switch {
+	case errors.Is(kind, ErrNotEntitled):
+		e.Kind, e.Err = ErrUnauthorized, ErrNotEntitled
 	case kind != nil:
-		e.Kind = kind
+		// the provider's own shape says what it is, whatever the status suggested (a 403 that
+		// is Alpaca's answer to a wrong key is no plan's refusal)
+		e.Kind, e.Err = kind, nil
 	case e.Kind == ErrBadResponse && r.Status >= 400 && r.Status < 500:
 		e.Kind = ClassifyMessage(msg)
 	}
@@ -363,7 +368,10 @@ func (c *Client) Adopt(status int, err error) error {
 		}
 		out := c.Fail(e.Kind, status, e.Msg)
 		out.RetryAfter = e.RetryAfter
-		if e.Err != nil {
+		switch {
+		case errors.Is(e.Err, ErrNotEntitled):
+			out.Err = ErrNotEntitled // a cause the caller tells by errors.Is, with no text of the body's
+		case e.Err != nil:
 			out.Err = errors.New(c.Redact(e.Err.Error()))
 		}
 		return out

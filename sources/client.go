@@ -53,6 +53,14 @@ var ErrRedirect = errors.New("redirect not followed")
 // again, and reading stops at the cap.
 var ErrBodyTooLarge = errors.New("response body larger than its cap")
 
+// ErrNotEntitled is the cause of an *Error (kind ErrUnauthorized) when the provider knows the key
+// but its plan does not include what was asked: a 402 Payment Required (FMP's free plan: "Restricted
+// Endpoint"), a 403 Forbidden (RFC 9110 §15.5.4: the server understood the request and refuses it;
+// Finnhub's free keys, Alpaca's "subscription does not permit"), Massive's NOT_AUTHORIZED, Alpha
+// Vantage's premium endpoint. Another key does not help; another plan does. An adapter whose
+// provider answers a wrong key with 403 says so (ClientOptions.ReadError).
+var ErrNotEntitled = errors.New("the plan does not include it")
+
 // Body caps: a bar costs at most BarBytes of body in any provider's format (the widest, Alpha
 // Vantage's pretty-printed object per minute, is under 250), plus bodyOverhead of envelope.
 const (
@@ -105,7 +113,8 @@ type Client struct {
 	retries int
 	deps    Deps
 	flight  singleflight.Group
-	callers atomic.Int64 // Get calls in the flight (sent or joined), so tests can tell when callers have queued
+	callers atomic.Int64               // Get calls in the flight (sent or joined), so tests can tell when callers have queued
+	date    atomic.Pointer[ServerDate] // the last response's Date header (date.go)
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
 	budget  Budget // counts the requests against quota, and keeps the breaker (quota.go)
@@ -329,11 +338,12 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		if err := c.spend(ctx); err != nil {
 			return nil, err // not sent: over quota, or the source's breaker is open
 		}
-		start := time.Now()
+		start, sent := time.Now(), c.deps.Now()
 		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
 		var resp *Response
 		var val any
 		if err == nil {
+			c.noteDate(raw.Header(), sent, c.deps.Now())
 			if decode != nil && raw.IsSuccess() {
 				resp, val, err = c.stream(raw, target, limit, decode)
 			} else {

@@ -13,7 +13,8 @@
 //   - client.go: the shared HTTP client (timeouts, retries, body caps, redirects refused);
 //     failure.go: its errors, Retry-After, redaction of keys in what it reports; rate.go: Rate,
 //     a per-source request pace; quota.go: Quota, the Budget a client asks before each request
-//     (over_quota, breakers) and MemoryBudget.
+//     (over_quota, breakers) and MemoryBudget; date.go: ServerDate, the provider's last Date
+//     header and the skew it bounds (the doctor's clock check).
 //   - stream.go: Request, Fetch and Stream, decoding a body as it arrives; layout.go: Fields and
 //     Texts, the column readers adapters decode with.
 //   - window.go: Window and Windows, cutting a range into the requests a provider accepts, and

@@ -31,7 +31,7 @@ func (c *Client) transportError(err error) *Error {
 }
 
 // StatusError classifies a response that is not a success into an *Error: 401, 402 and 403 are
-// ErrUnauthorized, 429 ErrRateLimited (with its Retry-After), 5xx ErrUnavailable, anything else
+// ErrUnauthorized (402 and 403 caused by ErrNotEntitled), 429 ErrRateLimited (with its Retry-After), 5xx ErrUnavailable, anything else
 // ErrBadResponse. msg is the provider's explanation, which is redacted too.
 func (c *Client) StatusError(r *Response, msg string) *Error {
 	kind := ErrBadResponse
@@ -44,6 +44,9 @@ func (c *Client) StatusError(r *Response, msg string) *Error {
 		kind = ErrUnavailable
 	}
 	e := &Error{Source: c.name, Kind: kind, Status: r.Status, Msg: c.message(msg)}
+	if r.Status == http.StatusPaymentRequired || r.Status == http.StatusForbidden {
+		e.Err = ErrNotEntitled
+	}
 	if kind == ErrRateLimited {
 		e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
 	}

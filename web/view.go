@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/doctor"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/journal"
@@ -30,6 +31,7 @@ type Page struct {
 	TasksNote string // why there is no task
 	Minutes   []MinuteView
 	Audit     *AuditView
+	Doctor    *DoctorView
 	Balances  []Fact
 }
 
@@ -101,6 +103,15 @@ type AuditView struct {
 	Healthy  bool
 	Checks   []audit.CheckResult
 	Findings []audit.Finding
+}
+
+// DoctorView is the last `pricerig doctor` run kept in a journal: its counts and every check,
+// the failures and warnings first.
+type DoctorView struct {
+	At             string
+	Fail, Warn, OK int
+	Checks         []doctor.Check
+	Unreadable     string
 }
 
 // Money is what a task cost and earned one rig, in wei; nil when not known.
@@ -326,6 +337,32 @@ type auditRecord struct {
 	Healthy  bool                `json:"healthy"`
 	Checks   []audit.CheckResult `json:"checks"`
 	Findings []audit.Finding     `json:"findings"`
+}
+
+// doctorViewOf reads a kept doctor report (the JSON `doctor --json` prints).
+func doctorViewOf(at time.Time, report []byte) *DoctorView {
+	var r struct {
+		Checks []doctor.Check `json:"checks"`
+	}
+	v := &DoctorView{At: at.UTC().Format(time.RFC3339)}
+	if err := json.Unmarshal(report, &r); err != nil {
+		v.Unreadable = "the last doctor report in the journal is not readable: " + err.Error()
+		return v
+	}
+	rank := map[doctor.Verdict]int{doctor.Fail: 0, doctor.Warn: 1, doctor.OK: 2}
+	slices.SortStableFunc(r.Checks, func(a, b doctor.Check) int { return cmp.Compare(rank[a.Verdict], rank[b.Verdict]) })
+	for _, c := range r.Checks {
+		switch c.Verdict {
+		case doctor.Fail:
+			v.Fail++
+		case doctor.Warn:
+			v.Warn++
+		default:
+			v.OK++
+		}
+	}
+	v.Checks = r.Checks
+	return v
 }
 
 func auditViewOf(report []byte) (*AuditView, error) {

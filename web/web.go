@@ -1,12 +1,13 @@
 // Package web is the operator's page: one server-rendered HTML page that shows the rigs of a
-// process, their tasks, the sources behind the last priced minutes and the last audit findings,
-// kept current by server-sent events; and the same sections as a self-contained HTML report for
-// `pricerig audit --html`.
+// process, their tasks, the sources behind the last priced minutes, the last audit findings and
+// the last doctor run, kept current by server-sent events; and the same sections as a
+// self-contained HTML report for `pricerig audit --html`.
 //
-// It sits just under the command: cmd → web → audit → rig → feeds. It reads the audit's findings
-// and report types, the rig's journal entries and the contract's binding, and none of them knows
-// about it. What it reads goes through small interfaces it owns (Journal, AuditLog, Chain), so a
-// PostgreSQL journal or a recorded audit serve the page as the SQLite journal does.
+// It sits just under the command: cmd → web → audit (and doctor) → rig → feeds. It reads the
+// audit's findings and report types, the doctor's checks, the rig's journal entries and the
+// contract's binding, and none of them knows about it. What it reads goes through small
+// interfaces it owns (Journal, AuditLog, DoctorLog, Chain), so a PostgreSQL journal or a recorded
+// audit serve the page as the SQLite journal does.
 //
 // The page is read-only: it answers GET and HEAD only, takes no parameter, and shows no secret
 // the process knows: the chain URL only as scheme and host, and every error redacted as stdout
@@ -52,6 +53,12 @@ type Journal interface {
 // prints); *journal.DBJournal has it. A journal without it shows no audit section.
 type AuditLog interface {
 	LastAudit(ctx context.Context) (at time.Time, report []byte, ok bool, err error)
+}
+
+// DoctorLog gives the last doctor report kept in a journal (the JSON `pricerig doctor --json`
+// prints); *journal.DBJournal has it. A journal without one shows no doctor section.
+type DoctorLog interface {
+	LastDoctor(ctx context.Context) (at time.Time, report []byte, ok bool, err error)
 }
 
 // Ledgers give what each task cost and earned each rig; *journal.DBJournal has it.
@@ -171,7 +178,7 @@ func (s *Server) Build(ctx context.Context) Page {
 	p.Facts = append(p.Facts, Fact{"role", role})
 
 	var entries []journal.Entry
-	var auditAt time.Time
+	var auditAt, doctorAt time.Time
 	var ledgers []journal.Ledger
 	for _, proc := range o.Processes {
 		if lj, ok := proc.Journal.(Ledgers); ok && o.Money == nil {
@@ -192,6 +199,15 @@ func (s *Server) Build(ctx context.Context) Page {
 			for _, e := range es {
 				if slices.Contains(proc.RigIDs, e.RigID) || len(proc.RigIDs) == 0 {
 					entries = append(entries, e)
+				}
+			}
+			if log, ok := proc.Journal.(DoctorLog); ok {
+				at, report, found, err := log.LastDoctor(ctx)
+				switch {
+				case err != nil:
+					p.Doctor = &DoctorView{Unreadable: "unreadable: " + err.Error()}
+				case found && at.After(doctorAt):
+					p.Doctor, doctorAt = doctorViewOf(at, report), at
 				}
 			}
 			if log, ok := proc.Journal.(AuditLog); ok {

@@ -78,6 +78,7 @@ func testServer(t *testing.T) (*Server, *fakeJournal) {
 type fakeJournal struct {
 	entries []journal.Entry
 	audit   []byte
+	doctor  []byte
 }
 
 func (f *fakeJournal) Since(context.Context, time.Time) ([]journal.Entry, error) {
@@ -85,6 +86,42 @@ func (f *fakeJournal) Since(context.Context, time.Time) ([]journal.Entry, error)
 }
 func (f *fakeJournal) LastAudit(context.Context) (time.Time, []byte, bool, error) {
 	return time.Date(2026, 11, 27, 15, 45, 0, 0, time.UTC), f.audit, f.audit != nil, nil
+}
+func (f *fakeJournal) LastDoctor(context.Context) (time.Time, []byte, bool, error) {
+	return time.Date(2026, 11, 27, 15, 50, 0, 0, time.UTC), f.doctor, f.doctor != nil, nil
+}
+
+// The last doctor run kept in the journal is on the page: its counts, and each check, the
+// failures first, escaped.
+func TestThePageShowsTheLastDoctorRun(t *testing.T) {
+	s, j := testServer(t)
+	var b bytes.Buffer
+	if err := Render(&b, s.Build(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "no doctor run kept in this journal") {
+		t.Error("a journal without a doctor run does not say so")
+	}
+	j.doctor = []byte(`{"at":"2026-11-27T15:50:00Z","exit":1,"checks":[
+		{"check":"source","subject":"yahoo","verdict":"ok","detail":"key accepted"},
+		{"check":"bar_age","subject":"tiingo","verdict":"warn","problem":"bars_late","detail":"late"},
+		{"check":"source","subject":"<i>fmp</i>","verdict":"fail","problem":"plan_refused","detail":"HTTP 402","fix":"upgrade"}]}`)
+	b.Reset()
+	if err := Render(&b, s.Build(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"1 failed", "1 warning(s)", "1 ok", "run at 2026-11-27T15:50:00Z", "&lt;i&gt;fmp&lt;/i&gt;", `data-problem="plan_refused"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<i>fmp") {
+		t.Error("a check's subject is not escaped")
+	}
+	if f, w, o := strings.Index(page, `data-problem="plan_refused"`), strings.Index(page, `data-problem="bars_late"`), strings.Index(page, `data-check="source" data-problem=""`); f > w || w > o {
+		t.Errorf("rows not failures first: %d %d %d", f, w, o)
+	}
 }
 
 func TestThePageIsReadOnlyAndLoopbackOnly(t *testing.T) {

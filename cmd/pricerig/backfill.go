@@ -306,8 +306,9 @@ func printSummary(w io.Writer, s *backfill.Summary, db string) {
 
 func newBackfillExportCmd(a *app) *cobra.Command {
 	var db, format, symbolsText, fromText, toText, out string
+	var evidence bool
 	cmd := &cobra.Command{
-		Use:   "export --db prices.db --format csv|jsonl|parquet [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
+		Use:   "export --db prices.db --format csv|jsonl|parquet [--evidence] [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
 		Short: "Write the stored answers as CSV, JSON lines or Parquet",
 		Long: `Write the reconciled answers of a backfilled store, ordered by symbol and minute: symbol, minute,
 price (decimal), scaled (price × 10^8), sources, agreed, complete, error_kind. price and scaled
@@ -322,14 +323,23 @@ Parquet (--format parquet, for analysts' tools) holds the same rows, sorted by s
 in row groups of 65536 rows: minute (timestamp, UTC), symbol, scaled (int64, null without an
 answer), price (decimal text), agreed, sources_agreed, complete, reason, session, and sources, a
 repeated group of each source's source, status, scaled, price, bar (timestamp),
-distance_centibps, err and error_kind.`,
+distance_centibps, err and error_kind.
+
+--evidence writes instead the evidence a rig's bar ledger keeps of each answer it committed
+(--db rig.ledger.db, or the rig's PostgreSQL journal): in JSON lines one line a task (task,
+symbol, minute, answered, answer, scaled, and bars: every bar of every source its derivation
+read, with source, bar, close, close_scaled, volume, fetched and final); in CSV one row a bar.`,
 		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
+  pricerig backfill export --db rig.ledger.db --format jsonl --evidence
   pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07
   pricerig backfill export --db prices.db --format parquet --out prices.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != history.FormatCSV && format != history.FormatJSONL && format != history.FormatParquet {
 				return badInput("--format %q: want csv, jsonl or parquet", format)
+			}
+			if evidence && format == history.FormatParquet {
+				return badInput("--evidence exports as csv or jsonl")
 			}
 			var q history.Query
 			var err error
@@ -361,18 +371,23 @@ distance_centibps, err and error_kind.`,
 				defer f.Close()
 				w = f
 			}
-			n, err := store.Export(cmd.Context(), w, format, q)
+			export, what := store.Export, "answers"
+			if evidence {
+				export, what = store.ExportEvidence, "answers' evidence"
+			}
+			n, err := export(cmd.Context(), w, format, q)
 			if err != nil {
 				return failed("export: %v", err)
 			}
 			if out != "" {
-				fmt.Fprintf(a.stderr, "pricerig: %d answers written to %s\n", n, out)
+				fmt.Fprintf(a.stderr, "pricerig: %d %s written to %s\n", n, what, out)
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&db, "db", "prices.db", "the store to read: a SQLite file or a postgres:// URL")
+	f.BoolVar(&evidence, "evidence", false, "write the evidence a rig's ledger keeps of each answer it committed (the bars it was derived from) instead of the answers")
 	f.StringVar(&format, "format", "csv", "csv, jsonl or parquet")
 	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
 	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")

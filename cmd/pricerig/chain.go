@@ -58,12 +58,15 @@ func (c *chainConn) Close() { c.client.Close() }
 // pass through it before they are wrapped, so a test's buffer sees the same.
 func shownURL(raw string) string { return redact.String(raw) }
 
-// connect resolves the network, dials its node, checks eth_chainId first (exit 2 on a mismatch)
-// and binds the contract (--contract, else the spec's networks.NAME.contract).
-func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
+// resolve reads the flags: the network (its chain id replaced by --chain-id), the node's URL
+// (--rpc, else the network's public RPC) and the contract (--contract, else the spec's
+// networks.NAME.contract). From here on the URL's credentials (a /v2/KEY path, user:pass@)
+// never reach a log line or an error.
+func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, string, common.Address, error) {
+	var contract common.Address
 	nw, err := agentrig.NetworkByName(f.network)
 	if err != nil {
-		return nil, badInput("--network: %v", err)
+		return nw, "", contract, badInput("--network: %v", err)
 	}
 	if f.chainID != 0 {
 		nw.ChainID = f.chainID
@@ -73,22 +76,30 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 		url = nw.RPC
 	}
 	if url == "" {
-		return nil, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
+		return nw, "", contract, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
 	}
-	var contract common.Address
 	switch {
 	case f.contract != "":
 		if !common.IsHexAddress(f.contract) {
-			return nil, badInput("--contract %q is not an address", f.contract)
+			return nw, "", contract, badInput("--contract %q is not an address", f.contract)
 		}
 		contract = common.HexToAddress(f.contract)
 	case spec != nil && spec.Networks[nw.Name].Contract != "":
 		contract = common.HexToAddress(spec.Networks[nw.Name].Contract)
 	default:
-		return nil, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
+		return nw, "", contract, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
 	}
-	// the URL's credentials (a /v2/KEY path, user:pass@) never reach a log line or an error
 	redact.Register(redact.URLSecrets(url)...)
+	return nw, url, contract, nil
+}
+
+// connect resolves the flags, dials the node, checks eth_chainId first (exit 2 on a mismatch)
+// and binds the contract.
+func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
+	nw, url, contract, err := f.resolve(spec)
+	if err != nil {
+		return nil, err
+	}
 	shown := redact.URL(url)
 	client, err := ethclient.DialContext(ctx, url)
 	if err != nil {
@@ -156,6 +167,66 @@ func (f *keyFlags) load() (task.Key, error) {
 		return task.Key{}, badInput("keystore %s holds %d keys: choose one with --from", f.keystore, len(keys))
 	}
 	return keys[0], nil
+}
+
+// rigKeys are a rig process's keys as `pricerig rig` takes them (and `pricerig doctor` checks
+// them): the operators' from a keystore (one rig per key file, its password from a file or a
+// variable) or from --key-env variables, and, in relayed mode, the relayer's.
+type rigKeys struct {
+	keystore      string
+	passwordFile  string
+	passwordEnv   string
+	keyEnvs       []string
+	relayerKeyEnv string
+}
+
+func (k *rigKeys) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&k.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
+	fl.StringVar(&k.passwordFile, "password-file", "", "file holding the keystore password")
+	fl.StringVar(&k.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
+	fl.StringSliceVar(&k.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
+	fl.StringVar(&k.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
+}
+
+// given reports whether operator keys were given one way, and only one.
+func (k rigKeys) given() bool { return (k.keystore == "") != (len(k.keyEnvs) == 0) }
+
+// any reports whether any key was given.
+func (k rigKeys) any() bool { return k.keystore != "" || len(k.keyEnvs) > 0 || k.relayerKeyEnv != "" }
+
+// load reads the operators' keys and the relayer's (nil when not relayed).
+func (k rigKeys) load() ([]task.Key, *task.Key, error) {
+	var keys []task.Key
+	if k.keystore != "" {
+		password, err := task.ReadPassword(k.passwordFile, k.passwordEnv, os.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if keys, err = task.LoadKeystore(k.keystore, password); err != nil {
+			return nil, nil, err
+		}
+	}
+	seen := map[common.Address]bool{}
+	for _, name := range k.keyEnvs {
+		key, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if seen[key.Address] {
+			return nil, nil, fmt.Errorf("%s holds the same key as another --key-env", name)
+		}
+		seen[key.Address] = true
+		keys = append(keys, key)
+	}
+	if k.relayerKeyEnv == "" {
+		return keys, nil, nil
+	}
+	relayer, err := task.KeyFromEnv(k.relayerKeyEnv, os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return keys, &relayer, nil
 }
 
 // sendFlags are the flags of every command that sends a transaction.

@@ -17,6 +17,7 @@ import (
 	"github.com/pricerig/pricerig"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -180,6 +181,8 @@ type jobView struct {
 	Scale        int    `json:"scale"`
 	ToleranceBps uint32 `json:"tolerance_bps"`
 	Quorum       int    `json:"quorum"`
+	Price        string `json:"price"` // ETH, exact
+	Slash        string `json:"slash"`
 }
 
 type reconcileView struct {
@@ -219,7 +222,7 @@ func specViewOf(spec *feeds.Spec) specView {
 	r := spec.Rules
 	v := specView{
 		OK: true, File: spec.File, Version: spec.Version, SpecURI: spec.SpecURI,
-		Job: jobView{spec.Job.ID, spec.Job.Scale, spec.Job.ToleranceBps, spec.Job.Quorum},
+		Job: jobView{spec.Job.ID, spec.Job.Scale, spec.Job.ToleranceBps, spec.Job.Quorum, numeric.FormatETH(spec.Job.Price), numeric.FormatETH(spec.Job.Slash)},
 		Reconcile: reconcileView{
 			MinSources: r.MinSources, OutlierBps: r.OutlierBps, MaxCarry: specDuration(r.MaxCarry),
 			Window: specDuration(r.Window), Deadline: specDuration(r.Deadline), Sessions: specSessions(r.Sessions),
@@ -278,7 +281,7 @@ func specViewOf(spec *feeds.Spec) specView {
 
 func printSpec(w io.Writer, v specView) {
 	fmt.Fprintf(w, "%s: version %d, spec_uri %s\n", v.File, v.Version, specOrDash(v.SpecURI))
-	fmt.Fprintf(w, "job %d: answers × 10^%d, tolerance %d bps, quorum %d\n", v.Job.ID, v.Job.Scale, v.Job.ToleranceBps, v.Job.Quorum)
+	fmt.Fprintf(w, "job %d: answers × 10^%d, tolerance %d bps, quorum %d, %s ETH a task, slash %s ETH\n", v.Job.ID, v.Job.Scale, v.Job.ToleranceBps, v.Job.Quorum, v.Job.Price, v.Job.Slash)
 	rc := v.Reconcile
 	fmt.Fprintf(w, "reconcile: min_sources %d, outlier_bps %d, max_carry %s, window %s, deadline %s, early_quorum %s, sessions %s\n",
 		rc.MinSources, rc.OutlierBps, rc.MaxCarry, rc.Window, rc.Deadline, rc.EarlyQuorum, strings.Join(rc.Sessions, ", "))

@@ -20,6 +20,8 @@
 //     and log lines.
 //   - audit.go: `audit`, one shot or on a schedule, and its report and exit code.
 //   - rig.go: `rig`, the job-2 runner with its journal, page and metrics.
+//   - doctor.go: `doctor`, the operator's preflight; explain.go: `explain`, an answer derived
+//     again from the bar ledger.
 //   - devnet.go: `devnet`, the whole life of tasks offline; sim.go: `sim`, the provider
 //     simulator.
 //   - operator.go: `operator` (register, stake, deactivate, withdraw, fee, status);

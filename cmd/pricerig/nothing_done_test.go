@@ -85,3 +85,18 @@ func TestRigFailedStartLeavesNoJournal(t *testing.T) {
 		t.Fatalf("the rig that never started left %s behind (%v)", journal, err)
 	}
 }
+
+// A negative retention of the rig's ledger is bad input, before anything is made.
+func TestRigNegativeRetentionIsBadInput(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "rig.db")
+	for _, flag := range []string{"--ledger-keep", "--evidence-keep"} {
+		code, _, stderr := runCLI(t, "rig", "--rpc", "http://127.0.0.1:1", "--contract", "0x0000000000000000000000000000000000000001",
+			"--journal", journal, flag, "-1h")
+		if code != exitBadInput || !strings.Contains(stderr, "must not be negative") {
+			t.Errorf("%s -1h: exit %d, stderr %q", flag, code, stderr)
+		}
+	}
+	if _, err := os.Stat(journal); !os.IsNotExist(err) {
+		t.Errorf("bad input left %s behind (%v)", journal, err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -517,23 +518,13 @@ func operatorStatus(ctx context.Context, conn *chainConn, account common.Address
 		}
 	}
 	if st.GasPerTask > 0 {
-		tip, err := conn.client.SuggestGasTipCap(ctx)
+		price, err := agentrig.GasPrice(ctx, conn.client)
 		if err != nil {
 			return st, err
 		}
-		head, err := conn.client.HeaderByNumber(ctx, nil)
-		if err != nil {
-			return st, err
-		}
-		price := new(big.Int).Set(tip)
-		if head.BaseFee != nil {
-			price.Add(price, head.BaseFee)
-		}
-		day := new(big.Int).Mul(new(big.Int).SetUint64(st.GasPerTask), price)
-		day.Mul(day, big.NewInt(int64(tasksPerDay)))
-		st.DayOfGasWei = day.String()
-		if day.Sign() > 0 {
-			days := new(big.Int).Quo(bal, day)
+		day := agentrig.NewGasDay(st.GasPerTask, tasksPerDay, price)
+		st.DayOfGasWei = day.Wei.String()
+		if days := day.Covers(bal); days != nil {
 			st.BalanceCover = days.String() + " days"
 		}
 	}

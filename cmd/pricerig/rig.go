@@ -36,11 +36,7 @@ func init() { register(newRigCmd) }
 type rigFlags struct {
 	spec           specFlags
 	chain          chainFlags
-	keystore       string
-	passwordFile   string
-	passwordEnv    string
-	keyEnvs        []string
-	relayerKeyEnv  string
+	keys           rigKeys
 	journal        string
 	db             string
 	fromBlock      uint64
@@ -56,6 +52,7 @@ type rigFlags struct {
 	instance       string
 	logJSON        bool
 	verbose        bool
+	keep           history.Retention
 }
 
 func newRigCmd(a *app) *cobra.Command {
@@ -105,17 +102,16 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 					return err
 				}
 			}
+			if f.keep.Bars < 0 || f.keep.Evidence < 0 {
+				return badInput("--ledger-keep and --evidence-keep must not be negative (0 keeps for ever)")
+			}
 			return runRig(cmd.Context(), a, f)
 		},
 	}
 	f.spec.register(cmd)
 	f.chain.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.keystore, "keystore", "", "go-ethereum keystore directory: one rig per key file")
-	fl.StringVar(&f.passwordFile, "password-file", "", "file holding the keystore password")
-	fl.StringVar(&f.passwordEnv, "password-env", "PRICERIG_KEYSTORE_PASSWORD", "variable holding the keystore password, when no --password-file")
-	fl.StringSliceVar(&f.keyEnvs, "key-env", nil, "variable holding an operator's hex private key, for development (repeatable)")
-	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
+	f.keys.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
@@ -129,13 +125,15 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second, "with a PostgreSQL journal: how long the lease of the keys lasts unrenewed before a follower takes over")
 	fl.StringVar(&f.instance, "instance", "", "with a PostgreSQL journal: this instance's name in the lease (default host/pid/random)")
+	fl.DurationVar(&f.keep.Bars, "ledger-keep", history.DefaultRetention.Bars, "keep the bar ledger's bars that no answer used this long (0: for ever); an answer's evidence is kept for --evidence-keep")
+	fl.DurationVar(&f.keep.Evidence, "evidence-keep", history.DefaultRetention.Evidence, "keep the bars each answer was derived from (pricerig explain --task) this long (0: for ever, as the journal keeps its tasks)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log debug detail (every request)")
 	return cmd
 }
 
 func runRig(ctx context.Context, a *app, f rigFlags) error {
-	if (f.keystore == "") == (len(f.keyEnvs) == 0) {
+	if !f.keys.given() {
 		return badInput("give operator keys with either --keystore DIR or --key-env VAR")
 	}
 	if f.http != "" {
@@ -143,17 +141,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 			return badInput("%v", err)
 		}
 	}
-	keys, err := loadOperatorKeys(f)
+	keys, relayer, err := f.keys.load()
 	if err != nil {
 		return badInput("%v", err)
-	}
-	var relayer *task.Key
-	if f.relayerKeyEnv != "" {
-		k, err := task.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
-		if err != nil {
-			return badInput("%v", err)
-		}
-		relayer = &k
 	}
 	spec, err := f.spec.load()
 	if err != nil {
@@ -216,6 +206,12 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 	}()
 	logger.Info("bar ledger", "target", ledger.Path())
+	if ledgerAt != f.db { // never prune a backfill's history
+		pruneCtx, stopPruning := context.WithCancel(ctx)
+		pruned := make(chan struct{})
+		go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
+		defer func() { stopPruning(); <-pruned }() // before the ledger closes
+	}
 	reconciler, err := feeds.New(spec, ledgerDeps(feeds.Deps{Deps: sources.Deps{Logger: logger}}, ledger))
 	if err != nil {
 		return failed("%v", err)
@@ -282,6 +278,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
+		Evidence: history.Evidencer{Store: ledger},
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {
@@ -318,7 +315,6 @@ func pageRole(j *rigjournal.DBJournal, r *rig.Runner) string {
 	return "follower"
 }
 
-// removeStoreFiles removes an SQLite file and its WAL companions.
 // ledgerBeside is where a rig keeps its bar ledger: in the journal's PostgreSQL database, or
 // beside its SQLite file (rig.db: rig.ledger.db). SQLite keeps one schema version a file, so
 // the two stores cannot share one.
@@ -329,34 +325,11 @@ func ledgerBeside(journal string) string {
 	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".ledger.db"
 }
 
+// removeStoreFiles removes an SQLite file and its WAL companions.
 func removeStoreFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		_ = os.Remove(path + suffix)
 	}
-}
-
-func loadOperatorKeys(f rigFlags) ([]task.Key, error) {
-	if f.keystore != "" {
-		password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		return task.LoadKeystore(f.keystore, password)
-	}
-	var keys []task.Key
-	seen := map[common.Address]bool{}
-	for _, name := range f.keyEnvs {
-		k, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		if seen[k.Address] {
-			return nil, fmt.Errorf("%s holds the same key as another --key-env", name)
-		}
-		seen[k.Address] = true
-		keys = append(keys, k)
-	}
-	return keys, nil
 }
 
 // storePricer answers a minute from the backfill store when the store holds it complete and

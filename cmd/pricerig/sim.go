@@ -35,11 +35,11 @@ func newSimCmd(a *app) *cobra.Command {
 	var addr string
 	var seed int64
 	var rateLimit int
-	var latency, cacheFor time.Duration
+	var latency, cacheFor, dateSkew time.Duration
 	var faults, drifts, splits, lags, revises []string
 	var instant bool
 	cmd := &cobra.Command{
-		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE] [--lag P=D] [--revise P=D] [--instant]",
+		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE] [--date-skew D] [--lag P=D] [--revise P=D] [--instant]",
 		Short: "Serve every quote provider's API from a deterministic simulated tape",
 		Long: `Serve simulated quote APIs on one loopback address until interrupted (Ctrl-C).
 
@@ -53,9 +53,14 @@ The command prints the base URL of each provider, the environment to export (the
 only the key sim-key and the secret sim-secret) and a sources.yaml "sources:" block, then serves.
 
 Faults, for trying the audit and the reconciler against a broken source (each flag repeatable):
-  --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol or unauthorized
+  --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized (a
+                            wrong key) or not-entitled (the provider's recorded refusal of a plan
+                            that lacks 1-minute bars: alpaca, alphavantage, finnhub, fmp, massive,
+                            pyth)
   --drift PROVIDER=BPS      every price of the provider off by BPS basis points
   --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)
+  --date-skew D             every answer's Date header D ahead of the clock (-D behind): what a
+                            machine whose clock is off by -D sees (pricerig doctor's clock check)
 
 Providers publish late and revise, as the real ones do (each flag repeatable; P may be "all"):
   --lag PROVIDER=D          a minute's bar is served D after the minute ends (-1m: the minute
@@ -73,7 +78,8 @@ the client rather than the simulator's rendering. A provider with a fault, drift
 never answered from the cache; every request still counts against --rate-limit.`,
 		Example: `  pricerig sim --addr 127.0.0.1:8787
   pricerig sim --addr 127.0.0.1:8787 --seed 7 --rate-limit 5 --latency 150ms
-  pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20`,
+  pricerig sim --fault yahoo=5xx --drift alpaca=40 --split tiingo=2@2026-11-20
+  pricerig sim --fault fmp=not-entitled --date-skew 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rateLimit < 0 {
@@ -88,7 +94,7 @@ never answered from the cache; every request still counts against --rate-limit.`
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return badInput("--addr %q: want HOST:PORT, like 127.0.0.1:8787", addr)
 			}
-			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor, Instant: instant})
+			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor, Instant: instant, DateSkew: dateSkew})
 			if err := applySimFaults(s, faults, drifts, splits); err != nil {
 				return badInput("%v", err)
 			}
@@ -135,7 +141,8 @@ never answered from the cache; every request still counts against --rate-limit.`
 	cmd.Flags().IntVar(&rateLimit, "rate-limit", 0, "requests per provider per minute before 429 with Retry-After; 0 is unlimited")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every response, like 150ms")
 	cmd.Flags().DurationVar(&cacheFor, "cache-for", 0, "serve a request asked before the body rendered then, for this long (like 10m); 0 renders every answer")
-	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized)")
+	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized, not-entitled)")
+	cmd.Flags().DurationVar(&dateSkew, "date-skew", 0, "write every answer's Date header this far ahead of the clock (negative: behind), like 30s")
 	cmd.Flags().StringArrayVar(&drifts, "drift", nil, "PROVIDER=BPS: shift every price of a provider by BPS basis points")
 	cmd.Flags().StringArrayVar(&splits, "split", nil, "PROVIDER=RATIO@YYYY-MM-DD: a split only this provider applies")
 	cmd.Flags().StringArrayVar(&lags, "lag", nil, "PROVIDER=DURATION: serve each bar that long after its minute ends (-1m: the minute in progress); PROVIDER may be all")
@@ -211,6 +218,9 @@ func applySimFaults(s *sim.Server, faults, drifts, splits []string) error {
 			return err
 		}
 		f, err := sim.ParseFault(v)
+		if err == nil {
+			err = sim.CanFault(p, f)
+		}
 		if err != nil {
 			return fmt.Errorf("--fault %q: %v", arg, err)
 		}

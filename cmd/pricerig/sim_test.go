@@ -159,6 +159,8 @@ func TestSimBadFlags(t *testing.T) {
 		{[]string{"sim", "--fault", "yahoo"}, "PROVIDER=VALUE"},
 		{[]string{"sim", "--fault", "nowhere=5xx"}, "unknown provider"},
 		{[]string{"sim", "--fault", "yahoo=melted"}, "unknown fault"},
+		{[]string{"sim", "--fault", "yahoo=not-entitled"}, "yahoo has no recorded answer to a plan"},
+		{[]string{"sim", "--date-skew", "soon"}, "invalid argument"},
 		{[]string{"sim", "--drift", "alpaca=lots"}, "basis points"},
 		{[]string{"sim", "--split", "tiingo=2"}, "RATIO@YYYY-MM-DD"},
 		{[]string{"sim", "--split", "tiingo=1@2026-11-20"}, "RATIO@YYYY-MM-DD"},

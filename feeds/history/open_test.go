@@ -112,6 +112,17 @@ func testNewerSchemaIsRefused(t *testing.T, be storeBackend) {
 	if v := rawVersion(t, be, target); v != newer {
 		t.Fatalf("the refused opens left the store at version %d, want %d", v, newer)
 	}
+	// the doctor's look reports it newer, and leaves it so
+	in, err := Inspect(context.Background(), target)
+	if err != nil || in.Version != newer || in.Newest != SchemaVersion || !in.Newer() || in.Writable != nil {
+		t.Fatalf("Inspect: %+v, %v; want version %d newer than %d", in, err, newer, SchemaVersion)
+	}
+	if v := rawVersion(t, be, target); v != newer {
+		t.Fatalf("Inspect left the store at version %d, want %d", v, newer)
+	}
+	if _, err := Inspect(context.Background(), be.target(t, "none.db")); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("Inspect of nothing: %v, want ErrNoStore", err)
+	}
 }
 
 func dirNames(t *testing.T, dir string) []string {

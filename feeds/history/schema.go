@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion is the version of the store's schema this pricerig writes. A store of a newer
 // version is refused rather than misread.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migration takes a store from version-1 to version, on each database in its own SQL: the same
 // tables, columns and keys, in each one's types. internal/sqldb runs the missing ones in order
@@ -298,6 +298,35 @@ CREATE TABLE breakers (
 	kind   TEXT NOT NULL,
 	why    TEXT NOT NULL
 );
+`, nil, "", ""}, {5, "evidence", `
+-- The evidence of each answer a rig committed (issue 25): the days of the symbol's bars, windows
+-- and revisions its derivation read, kept (not pruned, evidence.go) while the row is, so
+-- pricerig explain --task derives it again offline. One row a task: its rigs answer alike.
+CREATE TABLE evidence (
+	task     INTEGER PRIMARY KEY,
+	symbol   TEXT NOT NULL,
+	minute   INTEGER NOT NULL, -- the task's minute, unix seconds
+	answered INTEGER NOT NULL, -- when the rig answered, unix seconds
+	price    INTEGER NOT NULL, -- the answer × 10^8
+	read_from INTEGER NOT NULL, -- the span of the ledger its derivation read: [read_from, read_to)
+	read_to   INTEGER NOT NULL,
+	day_from INTEGER NOT NULL, -- the first UTC day (midnight, unix seconds) of the span
+	day_to   INTEGER NOT NULL  -- the last
+);
+CREATE INDEX evidence_days ON evidence (symbol, day_from, day_to);
+`, `
+CREATE TABLE evidence (
+	task     BIGINT PRIMARY KEY,
+	symbol   TEXT NOT NULL,
+	minute   BIGINT NOT NULL,
+	answered BIGINT NOT NULL,
+	price    BIGINT NOT NULL,
+	read_from BIGINT NOT NULL,
+	read_to   BIGINT NOT NULL,
+	day_from BIGINT NOT NULL,
+	day_to   BIGINT NOT NULL
+);
+CREATE INDEX evidence_days ON evidence (symbol, day_from, day_to);
 `, nil, "", ""}}
 
 // The tables the write path loads in bulk, each with its columns, key columns first.

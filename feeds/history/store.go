@@ -48,6 +48,17 @@ func Open(target string) (*Store, error) { return open(target, true) }
 // as by Open.
 func OpenExisting(target string) (*Store, error) { return open(target, false) }
 
+// Inspect looks at the store at target and changes nothing (pricerig doctor): a path or database
+// that holds none is an error wrapping ErrNoStore, with nothing made; one of another version is
+// reported, not migrated; the write it tries is rolled back (sqldb.Inspect).
+func Inspect(ctx context.Context, target string) (sqldb.Inspection, error) {
+	d, in, err := sqldb.Inspect(ctx, target, config)
+	if err != nil {
+		return in, err
+	}
+	return in, d.Close()
+}
+
 // ErrNoStore is what OpenExisting's error wraps when its target holds no pricerig history store.
 var ErrNoStore = errors.New("no pricerig history store")
 

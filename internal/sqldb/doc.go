@@ -27,5 +27,6 @@
 // ways to run a statement for one database.
 //
 // Files: open.go (Open, the two databases' opening, errors), migrate.go (versions, migrations,
-// the lock), tx.go (Tx, Q, Dollar, Retryable, ReadSnapshot, PgConn).
+// the lock), tx.go (Tx, Q, Dollar, Retryable, ReadSnapshot, PgConn), inspect.go (Inspect: a
+// store or journal looked at without making or migrating it, for the doctor).
 package sqldb

@@ -120,6 +120,33 @@ func checkExisting(what, path string, missing func(string) error) error {
 }
 
 func openSQLite(path string, create bool, cfg Config) (*DB, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	d, err := sqliteHandle(ctx, path, create, cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := d.DB
+	// no deadline: packing a big store of an older schema takes what it takes
+	if err := d.migrate(context.Background(), func() (*sql.DB, error) {
+		// The migrations' own handle: its transactions begin IMMEDIATE whatever the owner's
+		// handle does, so the lock is taken before the version is read again.
+		m, err := sql.Open("sqlite", sqliteDSN(path, false, cfg.SQLite, true))
+		if err == nil {
+			m.SetMaxOpenConns(1)
+		}
+		return m, err
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s %s: %w", cfg.What, path, err)
+	}
+	return d, nil
+}
+
+// sqliteHandle opens the owner's handle on a SQLite file. Without create it is a reader's: a
+// path with nothing there, or a file that holds none of the owner's database, is cfg.Missing's
+// error and nothing is made.
+func sqliteHandle(ctx context.Context, path string, create bool, cfg Config) (*DB, error) {
 	// The path goes to the driver as a plain name, not a file: URI, where a '#' or '%' in a
 	// directory name would be read as URI syntax and open some other file. The driver cuts its
 	// own options off at the first '?', so a path holding one is refused.
@@ -139,8 +166,6 @@ func openSQLite(path string, create bool, cfg Config) (*DB, error) {
 		db.SetMaxOpenConns(cfg.SQLite.MaxOpenConns)
 	}
 	d := &DB{DB: db, cfg: cfg, target: path}
-	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-	defer cancel()
 	if !create {
 		v, err := d.Version(ctx)
 		var se *sqlite.Error
@@ -156,18 +181,6 @@ func openSQLite(path string, create bool, cfg Config) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
-	}
-	if err := d.migrate(context.Background(), func() (*sql.DB, error) {
-		// The migrations' own handle: its transactions begin IMMEDIATE whatever the owner's
-		// handle does, so the lock is taken before the version is read again.
-		m, err := sql.Open("sqlite", sqliteDSN(path, false, cfg.SQLite, true))
-		if err == nil {
-			m.SetMaxOpenConns(1)
-		}
-		return m, err
-	}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s %s: %w", cfg.What, path, err)
 	}
 	return d, nil
 }
@@ -186,36 +199,48 @@ func sqliteDSN(path string, create bool, c SQLiteConfig, immediate bool) string 
 	return dsn
 }
 
-func openPostgres(url string, create bool, cfg Config) (*DB, error) {
-	shown := dburl.Shown(url)
-	fail := func(err error) error {
-		// pgx masks a password it prints; the URL's own secrets are taken out whatever it does
-		return &shownError{msg: cfg.What + " " + shown + ": " + redact.With(err.Error(), dburl.Secrets(url)), err: err}
-	}
+// postgresFail is an error of the PostgreSQL database at url as it may be shown.
+func postgresFail(url string, cfg Config, err error) error {
+	// pgx masks a password it prints; the URL's own secrets are taken out whatever it does
+	return &shownError{msg: cfg.What + " " + dburl.Shown(url) + ": " + redact.With(err.Error(), dburl.Secrets(url)), err: err}
+}
+
+// postgresHandle opens a handle of one connection on the PostgreSQL database at url. Without
+// create it is a reader's: a database without the owner's schema is cfg.Missing's error and
+// stays as it is.
+func postgresHandle(ctx context.Context, url string, create bool, cfg Config) (*DB, *pgx.ConnConfig, error) {
 	cc, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fail(err)
+		return nil, nil, postgresFail(url, cfg, err)
 	}
+	setup := stdlib.OpenDB(*cc)
+	setup.SetMaxOpenConns(1)
+	d := &DB{DB: setup, cfg: cfg, postgres: true, target: dburl.Shown(url)}
+	if !create {
+		v, err := d.Version(ctx)
+		if err == nil && v == 0 {
+			setup.Close()
+			return nil, nil, cfg.Missing(url)
+		}
+		if err != nil {
+			setup.Close()
+			return nil, nil, postgresFail(url, cfg, err)
+		}
+	}
+	return d, cc, nil
+}
+
+func openPostgres(url string, create bool, cfg Config) (*DB, error) {
+	fail := func(err error) error { return postgresFail(url, cfg, err) }
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	// The schema first, on a handle of its own: the pool's connections may set themselves up
 	// from the owner's tables (AfterConnect) when they connect.
-	setup := stdlib.OpenDB(*cc)
-	setup.SetMaxOpenConns(1)
-	d := &DB{DB: setup, cfg: cfg, postgres: true, target: shown}
-	if !create {
-		// A reader asks before anything is made: a database without the owner's schema stays
-		// as it is.
-		v, err := d.Version(ctx)
-		if err == nil && v == 0 {
-			setup.Close()
-			return nil, cfg.Missing(url)
-		}
-		if err != nil {
-			setup.Close()
-			return nil, fail(err)
-		}
+	d, cc, err := postgresHandle(ctx, url, create, cfg)
+	if err != nil {
+		return nil, err
 	}
+	setup := d.DB
 	err = d.migrate(ctx, func() (*sql.DB, error) { return setup, nil })
 	setup.Close()
 	if err != nil {

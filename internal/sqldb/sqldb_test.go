@@ -243,3 +243,65 @@ func TestDollar(t *testing.T) {
 		t.Errorf("Dollar: %s", got)
 	}
 }
+
+// Inspect reads what exists and changes nothing: a database one migration behind is reported
+// older and stays at its version, the write it tries leaves no table, one newer is reported
+// newer, and a target that holds none is the owner's missing error with nothing made.
+func TestInspectChangesNothing(t *testing.T) { eachBackend(t, testInspectChangesNothing) }
+
+func testInspectChangesNothing(t *testing.T, be backend) {
+	ctx := context.Background()
+	target := be.target(t)
+	if _, _, err := Inspect(ctx, target, testConfig("i")); !errors.Is(err, errNone) {
+		t.Fatalf("an empty target: %v, want the owner's missing error", err)
+	}
+	if be == "sqlite" {
+		if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("Inspect made %s: %v", target, err)
+		}
+	}
+	older := testConfig("i")
+	all := older.Migrations
+	older.Migrations = func(pg bool) []Migration { return all(pg)[:1] }
+	db, err := Open(target, true, older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	d, in, err := Inspect(ctx, target, testConfig("i"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Version != 1 || in.Newest != 2 || !in.Older() || in.Newer() || in.Writable != nil || in.Postgres != (be == "postgres") {
+		t.Errorf("inspection %+v, want version 1 of 2, writable", in)
+	}
+	var tables int
+	probe := `SELECT COUNT(*) FROM sqlite_master WHERE name = 'pricerig_doctor_probe' OR name = 'i_counts'`
+	if be == "postgres" {
+		probe = `SELECT COUNT(*) FROM pg_tables WHERE tablename IN ('pricerig_doctor_probe', 'i_counts')`
+	}
+	if err := d.QueryRowContext(ctx, probe).Scan(&tables); err != nil || tables != 0 {
+		t.Errorf("after Inspect: %d of the probe and the next migration's tables (%v), want none", tables, err)
+	}
+	if v, err := d.Version(ctx); err != nil || v != 1 {
+		t.Errorf("version after Inspect %d (%v), want 1: nothing migrated", v, err)
+	}
+	d.Close()
+
+	newer := testConfig("i")
+	newer.Migrations = func(pg bool) []Migration { return all(pg)[:1] }
+	db, err = Open(target, true, testConfig("i")) // now at 2
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	d, in, err = Inspect(ctx, target, newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if in.Version != 2 || in.Newest != 1 || !in.Newer() {
+		t.Errorf("inspection %+v, want version 2 newer than 1", in)
+	}
+}

@@ -2,8 +2,9 @@ package agentrig
 
 import (
 	"fmt"
-	"math/big"
 	"time"
+
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // Limits and constants of the reference contract (its internal constants, mirrored here; the
@@ -24,11 +25,11 @@ const (
 	BuilderBps = 1000
 )
 
-// Price and slash limits in wei.
+// Price and slash limits in wei (the seed's, numeric's).
 var (
-	MinPrice = big.NewInt(1_000_000_000_000)         // 0.000001 ETH
-	MaxPrice = big.NewInt(1_000_000_000_000_000_000) // 1 ETH
-	MaxSlash = big.NewInt(10_000_000_000_000_000)    // 0.01 ETH
+	MinPrice = numeric.MinPriceWei // 0.000001 ETH
+	MaxPrice = numeric.MaxPriceWei // 1 ETH
+	MaxSlash = numeric.MaxSlashWei // 0.01 ETH
 )
 
 // Phase is what phaseOf returns (and answerOf's status).

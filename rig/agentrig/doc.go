@@ -27,6 +27,8 @@
 //     name and CheckChain.
 //   - refusals.go: the contract's custom errors for the transaction manager (registered at
 //     init), and what each refusal means for the person who asked.
+//   - gas.go: GasPrice, GasDay (a day of tasks' gas at today's price), RigShare and
+//     BreakEvenGasPrice, the arithmetic of an operator's status and the doctor's break-even.
 //
 // The binding follows go-ethereum's bind v2 style: NewAgentRig() holds the ABI, Pack*/Unpack*
 // encode calls and results, and bind.Call / bind.Transact / bind.FilterEvents / bind.WatchEvents

@@ -80,7 +80,10 @@ func TestSettlementPayouts(t *testing.T) {
 	// price 1e13: builder 1e12; 9e12 in three shares of 3e12; the first operator's share splits
 	// 2.25e12 / 0.75e12 with the relayer. Slashes 2e13 in three staker shares of 6666666666666,
 	// 2 wei of dust to the treasury. All rigs are owned by the staker account.
-	share := big.NewInt(3_000_000_000_000)
+	share := agentrig.RigShare(testPrice, int(settled.Agree)) // what doctor's break-even divides
+	if share.Cmp(big.NewInt(3_000_000_000_000)) != 0 {
+		t.Fatalf("RigShare %s, want 3e12", share)
+	}
 	slashShare := big.NewInt(6_666_666_666_666)
 	c.wantCredited(before, map[int]*big.Int{
 		builder:  big.NewInt(1_000_000_000_000),

@@ -70,6 +70,10 @@ type Options struct {
 	// RelayerFeeBps, when set, is the operator fee the relayed process's operators consent to
 	// pay its relayer (setOperatorFee), in basis points of their rig earnings.
 	RelayerFeeBps uint16
+	// Ledger keeps each rig process's bar ledger beside its journal (LedgerPath), with every
+	// answer's evidence, as pricerig rig does (pricerig explain --task reads them); without it a
+	// process's bars live in memory.
+	Ledger bool
 	// WrapPricer lets tests put a broken or counting pricer in front of process i's reconciler.
 	WrapPricer func(process int, p rig.Pricer) rig.Pricer
 	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources"
@@ -53,8 +54,20 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 		return err
 	}
 	d.journals[i] = j
-	reconciler, err := feeds.New(d.Spec, feeds.Deps{Deps: sources.Deps{Now: d.opts.Now, Logger: cfg.Logger}})
+	deps := feeds.Deps{Deps: sources.Deps{Now: d.opts.Now, Logger: cfg.Logger}}
+	if d.opts.Ledger {
+		ledger, err := history.Open(d.LedgerPath(i))
+		if err != nil {
+			closeAll()
+			return err
+		}
+		deps.Ledger, deps.Budget, cfg.Evidence = ledger, ledger, history.Evidencer{Store: ledger}
+		clients := closeAll
+		closeAll = func() { clients(); ledger.Close() }
+	}
+	reconciler, err := feeds.New(d.Spec, deps)
 	if err != nil {
+		closeAll()
 		return err
 	}
 	var pricer rig.Pricer = reconciler
@@ -90,6 +103,12 @@ func (d *Devnet) RelayerOf(i int) *common.Address {
 		return &addr
 	}
 	return nil
+}
+
+// LedgerPath is where rig process i keeps its bar ledger with Options.Ledger: beside its
+// journal, as pricerig rig does.
+func (d *Devnet) LedgerPath(i int) string {
+	return filepath.Join(d.Dir, fmt.Sprintf("rig%d.ledger.db", i+1))
 }
 
 // JournalPath is where rig process i keeps its journal.

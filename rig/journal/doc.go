@@ -15,6 +15,8 @@
 //     writes), their writes, and their reads since a time or a block.
 //   - ledger.go: the Ledger the accounts add up to, per task, per rig and in total (BuildLedger).
 //   - audit.go: the audit reports the journal keeps for the operator's page.
+//   - doctor.go: the doctor's reports it keeps (a migration), and Inspect, a look at a journal
+//     that changes nothing, with its leases.
 //   - unsettled.go: the marks of tasks answered before their sources were final enough
 //     (UnsettledMark), with every source's bar, finality and fetch time, for the audit.
 package journal

@@ -27,7 +27,7 @@ const (
 	StateSkipped   State = "skipped"   // the task could not be answered honestly; Reason says why
 	StateMissed    State = "missed"    // a window closed before our transaction made it
 	StateRefunded  State = "refunded"  // the task was refunded
-	schemaVersion        = 5
+	schemaVersion        = 6
 	// timeLayout writes every time of the journal in UTC with all nine fractional digits: text
 	// that sorts as the times do, so SQL compares them (Since). RFC 3339 with the fraction's
 	// trailing zeros cut ("…:05Z", "…:05.5Z", "…:05.55Z") does not: 'Z' sorts after the digits
@@ -265,6 +265,11 @@ func (j *DBJournal) Open(ctx context.Context) ([]Entry, error) {
 // Since returns every entry updated at or after t, oldest task first (for the audit).
 func (j *DBJournal) Since(ctx context.Context, t time.Time) ([]Entry, error) {
 	return j.query(ctx, `WHERE updated_at >= ? ORDER BY task_id, rig_id`, fmtTime(t))
+}
+
+// Task returns every rig's entry of one task, by rig (pricerig explain --task).
+func (j *DBJournal) Task(ctx context.Context, taskID uint64) ([]Entry, error) {
+	return j.query(ctx, `WHERE task_id = ? ORDER BY rig_id`, int64(taskID))
 }
 
 // RefusalReason returns why the spec refused a task, as this journal's rigs recorded it when

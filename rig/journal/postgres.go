@@ -1,10 +1,11 @@
 package journal
 
 // postgresMigrations are the PostgreSQL journal's schema versions, applied in order (the missing
-// ones in one transaction, see open.go). Versions 1 and 2 are the SQLite journal's migrations with PostgreSQL's column
-// types; version 3 adds the lease that lets several instances share the database; version 4 the
-// accounts (SQLite's 3); version 5 sortable times (SQLite's 4); version 6 the payouts' blocks
-// (SQLite's 5). Never edit one that has shipped; add the next.
+// ones in one transaction, see open.go). Versions 1 and 2 are the SQLite journal's migrations
+// with PostgreSQL's column types; version 3 adds the lease that lets several instances share the
+// database; version 4 the accounts (SQLite's 3); version 5 sortable times (SQLite's 4); version 6
+// the payouts' blocks (SQLite's 5); version 7 the doctor's reports (SQLite's 6). Never edit one
+// that has shipped; add the next.
 var postgresMigrations = []string{
 	1: `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -46,4 +47,6 @@ CREATE TABLE IF NOT EXISTS leases (
 	5: sortableTimes(true),
 	// SQLite's 4 → 5: each payout's settlement block, for reorgs.
 	6: migrationPayoutBlocks(true),
+	// SQLite's 5 → 6: the doctor's reports.
+	7: migrationDoctorReports(true),
 }

@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS cursors (name TEXT PRIMARY KEY, block INTEGER NOT NUL
 	sortableTimes(false),
 	// 4 → 5: each payout's settlement block, for reorgs (PostgreSQL's 6).
 	migrationPayoutBlocks(false),
+	// 5 → 6: the doctor's reports (issue 25; PostgreSQL's 7).
+	migrationDoctorReports(false),
 }
 
 // sortableTimes is the migration that rewrites the journal's times, written as RFC 3339 with a

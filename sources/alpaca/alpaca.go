@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -242,6 +244,14 @@ func readError(status int, body []byte) (string, error) {
 	if (status == http.StatusUnprocessableEntity || status == http.StatusBadRequest || status == http.StatusNotFound) &&
 		strings.Contains(strings.ToLower(msg), "symbol") {
 		return msg, sources.ErrUnknownSymbol
+	}
+	if status == http.StatusForbidden && !gjson.GetBytes(body, "code").Exists() {
+		// {"message": "forbidden."}, without a code, is the answer to a key pair Alpaca does
+		// not know (as the emulation answers it: 401 without keys, 403 with wrong ones); a
+		// plan's refusal carries a code ({"code":42210000,"message":"subscription does not
+		// permit querying recent SIP data"}, ../shared/samples/alpaca-error-403-recent-sip.json)
+		// and stays ErrNotEntitled
+		return msg, sources.ErrUnauthorized
 	}
 	return msg, nil
 }

@@ -53,6 +53,11 @@ var alpacaEmulation = &sim.Emulation{
 	InBody: func(*sim.Request) sim.Reply {
 		return sim.RawJSON(http.StatusOK, []byte(`{"code":50010000,"message":"internal server error occurred"}`))
 	},
+	// recent SIP data without a subscription, as recorded in
+	// ../shared/samples/alpaca-error-403-recent-sip.json
+	NotEntitled: func(*sim.Request) sim.Reply {
+		return sim.RawJSON(http.StatusForbidden, []byte(`{"code":42210000,"message":"subscription does not permit querying recent SIP data"}`))
+	},
 	Headers: func(rq *sim.Request) http.Header {
 		limit, used := rq.Limit, rq.Used
 		if limit <= 0 {

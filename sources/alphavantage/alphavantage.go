@@ -227,11 +227,12 @@ func decode(s *sources.Stream, symbol string, endLabel bool, keep sources.Window
 	}
 	if !hasSeries {
 		if msg := information + note; msg != "" {
-			kind := sources.ErrRateLimited
+			e := sources.Errorf("", sources.ErrRateLimited, "%s", msg)
 			if m := strings.ToLower(msg); strings.Contains(m, "premium endpoint") && !strings.Contains(m, "rate limit") {
-				kind = sources.ErrUnauthorized
+				// the key is known and the plan does not include the endpoint
+				e.Kind, e.Err = sources.ErrUnauthorized, sources.ErrNotEntitled
 			}
-			return month{}, sources.Errorf("", kind, "%s", msg)
+			return month{}, e
 		}
 		return month{}, sources.Errorf("", sources.ErrBadResponse, `no "Time Series (1min)" in the body`)
 	}

@@ -29,8 +29,12 @@ var alphavantageEmulation = &sim.Emulation{
 	},
 	Limited: func(*sim.Request) sim.Reply { return avBody(http.StatusTooManyRequests, "Information", avThrottle) },
 	InBody:  func(*sim.Request) sim.Reply { return avBody(http.StatusOK, "Information", avThrottle) },
-	Serve:   alphavantageIntraday,
+	// a premium endpoint asked with a free key (the adapter's test quotes the body)
+	NotEntitled: func(*sim.Request) sim.Reply { return avBody(http.StatusOK, "Information", avPremium) },
+	Serve:       alphavantageIntraday,
 }
+
+const avPremium = "Thank you for using Alpha Vantage! This is a premium endpoint. You may subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to instantly unlock all premium endpoints"
 
 const avThrottle = "Thank you for using Alpha Vantage! Our standard API rate limit is 25 requests per day. Please subscribe to any of the premium plans at https://www.alphavantage.co/premium/ to instantly remove all daily rate limits."
 

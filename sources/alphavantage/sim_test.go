@@ -51,6 +51,7 @@ func TestSimFaults(t *testing.T) {
 		{Fault: sim.FaultErrorIn200, Kind: sources.ErrRateLimited},
 		{Fault: sim.FaultWrongSymbol, Kind: sources.ErrBadResponse},
 		{Fault: sim.FaultUnauthorized, Kind: sources.ErrUnauthorized},
+		{Fault: sim.FaultNotEntitled, Kind: sources.ErrUnauthorized},
 		{Fault: sim.FaultTimeout, Kind: sources.ErrUnavailable},
 	}})
 }

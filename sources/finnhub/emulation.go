@@ -32,6 +32,11 @@ var finnhubEmulation = &sim.Emulation{
 	InBody: func(*sim.Request) sim.Reply {
 		return sim.RawJSON(http.StatusOK, []byte(`{"error":"Internal server error. Please try again later."}`))
 	},
+	// a free key's answer to stock/candle, as recorded in
+	// ../shared/samples/finnhub-error-403-no-access.json
+	NotEntitled: func(*sim.Request) sim.Reply {
+		return sim.RawJSON(http.StatusForbidden, []byte(`{"error": "You don't have access to this resource."}`))
+	},
 	Serve: finnhubCandles,
 }
 

@@ -23,6 +23,7 @@ func TestSimFaults(t *testing.T) {
 		{Fault: sim.FaultTruncated, Kind: sources.ErrBadResponse},
 		{Fault: sim.FaultErrorIn200, Kind: sources.ErrBadResponse},
 		{Fault: sim.FaultUnauthorized, Kind: sources.ErrUnauthorized},
+		{Fault: sim.FaultNotEntitled, Kind: sources.ErrUnauthorized},
 		{Fault: sim.Fault5xx, Kind: sources.ErrUnavailable},
 	}})
 }

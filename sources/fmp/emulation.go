@@ -30,6 +30,11 @@ var fmpEmulation = &sim.Emulation{
 	InBody: func(*sim.Request) sim.Reply {
 		return fmpMessage(http.StatusOK, "Limit Reach . Please upgrade your plan or visit our documentation for more details at https://site.financialmodelingprep.com/")
 	},
+	// the free plan's answer to intraday charts, plain text with HTTP 402, as recorded in
+	// ../shared/samples/fmp-error-402-restricted.txt
+	NotEntitled: func(*sim.Request) sim.Reply {
+		return sim.TextReply(http.StatusPaymentRequired, "Restricted Endpoint: This endpoint is not available under your current subscription")
+	},
 	Serve: fmpChart,
 }
 

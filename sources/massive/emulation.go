@@ -45,11 +45,14 @@ var massiveEmulation = &sim.Emulation{
 		return sim.JSONReply(http.StatusTooManyRequests, map[string]string{"status": "ERROR", "request_id": sim.RequestID(rq),
 			"error": "You've exceeded the maximum requests per minute, please wait or upgrade your subscription to continue. https://polygon.io/pricing"})
 	},
-	InBody: func(rq *sim.Request) sim.Reply {
-		return sim.JSONReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": sim.RequestID(rq),
-			"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
-	},
-	Serve: massiveAggs,
+	InBody:      massiveNotEntitled,
+	NotEntitled: massiveNotEntitled, // Massive's refusal of a plan comes in a 200 (../shared/research/quote-sources.md)
+	Serve:       massiveAggs,
+}
+
+func massiveNotEntitled(rq *sim.Request) sim.Reply {
+	return sim.JSONReply(http.StatusOK, map[string]string{"status": "NOT_AUTHORIZED", "request_id": sim.RequestID(rq),
+		"message": "You are not entitled to this data. Please upgrade your plan at https://massive.com/pricing"})
 }
 
 func massiveError(rq *sim.Request, status int, msg string) sim.Reply {

@@ -194,7 +194,11 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) (page, error)
 	switch status {
 	case "OK", "DELAYED": // DELAYED is a delayed plan's normal answer
 	case "NOT_AUTHORIZED":
-		return page{}, sources.Errorf("", sources.ErrUnauthorized, "%s", msg)
+		// the key is known, the plan is not entitled to the data ("You are not entitled to this
+		// data. Please upgrade your plan"): a wrong key is status ERROR, with HTTP 401
+		e := sources.Errorf("", sources.ErrUnauthorized, "%s", msg)
+		e.Err = sources.ErrNotEntitled
+		return page{}, e
 	case "ERROR":
 		kind := sources.ErrBadResponse
 		if l := strings.ToLower(msg); strings.Contains(l, "exceeded the maximum requests") || strings.Contains(l, "rate limit") {

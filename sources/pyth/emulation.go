@@ -29,6 +29,11 @@ var pythEmulation = &sim.Emulation{
 	},
 	Limited: func(*sim.Request) sim.Reply { return sim.TextReply(http.StatusTooManyRequests, "Too Many Requests") },
 	InBody:  sim.UDFInBody,
+	// a trial key asking a feed it is not entitled to ("403 Not entitled: feed 1314" for NVDA,
+	// ../shared/research/quote-sources.md)
+	NotEntitled: func(rq *sim.Request) sim.Reply {
+		return sim.TextReply(http.StatusForbidden, "Not entitled: feed 1314")
+	},
 	Serve: func(rq *sim.Request) sim.Reply {
 		p := strings.TrimPrefix(rq.Path, "/v1")
 		channel, tail, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")

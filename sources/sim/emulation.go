@@ -74,9 +74,12 @@ type Emulation struct {
 	Denied   func(rq *Request, missing bool) Reply // the unauthorized answer
 	Limited  func(rq *Request) Reply               // the 429 body (Retry-After is added)
 	InBody   func(rq *Request) Reply               // an error in a 200 body
-	Serve    func(rq *Request) Reply               // the normal answer
-	Headers  func(rq *Request) http.Header         // extra headers on every answer, may be nil
-	Symbol   func(ticker string) string            // the provider's name of a tape symbol; nil: the ticker
+	// NotEntitled is the provider's refusal of a key it knows whose plan does not include the
+	// data (FaultNotEntitled), as recorded from the real provider; nil when none is recorded.
+	NotEntitled func(rq *Request) Reply
+	Serve       func(rq *Request) Reply       // the normal answer
+	Headers     func(rq *Request) http.Header // extra headers on every answer, may be nil
+	Symbol      func(ticker string) string    // the provider's name of a tape symbol; nil: the ticker
 	// Publish is when the provider serves a minute's bar and when its close is final, by its
 	// documented or recorded behaviour (cited beside it); the zero value is Instant.
 	Publish Publication

@@ -61,6 +61,11 @@ type Options struct {
 	// bodycache.go. CacheBytes bounds the bodies kept (0: 1 GiB).
 	CacheFor   time.Duration
 	CacheBytes int64
+	// DateSkew sets every answer's Date header this far ahead of Now (behind, negative): a
+	// provider whose clock is off, or, seen from the client, a client whose clock is off the
+	// other way (pricerig doctor's clock check). Every answer carries a Date header of Now: the
+	// simulator's clock, not the machine's, as http.Server would write it.
+	DateSkew time.Duration
 	// Instant makes every provider serve a minute's bar the moment the minute ends, final
 	// (Instant), in place of its emulation's default (Emulation.Publish: Yahoo serves the minute
 	// in progress, Alpaca revises a bar 30 s after it, …): the world of a test that prices the
@@ -80,9 +85,10 @@ const (
 	FaultErrorIn200         // HTTP 200 whose body is the provider's error shape
 	FaultWrongSymbol        // the bars (and label, where the format has one) of another symbol
 	FaultUnauthorized       // answer as if the key were wrong
+	FaultNotEntitled        // answer as the provider refuses a known key whose plan lacks the data (Emulation.NotEntitled)
 )
 
-var faultNames = []string{"none", "timeout", "5xx", "truncated", "error-in-200", "wrong-symbol", "unauthorized"}
+var faultNames = []string{"none", "timeout", "5xx", "truncated", "error-in-200", "wrong-symbol", "unauthorized", "not-entitled"}
 
 func (f Fault) String() string {
 	if f >= 0 && int(f) < len(faultNames) {
@@ -106,8 +112,9 @@ type Server struct {
 	opts Options
 	tape *Tape
 
-	mu    sync.Mutex
-	state map[string]*providerState
+	mu       sync.Mutex
+	state    map[string]*providerState
+	dateSkew time.Duration
 
 	cache *bodyCache // nil unless Options.CacheFor
 
@@ -141,7 +148,7 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{opts: o, tape: NewTape(o.Seed, o.Now), state: map[string]*providerState{}, done: make(chan struct{})}
+	s := &Server{opts: o, tape: NewTape(o.Seed, o.Now), state: map[string]*providerState{}, dateSkew: o.DateSkew, done: make(chan struct{})}
 	for _, e := range emulations {
 		st := &providerState{rateLimit: -1, pub: e.Publish}
 		if o.Instant {
@@ -206,9 +213,43 @@ func (s *Server) with(provider string, f func(*providerState)) {
 	f(st)
 }
 
-// SetFault injects a fault into every later answer of a provider (FaultNone clears it).
+// SetFault injects a fault into every later answer of a provider (FaultNone clears it). A fault
+// the provider has no answer for (CanFault) panics.
 func (s *Server) SetFault(provider string, f Fault) {
+	if err := CanFault(provider, f); err != nil {
+		panic("sim: " + err.Error())
+	}
 	s.with(provider, func(st *providerState) { st.fault = f })
+}
+
+// CanFault says whether a provider can be made to fail so: FaultNotEntitled needs the provider's
+// recorded refusal of a plan (Emulation.NotEntitled), which not every provider has.
+func CanFault(provider string, f Fault) error {
+	e := emulationOf(provider)
+	switch {
+	case e == nil:
+		return fmt.Errorf("unknown provider %q", provider)
+	case f == FaultNotEntitled && e.NotEntitled == nil:
+		return fmt.Errorf("%s has no recorded answer to a plan that lacks the data (providers with one: %s)", provider, strings.Join(entitledProviders(), ", "))
+	}
+	return nil
+}
+
+func entitledProviders() []string {
+	var out []string
+	for _, e := range emulations {
+		if e.NotEntitled != nil {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// SetDateSkew sets every later answer's Date header d ahead of Now (Options.DateSkew).
+func (s *Server) SetDateSkew(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dateSkew = d
 }
 
 // SetLatency delays every answer of a provider by d, in place of Options.Latency.
@@ -275,7 +316,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.opts.Now()
 	var st providerState
 	limit, used, limited := 0, 0, false
+	var skew time.Duration
 	s.with(name, func(p *providerState) {
+		skew = s.dateSkew
 		p.requests++
 		limit = p.rateLimit
 		if limit < 0 {
@@ -317,6 +360,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep = e.Denied(rq, false)
 	case e.Auth != nil && e.Auth(r) != AuthOK:
 		rep = e.Denied(rq, e.Auth(r) == AuthMissing)
+	case st.fault == FaultNotEntitled:
+		rep = e.NotEntitled(rq) // the key is known: the plan is what is refused
 	case st.fault == FaultErrorIn200:
 		rep = e.InBody(rq)
 	case s.cache != nil && st.fault == FaultNone && st.driftBps == 0 && len(st.extra) == 0:
@@ -340,6 +385,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rep.Header {
 		w.Header()[k] = v
 	}
+	w.Header().Set("Date", now.Add(skew).UTC().Format(http.TimeFormat))
 	w.Header().Set("Content-Length", strconv.Itoa(len(rep.Body)))
 	w.WriteHeader(rep.Status)
 	if r.Method != http.MethodHead {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -880,4 +881,50 @@ func FuzzRequests(f *testing.F) {
 			t.Fatalf("invalid JSON for %s: %s", u, clip(rec.Body.Bytes()))
 		}
 	})
+}
+
+// Every answer's Date header is the simulator's clock, moved by the skew it is given: a client
+// whose clock is off sees its providers' clocks off the other way.
+func TestDateHeaderIsTheSimulatorsClockSkewed(t *testing.T) {
+	f := newFixture(t, tuesday, Options{DateSkew: -45 * time.Second})
+	for _, p := range []string{"yahoo", "fmp"} {
+		r := f.get(p, "/nowhere", nil, true, nil)
+		if got, want := r.header.Get("Date"), tuesday.Add(-45*time.Second).Format(http.TimeFormat); got != want {
+			t.Errorf("%s: Date %q, want %q", p, got, want)
+		}
+	}
+	f.s.SetDateSkew(2 * time.Minute)
+	f.s.SetFault("yahoo", Fault5xx) // a fault's answer carries it too
+	r := f.get("yahoo", "/nowhere", nil, true, nil)
+	if got, want := r.header.Get("Date"), tuesday.Add(2*time.Minute).Format(http.TimeFormat); r.status != 503 || got != want {
+		t.Errorf("HTTP %d, Date %q; want 503 at %q", r.status, got, want)
+	}
+}
+
+// FaultNotEntitled answers a known key with the provider's recorded refusal of a plan; a
+// provider with none recorded cannot be given the fault.
+func TestNotEntitledIsThePlansRefusal(t *testing.T) {
+	f := newFixture(t, tuesday, Options{})
+	want := map[string]int{"alpaca": 403, "alphavantage": 200, "finnhub": 403, "fmp": 402, "massive": 200, "pyth": 403}
+	for _, p := range Providers() {
+		status, ok := want[p]
+		if err := CanFault(p, FaultNotEntitled); (err == nil) != ok {
+			t.Errorf("%s: CanFault %v, want a recorded refusal %v", p, err, ok)
+		}
+		if !ok {
+			continue
+		}
+		f.s.SetFault(p, FaultNotEntitled)
+		normal := f.rawBars(p, "NVDA", ny(2026, 11, 23, 10, 0), ny(2026, 11, 23, 10, 30))
+		if normal.status != status || bytes.Contains(normal.body, []byte(`"c"`)) {
+			t.Errorf("%s: HTTP %d %s, want %d without bars", p, normal.status, normal.body, status)
+		}
+		f.s.SetFault(p, FaultNone)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SetFault of a refusal yahoo has no record of did not panic")
+		}
+	}()
+	f.s.SetFault("yahoo", FaultNotEntitled)
 }

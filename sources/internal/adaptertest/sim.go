@@ -207,8 +207,10 @@ type FaultCase struct {
 }
 
 // Faults checks, for each fault on a fresh simulator, that the source reports an
-// *sources.Error of the fault's kind carrying its name. Retries are off: a retry would hide
-// the kind of the first answer.
+// *sources.Error of the fault's kind carrying its name, and, for the two refusals of a key, that
+// only the plan's (sim.FaultNotEntitled) is caused by sources.ErrNotEntitled: a wrong key
+// (sim.FaultUnauthorized) is never reported as a plan to upgrade. Retries are off: a retry would
+// hide the kind of the first answer.
 func Faults(t *testing.T, c FaultCase) {
 	t.Helper()
 	for _, f := range c.Faults {
@@ -226,6 +228,10 @@ func Faults(t *testing.T, c FaultCase) {
 			_, err := src.Bars(context.Background(), sim.ProviderSymbol(cfg.ProviderName(), c.Window.Symbol), c.Window.From, c.Window.To)
 			if err := isError(err, f.Kind, src.Name()); err != nil {
 				t.Errorf("%s: %v", f.Fault, err)
+			}
+			if refusal := f.Fault == sim.FaultUnauthorized || f.Fault == sim.FaultNotEntitled; refusal &&
+				errors.Is(err, sources.ErrNotEntitled) != (f.Fault == sim.FaultNotEntitled) {
+				t.Errorf("%s: %v: caused by ErrNotEntitled is %v, want %v", f.Fault, err, errors.Is(err, sources.ErrNotEntitled), f.Fault == sim.FaultNotEntitled)
 			}
 		})
 	}

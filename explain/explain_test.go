@@ -1,0 +1,136 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pricerig/pricerig"
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/sources"
+	_ "github.com/pricerig/pricerig/sources/all"
+)
+
+var minute = time.Date(2026, 3, 10, 15, 31, 0, 0, time.UTC)
+
+// keep stores a window of bars of one source around the minute, fetched at fetched, every bar
+// final; the minute's close is close, the others a cent apart.
+func keep(t *testing.T, st *history.Store, source string, close numeric.Scaled, fetched time.Time) {
+	t.Helper()
+	span := market.Span{From: minute.Add(-10 * time.Minute), To: minute.Add(10 * time.Minute)}
+	var bars []sources.Bar
+	for m := span.From; m.Before(span.To); m = m.Add(time.Minute) {
+		c := close + numeric.Scaled(m.Sub(minute)/time.Minute)*1000
+		bars = append(bars, sources.Bar{Start: m, Close: c, Volume: 100})
+	}
+	if err := st.Keep(context.Background(), feeds.Kept{Source: source, Symbol: "NVDA", Span: span, Bars: bars, Fetched: fetched, FinalTo: span.To, Requests: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type tasks []journal.Entry
+
+func (ts tasks) Task(_ context.Context, id uint64) ([]journal.Entry, error) {
+	var out []journal.Entry
+	for _, e := range ts {
+		if e.TaskID == id {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// A task answered from three sources' final bars is derived again to the same answer; a later
+// fetch revising the bar one source used is shown as a revision after the answer, and the
+// answer derived again from the ledger as it now stands is no longer the committed one.
+func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
+	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := history.Open(filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	fetched := minute.Add(time.Hour)
+	keep(t, st, "yahoo", 100_00000000, fetched)
+	keep(t, st, "alpaca", 100_01000000, fetched)
+	keep(t, st, "pyth", 100_02000000, fetched)
+	answered := fetched.Add(time.Minute)
+	committed := numeric.Scaled(100_01000000) // the lower median of the three
+	if err := st.KeepEvidence(ctx, history.Evidence{Task: 9, Symbol: "NVDA", Minute: minute, Answered: answered, Price: committed,
+		Span: market.Span{From: minute, To: minute.Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	j := tasks{{TaskID: 9, RigID: 1, Symbol: "NVDA", Minute: minute, Price: committed, Answer: committed.Answer(), State: journal.StateSettled,
+		StoredAnswer: committed.Answer(), Agreed: true, Inside: true, RealizedCentiBps: 0}}
+
+	rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Agreed || rep.Answer != committed || rep.Task == nil || !rep.Task.Rederived || !rep.Task.Evidence || len(rep.Revisions) != 0 {
+		t.Fatalf("before the revision: %+v (task %+v)", rep, rep.Task)
+	}
+	if r := rep.Task.Rigs; len(r) != 1 || r[0].Revealed == nil || *r[0].Revealed != committed || r[0].StoredMedian == nil || r[0].DistanceCentiBps != 0 {
+		t.Errorf("rigs %+v", r)
+	}
+	used := 0
+	for _, s := range rep.Sources {
+		if s.Used {
+			used++
+			if s.Status != feeds.StatusOK || len(s.Bars) != 11 || !s.Bars[5].Used || !s.Bars[5].Final || !s.Bars[5].FetchedAt.Equal(fetched) {
+				t.Errorf("%s: %+v", s.Source, s)
+			}
+		}
+	}
+	if used != 3 {
+		t.Errorf("%d sources used, want 3", used)
+	}
+
+	// alpaca revises its 15:31 close after the answer
+	keep(t, st, "alpaca", 100_01500000, answered.Add(time.Hour))
+	rep, err = Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Task.Rederived || rep.Answer != 100_01500000 {
+		t.Errorf("after the revision: answer %s, rederived %v; want 100.015, not the committed", rep.Answer, rep.Task.Rederived)
+	}
+	var mine *Revision
+	for i, r := range rep.Revisions {
+		if r.Source == "alpaca" && r.Minute.Equal(minute) {
+			mine = &rep.Revisions[i]
+		}
+	}
+	if mine == nil || !mine.AfterAnswer || !mine.Used || mine.Old != committed || mine.New != 100_01500000 {
+		t.Fatalf("revisions %+v, want alpaca's 15:31 after the answer", rep.Revisions)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DIFFERS from the answer committed", "alpaca 2026-03-10 15:31: 100.01 → 100.015", "(after the answer)", "rig 1 settled"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if _, err := Run(ctx, Options{Spec: spec, Ledger: st, Task: 10}); err == nil || !strings.Contains(err.Error(), "task 10") {
+		t.Errorf("an unknown task: %v", err)
+	}
+	// a task the spec refused (a symbol no feed has) is explained by its refusal, not priced
+	refused := tasks{{TaskID: 11, RigID: 1, Symbol: "XYZ", Minute: minute, Price: 0, Refusal: "XYZ is not a feed of the spec"}}
+	rep, err = Run(ctx, Options{Spec: spec, Ledger: st, Journal: refused, Task: 11})
+	if err != nil || rep.Task == nil || !rep.Task.Rederived || !strings.Contains(rep.Reason, "not a feed") || len(rep.Sources) != 0 {
+		t.Errorf("a refused task: %+v (task %+v), %v", rep, rep.Task, err)
+	}
+}

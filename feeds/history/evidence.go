@@ -1,0 +1,210 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/sqldb"
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/numeric"
+)
+
+// Evidence (issue 25): for every answer a rig commits, the ledger keeps the bars its derivation
+// read for as long as the evidence row is kept, so `pricerig explain --task` derives the answer
+// again offline months later. Prune drops what no evidence pins once it is older than the
+// ledger's retention, and evidence older than its own (by default never: the journal keeps every
+// task).
+
+// Evidence is one answer's claim on the ledger: the task, what it answered and when, and the
+// span of the symbol's ledger its derivation read (feeds.Rederivation.Span, or the bars the
+// answer used up to its effective minute).
+type Evidence struct {
+	Task     uint64
+	Symbol   string
+	Minute   time.Time
+	Answered time.Time
+	Price    numeric.Scaled
+	Span     market.Span
+}
+
+// day is the UTC midnight of t, unix seconds: the key of t's day block.
+func day(t time.Time) int64 { return t.UTC().Truncate(24 * time.Hour).Unix() }
+
+// KeepEvidence pins an answer's days of the ledger. A task's first evidence stays (its rigs
+// answer alike, and the first is the answer committed).
+func (s *Store) KeepEvidence(ctx context.Context, e Evidence) error {
+	last := e.Span.To.Add(-time.Nanosecond)
+	if !e.Span.To.After(e.Span.From) {
+		last = e.Span.From
+	}
+	return s.write(ctx, func(tx wtx) error {
+		return tx.Exec(ctx, `INSERT INTO evidence (task, symbol, minute, answered, price, read_from, read_to, day_from, day_to)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task) DO NOTHING`,
+			int64(e.Task), e.Symbol, e.Minute.Unix(), e.Answered.Unix(), int64(e.Price), e.Span.From.Unix(), ceilUnix(e.Span.To), day(e.Span.From), day(last))
+	})
+}
+
+// EvidenceOf reads a task's evidence; ok is false when none is kept.
+func (s *Store) EvidenceOf(ctx context.Context, task uint64) (e Evidence, ok bool, err error) {
+	var minute, answered, price, from, to int64
+	err = s.db.QueryRowContext(ctx, s.Q(`SELECT symbol, minute, answered, price, read_from, read_to FROM evidence WHERE task = ?`), int64(task)).
+		Scan(&e.Symbol, &minute, &answered, &price, &from, &to)
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, false, nil
+	}
+	if err != nil {
+		return e, false, err
+	}
+	e.Task, e.Minute, e.Answered, e.Price = task, unix(minute), unix(answered), numeric.Scaled(price)
+	e.Span = market.Span{From: unix(from), To: unix(to)}
+	return e, true, nil
+}
+
+// Evidences lists the evidence kept, by task.
+func (s *Store) Evidences(ctx context.Context) ([]Evidence, error) {
+	var out []Evidence
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT task, symbol, minute, answered, price, read_from, read_to FROM evidence ORDER BY task`))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e Evidence
+		var task, minute, answered, price, from, to int64
+		if err := rows.Scan(&task, &e.Symbol, &minute, &answered, &price, &from, &to); err != nil {
+			return nil, err
+		}
+		e.Task, e.Minute, e.Answered, e.Price = uint64(task), unix(minute), unix(answered), numeric.Scaled(price)
+		e.Span = market.Span{From: unix(from), To: unix(to)}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Retention says how long a ledger keeps what it holds: Bars, the bars, windows and revisions
+// no evidence pins (by the day they are of); Evidence, the evidence itself (by when it was
+// answered). Zero keeps forever.
+type Retention struct {
+	Bars, Evidence time.Duration
+}
+
+// DefaultRetention keeps the bars no answer used for 30 days (longer than any carry or a rig's
+// re-look at a task, and a refetch is cheap next to a quota) and the evidence as long as the
+// journal keeps its task: for ever.
+var DefaultRetention = Retention{Bars: 30 * 24 * time.Hour}
+
+// Pruned counts what Prune dropped.
+type Pruned struct {
+	Evidence, BarDays, Windows, Revisions int
+}
+
+// unpinned is the condition that no evidence holds the row's symbol and day (a column expression).
+func unpinned(dayExpr string) string {
+	return ` AND NOT EXISTS (SELECT 1 FROM evidence e WHERE e.symbol = t.symbol AND ` + dayExpr + ` BETWEEN e.day_from AND e.day_to)`
+}
+
+// Prune drops, at now, the evidence older than r.Evidence and then the bar blocks, windows and
+// revisions of days older than r.Bars that no evidence left pins. Backfilled history is bars too:
+// prune only a ledger that is not the history a backfill keeps (the rig's beside its journal).
+func (s *Store) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
+	var p Pruned
+	err := s.write(ctx, func(tx wtx) error {
+		p = Pruned{}
+		if err := tx.serialize(ctx); err != nil {
+			return err
+		}
+		if r.Evidence > 0 {
+			n, err := deleted(ctx, tx, `evidence t WHERE answered < ?`, now.Add(-r.Evidence).Unix())
+			if err != nil {
+				return err
+			}
+			p.Evidence = n
+		}
+		if r.Bars <= 0 {
+			return nil
+		}
+		before := day(now.Add(-r.Bars))
+		var err error
+		if p.BarDays, err = deleted(ctx, tx, `bar_days t WHERE day < ?`+unpinned("t.day"), before); err != nil {
+			return err
+		}
+		// a window (a day, a run of dates, a month) goes when it ended before the cut and no
+		// evidence's days overlap its own
+		if p.Windows, err = deleted(ctx, tx, `coverage t WHERE seen_to <= ? AND win_to <= ? AND NOT EXISTS (SELECT 1 FROM evidence e
+WHERE e.symbol = t.symbol AND e.day_from <= t.seen_to - 1 AND e.day_to + 86400 > t.win_from)`, before, before); err != nil {
+			return err
+		}
+		p.Revisions, err = deleted(ctx, tx, `bar_revisions t WHERE minute < ?`+unpinned("(t.minute - t.minute % 86400)"), before)
+		return err
+	})
+	return p, err
+}
+
+// deleted deletes the rows of "table t WHERE …" and counts them.
+func deleted(ctx context.Context, tx sqldb.Tx, from string, args ...any) (int, error) {
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+from, args...).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	// DELETE takes no alias on SQLite: the rows are named by the subquery's alias instead
+	table, where, _ := strings.Cut(from, " t WHERE ")
+	return n, tx.Exec(ctx, `DELETE FROM `+table+` WHERE EXISTS (SELECT 1 FROM `+table+` t WHERE `+where+` AND `+sameRow(table)+`)`, args...)
+}
+
+// sameRow matches the subquery's row t to the outer row of table by its primary key.
+func sameRow(table string) string {
+	keys := map[string][]string{
+		"evidence":      {"task"},
+		"bar_days":      {"symbol", "day", "source"},
+		"coverage":      {"source", "symbol", "win_from"},
+		"bar_revisions": {"source", "symbol", "minute", "seen", "old_fetched"},
+	}[table]
+	out := ""
+	for i, k := range keys {
+		if i > 0 {
+			out += " AND "
+		}
+		out += "t." + k + " = " + table + "." + k
+	}
+	return out
+}
+
+// EvidenceFor is the evidence of task answered res at at: the days res was derived from.
+func EvidenceFor(task uint64, res feeds.Result, at time.Time) Evidence {
+	return Evidence{Task: task, Symbol: res.Symbol, Minute: res.Minute, Answered: at, Price: res.Price, Span: res.Read()}
+}
+
+// Evidencer keeps a rig's answers' evidence in the store (rig.EvidenceKeeper).
+type Evidencer struct{ Store *Store }
+
+// KeepEvidence keeps the evidence of task answered res at at.
+func (e Evidencer) KeepEvidence(ctx context.Context, task uint64, res feeds.Result, at time.Time) error {
+	return e.Store.KeepEvidence(ctx, EvidenceFor(task, res, at))
+}
+
+// PruneEvery prunes the store by r now and then every period until ctx ends, logging what it
+// dropped (a failure is logged and tried again next time).
+func (s *Store) PruneEvery(ctx context.Context, r Retention, period time.Duration, now func() time.Time, log *slog.Logger) {
+	for {
+		p, err := s.Prune(ctx, r, now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("pruning the bar ledger", "error", err)
+		case p != (Pruned{}):
+			log.Info("pruned the bar ledger", "bar_days", p.BarDays, "windows", p.Windows, "revisions", p.Revisions, "evidence", p.Evidence)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
+}
