@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/internal/testbound"
@@ -406,7 +405,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	}
 	nonce = c.nonce(refunder)
 	for {
-		err := c.d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(time.Hour + time.Second) })
+		err := c.d.Chain.Do(func(b *devnet.Sequencer) error { return b.AdjustTime(time.Hour + time.Second) })
 		if err == nil {
 			break
 		}

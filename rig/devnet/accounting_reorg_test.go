@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -162,7 +161,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Chain.Do(func(b *simulated.Backend) error {
+	if err := d.Chain.Do(func(b *Sequencer) error {
 		if err := b.Fork(parent.Hash()); err != nil {
 			return err
 		}

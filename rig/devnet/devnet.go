@@ -90,6 +90,14 @@ type Options struct {
 	// GasPrice, when set, is the gas price in wei every transaction pays for the whole run
 	// (ChainOptions.GasPrice), to see the economics at a real chain's price.
 	GasPrice *big.Int
+	// L1Block, when positive, runs a Nitro-style chain, Robinhood Chain's numbering: the devnet
+	// build of AgentRig counts in L1 block numbers starting here and moving every L1Interval
+	// (ChainOptions.L1Block). Zero runs an Ethereum-style chain and the reference contract.
+	L1Block    uint64
+	L1Interval time.Duration
+	// Heartbeat seals an empty block that often while nothing is sent (ChainOptions.Heartbeat);
+	// zero means a second, negative none (Nitro's way: blocks only for transactions).
+	Heartbeat time.Duration
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
@@ -197,7 +205,12 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
-	chain, err := StartChainWithOptions(alloc, time.Second, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice})
+	heartbeat := o.Heartbeat
+	if heartbeat == 0 {
+		heartbeat = time.Second
+	}
+	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
+		Heartbeat: max(heartbeat, 0), L1Block: o.L1Block, L1Interval: o.L1Interval, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +223,7 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	// The reference contract and the seed's three launch jobs.
 	deployer := bind.NewKeyedTransactor(DevKey(0), chainID)
 	deployer.Context = ctx
-	addr, tx, err := agentrig.Deploy(deployer, d.client, o.CommitWindow, o.RevealWindow)
+	addr, tx, err := deployAgentRig(deployer, d.client, chain.L1 != nil, o.CommitWindow, o.RevealWindow)
 	if err != nil {
 		return nil, fmt.Errorf("deploying AgentRig: %w", err)
 	}

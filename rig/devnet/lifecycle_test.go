@@ -19,7 +19,6 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -311,7 +310,7 @@ func TestRigRidesOutAnRPCOutage(t *testing.T) {
 func adjustTime(ctx context.Context, t *testing.T, d *Devnet, by time.Duration) {
 	t.Helper()
 	for {
-		err := d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(by) })
+		err := d.Chain.Do(func(b *Sequencer) error { return b.AdjustTime(by) })
 		if err == nil {
 			return
 		}
@@ -440,7 +439,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 	// read after Do the draw could already be mined again (it was, on a loaded machine).
 	var forked agentrig.AgentRigTaskInfo
 	for {
-		err := d.Chain.Do(func(b *simulated.Backend) error {
+		err := d.Chain.Do(func(b *Sequencer) error {
 			if err := b.Fork(parent.Hash()); err != nil {
 				return err
 			}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig"
@@ -244,7 +243,7 @@ func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 		return victims, processOf[order[k]]
 	}
 	seal := func() { // one block, while the chain is held
-		if err := d.Chain.Do(func(b *simulated.Backend) error { b.Commit(); return nil }); err != nil {
+		if err := d.Chain.Do(func(b *Sequencer) error { b.Commit(); return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}

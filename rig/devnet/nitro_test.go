@@ -1,0 +1,204 @@
+package devnet
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// nitroChain starts a Nitro-style chain at L1 block l1 with one funded key.
+func nitroChain(t *testing.T, l1 uint64) (*Chain, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, _ := crypto.GenerateKey()
+	c, err := StartChainWithOptions(types.GenesisAlloc{crypto.PubkeyToAddress(key.PublicKey): {Balance: big.NewInt(params.Ether)}},
+		ChainOptions{L1Block: l1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, key
+}
+
+// transfer sends 1 wei from key and returns its receipt's raw JSON once mined.
+func transfer(ctx context.Context, t *testing.T, c *Chain, raw *rpc.Client, key *ecdsa.PrivateKey) map[string]json.RawMessage {
+	t.Helper()
+	client := ethclient.NewClient(raw)
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := client.PendingNonceAt(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, _ := client.SuggestGasTipCap(ctx)
+	to := from
+	to[0] ^= 1
+	id := new(big.Int).SetUint64(c.ChainID)
+	tx, _ := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: tip,
+		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip), Gas: 21000, To: &to, Value: big.NewInt(1)})
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var receipt map[string]json.RawMessage
+	waitFor(ctx, t, "the transfer mined", func() bool {
+		return raw.CallContext(ctx, &receipt, "eth_getTransactionReceipt", tx.Hash()) == nil && receipt != nil
+	})
+	return receipt
+}
+
+func quantityOf(t *testing.T, raw json.RawMessage) uint64 {
+	t.Helper()
+	var q hexutil.Uint64
+	if err := json.Unmarshal(raw, &q); err != nil {
+		t.Fatalf("%s is not a quantity: %v", raw, err)
+	}
+	return uint64(q)
+}
+
+func TestANitroChainNumbersItsBlocksInL1Blocks(t *testing.T) {
+	for _, l1 := range []uint64{21_000_000, 1} {
+		t.Run(fmt.Sprint(l1), func(t *testing.T) { testNitroNumbers(t, l1) })
+	}
+}
+
+// A Nitro-style chain's blocks carry Nitro's fields: l1BlockNumber (the L1 clock's number at the
+// block's time, packed into mixHash bytes 8-16 with the ArbOS version in 16-24), sendCount and
+// sendRoot; its receipts l1BlockNumber and gasUsedForL1; its first transaction is the
+// sequencer's startBlock; the hash a client recomputes from the block's JSON is the hash the node
+// reports; and "pending" reads the latest block.
+func testNitroNumbers(t *testing.T, start uint64) {
+	c, key := nitroChain(t, start)
+	ctx := testContext(t)
+	raw, err := rpc.DialContext(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	// An hour and a half of L1 blocks later (the tests' stand-in for waiting), the next block is
+	// sealed under an L1 number 450 past the start.
+	if err := c.Do(func(s *Sequencer) error { return s.AdjustTime(90 * time.Minute) }); err != nil {
+		t.Fatal(err)
+	}
+	receipt := transfer(ctx, t, c, raw, key)
+	var block map[string]json.RawMessage
+	if err := raw.CallContext(ctx, &block, "eth_getBlockByHash", receipt["blockHash"], true); err != nil {
+		t.Fatal(err)
+	}
+	l1 := quantityOf(t, block["l1BlockNumber"])
+	if want := c.L1.At(quantityOf(t, block["timestamp"])); l1 != want || l1 < start+450 {
+		t.Fatalf("block l1BlockNumber %d, want %d (the L1 clock at its time, at least %d)", l1, want, start+450)
+	}
+	if got := quantityOf(t, receipt["l1BlockNumber"]); got != l1 {
+		t.Fatalf("receipt l1BlockNumber %d, block's %d", got, l1)
+	}
+	if got := quantityOf(t, receipt["gasUsedForL1"]); got != 0 {
+		t.Fatalf("receipt gasUsedForL1 %d: the devnet charges no L1 gas", got)
+	}
+	var mix common.Hash
+	_ = json.Unmarshal(block["mixHash"], &mix)
+	if want := (NitroHeader{L1BlockNumber: l1, ArbOSVersion: ArbOSVersion}).MixHash(); mix != want {
+		t.Fatalf("mixHash %s, want %s", mix, want)
+	}
+	if quantityOf(t, block["sendCount"]) != 0 || string(block["sendRoot"]) != `"`+(common.Hash{}).Hex()+`"` {
+		t.Fatalf("sendCount %s sendRoot %s", block["sendCount"], block["sendRoot"])
+	}
+	var txs []struct {
+		From common.Address  `json:"from"`
+		To   *common.Address `json:"to"`
+	}
+	_ = json.Unmarshal(block["transactions"], &txs)
+	if len(txs) != 2 || txs[0].From != crypto.PubkeyToAddress(sequencerKey().PublicKey) || *txs[0].To != ArbOSAddress {
+		t.Fatalf("transactions %+v: want the sequencer's startBlock first, then the transfer", txs)
+	}
+	// The hash covers the JSON's fields as they are (difficulty 0 included).
+	blockJSON, _ := json.Marshal(block)
+	var header types.Header
+	if err := json.Unmarshal(blockJSON, &header); err != nil {
+		t.Fatal(err)
+	}
+	var hash common.Hash
+	_ = json.Unmarshal(block["hash"], &hash)
+	if header.Hash() != hash {
+		t.Fatalf("the header recomputed from the JSON hashes to %s, the node says %s", header.Hash(), hash)
+	}
+	// DevnetArbOS, which the devnet build of AgentRig reads for block.number, says the same.
+	client := ethclient.NewClient(raw)
+	out, err := client.CallContract(ctx, ethereum.CallMsg{To: &ArbOSAddress, Data: NewDevnetArbOS().PackL1BlockNumber()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := NewDevnetArbOS().UnpackL1BlockNumber(out); n.Uint64() != l1 {
+		t.Fatalf("DevnetArbOS.l1BlockNumber %s, the head's l1BlockNumber %d", n, l1)
+	}
+	testPendingIsLatest(ctx, t, raw, crypto.PubkeyToAddress(key.PublicKey))
+}
+
+// "pending" is "latest": the pending block is the head, the pending nonce the latest state's.
+func testPendingIsLatest(ctx context.Context, t *testing.T, raw *rpc.Client, addr common.Address) {
+	t.Helper()
+	var pending, latest map[string]json.RawMessage
+	if err := raw.CallContext(ctx, &pending, "eth_getBlockByNumber", "pending", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.CallContext(ctx, &latest, "eth_getBlockByNumber", "latest", false); err != nil {
+		t.Fatal(err)
+	}
+	if string(pending["hash"]) != string(latest["hash"]) || len(pending["l1BlockNumber"]) == 0 {
+		t.Fatalf("pending block %s, latest %s", pending["hash"], latest["hash"])
+	}
+	var p, l hexutil.Uint64
+	_ = raw.CallContext(ctx, &p, "eth_getTransactionCount", addr, "pending")
+	_ = raw.CallContext(ctx, &l, "eth_getTransactionCount", addr, "latest")
+	if p != l || p == 0 {
+		t.Fatalf("pending nonce %d, latest %d", p, l)
+	}
+}
+
+// A newHeads subscription over websockets carries Nitro's block fields too.
+func TestNitroNewHeadsCarryTheL1BlockNumber(t *testing.T) {
+	c, key := nitroChain(t, 21_000_000)
+	ctx := testContext(t)
+	ws, err := rpc.DialContext(ctx, c.WSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	heads := make(chan map[string]json.RawMessage, 16)
+	sub, err := ws.EthSubscribe(ctx, heads, "newHeads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	receipt := transfer(ctx, t, c, ws, key)
+	for {
+		select {
+		case h := <-heads:
+			if string(h["hash"]) != string(receipt["blockHash"]) {
+				continue
+			}
+			if got, want := quantityOf(t, h["l1BlockNumber"]), quantityOf(t, receipt["l1BlockNumber"]); got != want || got < 21_000_000 {
+				t.Fatalf("newHeads l1BlockNumber %d, the receipt's %d", got, want)
+			}
+			return
+		case err := <-sub.Err():
+			t.Fatal(err)
+		case <-ctx.Done():
+			t.Fatal("no newHeads notification of the transfer's block")
+		}
+	}
+}
