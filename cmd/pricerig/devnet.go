@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -95,6 +96,9 @@ func newDevnetCmd(a *app) *cobra.Command {
 		revealWin time.Duration
 		httpAddr  string
 		public    bool
+		l1Block   uint64
+		l1Every   time.Duration
+		heartbeat time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -118,15 +122,21 @@ nothing is ordered. With --keep the chain and the simulator stay up after the ta
 and working 'pricerig operator', 'pricerig rig' and 'pricerig order' commands are printed for
 funded keys that are in no rig.
 
-Gas on the devnet costs what go-ethereum's simulated chain charges: a 1 gwei base fee at
-genesis that falls by up to 12.5 % a block while blocks are less than half full. --base-fee
-holds one gas price for the whole run instead (0.01 gwei is Arbitrum's floor), so 'operator
-status --journal' and 'audit --journal' show what a rig would earn and pay at that price.`,
+Gas costs what Robinhood Chain charges: every transaction pays 0.01 gwei per gas (--base-fee),
+under Ethereum's rules up to Osaka, so 'operator status --journal' and 'audit --journal' show
+what a rig would earn and pay there (the devnet charges no L1 part: rig/devnet/README.md).
+
+With --l1-block N the chain numbers its blocks as Robinhood Chain does: the contract's
+block.number is an L1 block number starting at N (21000000: a young chain whose own block
+numbers are far below L1's; 1: an old one) and moving every --l1-interval; blocks and receipts
+carry Nitro's l1BlockNumber, "pending" is "latest". Blocks are sealed for transactions only,
+and with --heartbeat also empty ones that often.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
   pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
-  pricerig devnet --keep --base-fee 0.01             # gas at Arbitrum's base-fee floor`,
+  pricerig devnet --keep --base-fee 1                # gas at 1 gwei
+  pricerig devnet --keep --l1-block 21000000 --heartbeat 1s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, specName, err := specSource(config)
@@ -186,8 +196,12 @@ status --journal' and 'audit --journal' show what a rig would earn and pay at th
 			for i := range layout {
 				layout[i] = 1
 			}
+			if l1Every < 0 || heartbeat < 0 {
+				return badInput("--l1-interval and --heartbeat are not negative")
+			}
 			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice}
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice,
+				L1Block: l1Block, L1Interval: l1Every, Heartbeat: cmp.Or(heartbeat, -1)}
 			var recorder *web.Recorder
 			if httpAddr != "" {
 				recorder = web.NewRecorder(0, nil)
@@ -287,7 +301,10 @@ status --journal' and 'audit --journal' show what a rig would earn and pay at th
 	cmd.Flags().Uint64Var(&chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
 	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
-	cmd.Flags().StringVar(&baseFee, "base-fee", "", "hold every transaction's gas price at this many gwei for the whole run (0.01: Arbitrum's base-fee floor)")
+	cmd.Flags().StringVar(&baseFee, "base-fee", "0.01", "every transaction's gas price for the whole run, in gwei (0.01: Robinhood Chain's)")
+	cmd.Flags().Uint64Var(&l1Block, "l1-block", 0, "number blocks as Robinhood Chain does, block.number an L1 block number from this one (0: an Ethereum-style chain)")
+	cmd.Flags().DurationVar(&l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves, with --l1-block")
+	cmd.Flags().DurationVar(&heartbeat, "heartbeat", time.Second, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
 	return cmd

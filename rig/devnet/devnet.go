@@ -45,6 +45,14 @@ var launchJobs = []struct {
 	{"Label data", numeric.Exact, 3, gwei(10_000), gwei(10_000), 0, "data:text/plain,label-data"},
 }
 
+// DefaultGasPrice is the gas price every devnet transaction pays unless told otherwise: 0.01
+// gwei, Robinhood Chain's base fee as a recorded block of its testnet shows it
+// (baseFeePerGas 0x989680 in QuickNode's Robinhood Chain eth_getBlockByNumber example; earlier
+// testnet blocks and receipts show 0.02 gwei, 0x1312d00 and 0x13134d0) and Arbitrum's
+// documented floor (docs.arbitrum.io, "Gas and fees": 0.01 gwei on Arbitrum One). Nitro takes
+// no tip: a transaction pays the base fee and nothing more.
+var DefaultGasPrice = big.NewInt(10_000_000)
+
 // PriceJobID is job 2, "Verify a price".
 const PriceJobID = 2
 
@@ -84,11 +92,11 @@ type Options struct {
 	CommitWindow, RevealWindow time.Duration
 	// ChainID of the chain; zero means ChainID (Robinhood Chain's).
 	ChainID uint64
-	// BaseFee is the genesis block's base fee (nil: go-ethereum's 1 gwei); tests price gas so
-	// that tasks lose money.
+	// BaseFee, when set, is the genesis block's base fee instead of a held gas price (EIP-1559
+	// moves it from there); tests price gas so that tasks lose money.
 	BaseFee *big.Int
-	// GasPrice, when set, is the gas price in wei every transaction pays for the whole run
-	// (ChainOptions.GasPrice), to see the economics at a real chain's price.
+	// GasPrice is the gas price in wei every transaction pays for the whole run
+	// (ChainOptions.GasPrice); nil with no BaseFee means DefaultGasPrice, Robinhood Chain's.
 	GasPrice *big.Int
 	// L1Block, when positive, runs a Nitro-style chain, Robinhood Chain's numbering: the devnet
 	// build of AgentRig counts in L1 block numbers starting here and moving every L1Interval
@@ -162,6 +170,9 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	}
 	if o.FundedKeys <= 0 {
 		o.FundedKeys = 1
+	}
+	if o.GasPrice == nil && o.BaseFee == nil {
+		o.GasPrice = DefaultGasPrice
 	}
 	rigCount := 0
 	for _, n := range o.Layout {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig"
 )
 
 // nitroChain starts a Nitro-style chain at L1 block l1 with one funded key.
@@ -106,8 +110,9 @@ func testNitroNumbers(t *testing.T, start uint64) {
 	if got := quantityOf(t, receipt["l1BlockNumber"]); got != l1 {
 		t.Fatalf("receipt l1BlockNumber %d, block's %d", got, l1)
 	}
-	if got := quantityOf(t, receipt["gasUsedForL1"]); got != 0 {
-		t.Fatalf("receipt gasUsedForL1 %d: the devnet charges no L1 gas", got)
+	receiptJSON, _ := json.Marshal(receipt)
+	if part, err := rig.ParseReceiptL1(receiptJSON); err != nil || part.GasUsed != 0 || part.Fee == nil || part.Fee.Sign() != 0 || part.Extra {
+		t.Fatalf("the receipt's L1 part reads %+v (%v): the devnet charges no L1 gas, and says so in Nitro's field", part, err)
 	}
 	var mix common.Hash
 	_ = json.Unmarshal(block["mixHash"], &mix)
@@ -200,5 +205,47 @@ func TestNitroNewHeadsCarryTheL1BlockNumber(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("no newHeads notification of the transfer's block")
 		}
+	}
+}
+
+// The devnet packs and reads Nitro's header fields as a recorded Arbitrum One block has them
+// (rig/testdata/nitro/arbitrum-one-block-getblock.json, GetBlock's documentation): its mixHash
+// unpacks to the block's l1BlockNumber, sendCount and ArbOS version, its extraData is its
+// sendRoot; and a Nitro block's hash covers its difficulty of 1, which is why the devnet's JSON,
+// whose blocks go-ethereum hashes with difficulty 0, says 0.
+func TestNitroHeaderFieldsReadAsARecordedArbitrumBlock(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "nitro", "arbitrum-one-block-getblock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block struct {
+		MixHash       common.Hash    `json:"mixHash"`
+		ExtraData     hexutil.Bytes  `json:"extraData"`
+		L1BlockNumber hexutil.Uint64 `json:"l1BlockNumber"`
+		SendCount     hexutil.Uint64 `json:"sendCount"`
+		SendRoot      common.Hash    `json:"sendRoot"`
+		Hash          common.Hash    `json:"hash"`
+	}
+	if err := json.Unmarshal(raw, &block); err != nil {
+		t.Fatal(err)
+	}
+	info := nitroHeaderOf(block.MixHash, block.ExtraData)
+	want := NitroHeader{SendRoot: block.SendRoot, SendCount: uint64(block.SendCount), L1BlockNumber: uint64(block.L1BlockNumber), ArbOSVersion: 10}
+	if info != want || info.L1BlockNumber != 0x10924a4 {
+		t.Fatalf("read %+v from the recorded header, want %+v", info, want)
+	}
+	if info.MixHash() != block.MixHash {
+		t.Fatalf("packed %s, recorded %s", info.MixHash(), block.MixHash)
+	}
+	var header types.Header
+	if err := json.Unmarshal(raw, &header); err != nil {
+		t.Fatal(err)
+	}
+	if header.Difficulty.Int64() != 1 || header.Hash() != block.Hash {
+		t.Fatalf("difficulty %s: the recorded header hashes to %s, recorded %s", header.Difficulty, header.Hash(), block.Hash)
+	}
+	header.Difficulty = big.NewInt(0)
+	if header.Hash() == block.Hash {
+		t.Fatal("the hash does not cover the difficulty")
 	}
 }

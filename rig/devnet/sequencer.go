@@ -149,6 +149,11 @@ func (s *Sequencer) seal(timestamp uint64) error {
 	if _, err := chain.SetCanonical(block); err != nil {
 		return fmt.Errorf("making block %s the head: %w", number, err)
 	}
+	// The pool drops what the block mined as it follows the new head, in the background; wait
+	// for it, so that whoever sealed (a test's Commit) sees a pool without the mined transactions.
+	if err := s.eth.TxPool().Sync(); err != nil {
+		return fmt.Errorf("syncing the pool after block %s: %w", number, err)
+	}
 	return nil
 }
 

@@ -15,6 +15,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/rig"
 )
 
 // ethersNode finds node and the ethers package rig/contract pins (npm ci there installs it; so
@@ -118,5 +121,81 @@ func walletSends(t *testing.T, l1 uint64) {
 	runEthers(t, walletScript, map[string]any{"rpc": c.URL, "key": "0x" + hex.EncodeToString(crypto.FromECDSA(key)), "to": to.Hex(), "sends": 30}, &out)
 	if out.Sent != 30 || len(out.Failures) != 0 {
 		t.Fatalf("%d of 30 transfers went through; failures: %q", out.Sent, out.Failures)
+	}
+}
+
+// orderScript orders one job-2 task through AgentRig's ABI with an ethers.js wallet and prints
+// the order's receipt as the node gave it (ethers' own receipt object drops Nitro's fields).
+const orderScript = `
+const { ethers } = require(process.env.ETHERS_MODULES + '/ethers');
+(async () => {
+  const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+  const provider = new ethers.JsonRpcProvider(input.rpc, undefined, { staticNetwork: true, pollingInterval: 50 });
+  const wallet = new ethers.Wallet(input.key, provider);
+  const agentRig = new ethers.Contract(input.contract, input.abi, wallet);
+  const tx = await agentRig.order(input.job, ethers.id(input.uri), input.uri, { value: BigInt(input.price) });
+  const receipt = await tx.wait();
+  const raw = await provider.send('eth_getTransactionReceipt', [receipt.hash]);
+  const ordered = receipt.logs.map((l) => agentRig.interface.parseLog(l)).find((e) => e && e.name === 'TaskOrdered');
+  console.log(JSON.stringify({ receipt: raw, taskId: ordered.args.taskId.toString() }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`
+
+// A task ordered by ethers.js on a young and an old Nitro-style devnet is stored with the
+// order's receipt's l1BlockNumber as its order block (AgentRig's block.number on Robinhood
+// Chain), not the rollup block number of the receipt.
+func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1Block(t *testing.T) {
+	for _, l1 := range []uint64{21_000_000, 1} {
+		t.Run(fmt.Sprint(l1), func(t *testing.T) { ethersOrders(t, l1) })
+	}
+}
+
+func ethersOrders(t *testing.T, l1 uint64) {
+	ethersNode(t)
+	ctx := testContext(t)
+	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 4, L1Block: l1, Heartbeat: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, k := range d.FundedKeys[1:] {
+		if err := d.RegisterRig(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Some L1 blocks pass, so that on the old chain the rollup numbers are past L1's.
+	if err := d.Chain.Do(func(s *Sequencer) error { return s.AdjustTime(time.Minute) }); err != nil {
+		t.Fatal(err)
+	}
+	minute := DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
+	inputs, err := rig.BuildInputs(rig.SpecInputRules(d.Spec), []rig.OrderInput{{Symbol: "TSLA", Minute: minute}}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abiJSON, err := os.ReadFile(filepath.Join("..", "contract", "AgentRig.abi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Receipt map[string]json.RawMessage
+		TaskID  string
+	}
+	runEthers(t, orderScript, map[string]any{"rpc": d.Chain.URL, "key": "0x" + hex.EncodeToString(crypto.FromECDSA(d.Funded)),
+		"contract": d.Contract.Hex(), "abi": json.RawMessage(abiJSON), "job": PriceJobID, "uri": inputs[0].URI,
+		"price": launchJobs[PriceJobID-1].price.String()}, &out)
+	id, ok := new(big.Int).SetString(out.TaskID, 10)
+	if !ok {
+		t.Fatalf("task id %q", out.TaskID)
+	}
+	info, err := d.contract.Task(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiptL1, block := quantityOf(t, out.Receipt["l1BlockNumber"]), quantityOf(t, out.Receipt["blockNumber"])
+	if info.OrderBlock != receiptL1 || receiptL1 < l1 {
+		t.Fatalf("task %s stored order block %d; its order's receipt says l1BlockNumber %d (rollup block %d)", id, info.OrderBlock, receiptL1, block)
+	}
+	if (l1 == 1) != (block > receiptL1) {
+		t.Fatalf("rollup block %d against L1 block %d: want a young chain below L1's numbers, an old one above", block, receiptL1)
 	}
 }

@@ -3,7 +3,7 @@
 // AgentRig contract, the provider simulator, rig runners and an orderer. `pricerig devnet` and the
 // end-to-end tests are built on it.
 //
-// chain.go starts the chain; sequencer.go seals its blocks; nitro.go is what makes it Robinhood
+// node.go starts the chain (the node); sequencer.go seals its blocks; nitro.go is what makes it Robinhood
 // Chain (Nitro's header fields, the L1 clock, the ArbOS stand-in); nitrorpc.go answers JSON-RPC
 // as Nitro does; devnet.go starts the whole devnet (accounts, contract, jobs, rigs) and orders
 // tasks; process.go starts, kills and restarts one rig process; report.go follows the tasks to
@@ -49,6 +49,7 @@ type Chain struct {
 	mu      sync.Mutex // serialises sealing with Do (Fork, AdjustTime, … from tests)
 	stop    chan struct{}
 	stopped sync.WaitGroup
+	closing sync.Once
 	paused  bool
 }
 
@@ -156,7 +157,7 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 	nodeConf.DataDir = ""
 	nodeConf.P2P = p2p.Config{NoDiscovery: true}
 	nodeConf.HTTPHost, nodeConf.HTTPPort = "127.0.0.1", port
-	nodeConf.HTTPModules = []string{"eth", "net", "web3"}
+	nodeConf.HTTPModules = []string{"eth", "net", "web3", "txpool"} // txpool: for tests that look into the pool (Nitro serves none)
 	nodeConf.HTTPVirtualHosts = []string{"*"}
 	// websockets on the same port, as a node usually offers them: rigs follow new heads by
 	// subscription instead of waiting for their next poll
@@ -275,9 +276,13 @@ func (c *Chain) Dial(ctx context.Context) (*ethclient.Client, error) {
 	return ethclient.DialContext(ctx, c.URL)
 }
 
-// Close stops sealing and the node.
+// Close stops sealing and the node; closing again does nothing.
 func (c *Chain) Close() error {
-	close(c.stop)
-	c.stopped.Wait()
-	return c.seq.close()
+	var err error
+	c.closing.Do(func() {
+		close(c.stop)
+		c.stopped.Wait()
+		err = c.seq.close()
+	})
+	return err
 }
