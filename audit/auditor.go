@@ -14,15 +14,15 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
-// Journal is what the rig check reads of the rig journal; *rig.Journal has it.
+// Journal is what the rig check reads of the rig journal; *journal.DBJournal has it.
 type Journal interface {
 	// Since returns the entries updated at or after t.
-	Since(ctx context.Context, t time.Time) ([]rig.Entry, error)
+	Since(ctx context.Context, t time.Time) ([]journal.Entry, error)
 	// Open returns the entries that are not final.
-	Open(ctx context.Context) ([]rig.Entry, error)
+	Open(ctx context.Context) ([]journal.Entry, error)
 }
 
 // BalanceReader reads balances; *ethclient.Client has it.
@@ -341,7 +341,7 @@ func (a *Auditor) rig(ctx context.Context, w Window, now time.Time) (CheckResult
 	entries := dedupe(append(recent, open...))
 	settled := 0
 	for _, e := range entries {
-		if e.State == rig.StateSettled {
+		if e.State == journal.StateSettled {
 			settled++
 		}
 	}

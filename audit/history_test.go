@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
@@ -24,7 +25,7 @@ func backfilledStore(t *testing.T, env *simEnv, spec *feeds.Spec, to string) *hi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	b, err := history.New(store, history.Options{
+	b, err := backfill.New(store, backfill.Options{
 		Spec: spec, Symbols: []string{"NVDA", "SPY"}, Sources: []string{"alpaca", "pyth", "twelvedata"},
 		From: mustTime("2026-11-24T14:00:00Z"), To: mustTime(to), Clock: env.clock,
 	})

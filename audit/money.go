@@ -7,13 +7,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // Accounts is the rig journal's ledger (what its transactions cost and its tasks earned);
-// *rig.DBJournal has it. A journal without it is audited without the money findings.
+// *journal.DBJournal has it. A journal without it is audited without the money findings.
 type Accounts interface {
-	Ledger(ctx context.Context, since time.Time) (rig.Ledger, error)
+	Ledger(ctx context.Context, since time.Time) (journal.Ledger, error)
 }
 
 // CheckMoney reads the journal's ledger of the window: `unprofitable` for each rig whose
@@ -22,7 +22,7 @@ type Accounts interface {
 // when a relayer's draws and settles or several rigs are in it; `wasted_gas` for each
 // transaction mined reverted. Tasks still in flight are left out of the margin: their
 // earnings are not in yet.
-func CheckMoney(l rig.Ledger, entries []rig.Entry) []Finding {
+func CheckMoney(l journal.Ledger, entries []journal.Entry) []Finding {
 	open := map[uint64]bool{}
 	for _, e := range dedupe(entries) {
 		if !e.State.Final() {
@@ -33,7 +33,7 @@ func CheckMoney(l rig.Ledger, entries []rig.Entry) []Finding {
 		gas, earned, slashed, margin *big.Int
 		tasks                        map[uint64]bool
 	}
-	add := func(s *sum, m rig.Money, task uint64) {
+	add := func(s *sum, m journal.Money, task uint64) {
 		s.gas.Add(s.gas, m.GasPaid)
 		s.earned.Add(s.earned, m.Earned)
 		s.slashed.Add(s.slashed, m.Slashed)
@@ -102,7 +102,7 @@ func CheckMoney(l rig.Ledger, entries []rig.Entry) []Finding {
 }
 
 // moneyDetail sums the ledger for the rig check's detail line.
-func moneyDetail(l rig.Ledger) string {
+func moneyDetail(l journal.Ledger) string {
 	return fmt.Sprintf("; %s sent (%d reverted): %s ETH of gas, %s ETH earned, %s ETH slashed, margin %s ETH",
 		plural(l.Total.Txs, "transaction"), l.Total.Reverted, FormatETH(l.Total.GasPaid), FormatETH(l.Total.Earned),
 		FormatETH(l.Total.Slashed), FormatETH(l.Total.Margin()))

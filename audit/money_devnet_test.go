@@ -17,9 +17,9 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/internal/testbound"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -55,7 +55,7 @@ func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range d.Runners {
-		j, err := rig.OpenJournal(d.JournalPath(i))
+		j, err := journal.OpenJournal(d.JournalPath(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,12 +251,12 @@ func TestAuditFindsTheWastedGasOfARigBehindAStaleNode(t *testing.T) {
 	if _, err := d.Order(ctx, []string{"NVDA"}, devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions)); err != nil {
 		t.Fatal(err)
 	}
-	j, err := rig.OpenJournal(d.JournalPath(0))
+	j, err := journal.OpenJournal(d.JournalPath(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	var reverted []rig.TxRecord
+	var reverted []journal.TxRecord
 	for len(reverted) < 2 {
 		l, err := j.Ledger(ctx, time.Time{})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // CheckRig reads the rig journal's entries: tasks settled outside an agreed task's agreement
@@ -20,7 +20,7 @@ import (
 // NearMissPercent of the tolerance; windows missed; tasks skipped; and commits or reveals still
 // not mined within PendingMargin of their deadline. Final entries count only when they were
 // updated at or after from; open ones always count, since they can still cost a slash.
-func CheckRig(entries []rig.Entry, now, from time.Time, toleranceBps uint32, th Thresholds) []Finding {
+func CheckRig(entries []journal.Entry, now, from time.Time, toleranceBps uint32, th Thresholds) []Finding {
 	entries = dedupe(entries)
 	nearMiss := int64(toleranceBps) * 100 * int64(th.NearMissPercent) / 100
 	limit := feeds.FormatCentiBps(nearMiss)
@@ -32,7 +32,7 @@ func CheckRig(entries []rig.Entry, now, from time.Time, toleranceBps uint32, th 
 			continue
 		}
 		switch e.State {
-		case rig.StateSettled:
+		case journal.StateSettled:
 			dist := e.RealizedCentiBps
 			stored := numeric.FormatScaled(numeric.AnswerInt(e.StoredAnswer))
 			switch {
@@ -53,20 +53,20 @@ func CheckRig(entries []rig.Entry, now, from time.Time, toleranceBps uint32, th 
 					what, e.Price, feeds.FormatCentiBps(dist), stored, th.NearMissPercent, toleranceBps, limit)
 				out = append(out, f)
 			}
-		case rig.StateMissed:
+		case journal.StateMissed:
 			f.Name, f.Severity = MissedWindow, Alert
 			f.Message = fmt.Sprintf("%s: missed a window and lost the slash: %s", what, orDash(e.Reason))
 			out = append(out, f)
-		case rig.StateSkipped:
+		case journal.StateSkipped:
 			f.Name, f.Severity = TaskSkipped, Alert
 			f.Message = fmt.Sprintf("%s: not answered (it will miss the commit window): %s", what, orDash(e.Reason))
 			out = append(out, f)
-		case rig.StateDrawn, rig.StateAnswered:
+		case journal.StateDrawn, journal.StateAnswered:
 			if p, ok := pending(f, what, "commit", e.CommitDeadline, now, th.PendingMargin); ok {
 				p.Name = CommitPending
 				out = append(out, p)
 			}
-		case rig.StateCommitted:
+		case journal.StateCommitted:
 			if p, ok := pending(f, what, "reveal", e.RevealDeadline, now, th.PendingMargin); ok {
 				p.Name = RevealPending
 				out = append(out, p)
@@ -95,10 +95,10 @@ func pending(f Finding, what, step string, deadline, now time.Time, margin time.
 }
 
 // dedupe keeps one entry per task and rig (Since and Open overlap), the latest updated.
-func dedupe(entries []rig.Entry) []rig.Entry {
+func dedupe(entries []journal.Entry) []journal.Entry {
 	type key struct{ task, rig uint64 }
 	seen := map[key]int{}
-	var out []rig.Entry
+	var out []journal.Entry
 	for _, e := range entries {
 		k := key{e.TaskID, e.RigID}
 		if i, ok := seen[k]; ok {

@@ -15,21 +15,21 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // task is one journal entry a test writes through the journal's own API.
 type task struct {
 	id     uint64
-	to     rig.State
-	update func(*rig.Entry)
+	to     journal.State
+	update func(*journal.Entry)
 }
 
 // writeJournal records every task's answer (price 180.00, committed against a median of
 // 180.00) and advances it, the way the runner does.
-func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *rig.DBJournal {
+func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *journal.DBJournal {
 	t.Helper()
-	j, err := rig.OpenJournal(path)
+	j, err := journal.OpenJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +37,14 @@ func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *ri
 	ctx := context.Background()
 	price := numeric.MustPrice("180.00")
 	for _, tk := range tasks {
-		e := rig.Entry{
+		e := journal.Entry{
 			TaskID: tk.id, RigID: 7, Symbol: "NVDA", Minute: minute, Price: price, Answer: price.Answer(),
 			Salt: [32]byte{byte(tk.id)}, ExpectedMedian: price, CommitDeadline: minute.Add(10 * time.Minute),
 		}
 		if _, err := j.RecordAnswer(ctx, e); err != nil {
 			t.Fatal(err)
 		}
-		if tk.to != rig.StateAnswered {
+		if tk.to != journal.StateAnswered {
 			if err := j.Advance(ctx, tk.id, 7, tk.to, tk.update); err != nil {
 				t.Fatal(err)
 			}
@@ -55,12 +55,12 @@ func writeJournal(t *testing.T, path string, minute time.Time, tasks []task) *ri
 
 // settledAt settles a task whose stored median is median: the distance and the inside flag are
 // computed the way the runner computes them.
-func settledAt(median string, agreed bool) func(*rig.Entry) {
-	return func(e *rig.Entry) {
+func settledAt(median string, agreed bool) func(*journal.Entry) {
+	return func(e *journal.Entry) {
 		stored := numeric.MustPrice(median).Answer()
 		e.StoredAnswer, e.Agreed = stored, agreed
 		e.Inside = numeric.WithinTolerance(numeric.AnswerInt(e.Answer), numeric.AnswerInt(stored), 50)
-		e.RealizedCentiBps = rig.StoredDistance(e.Answer, stored)
+		e.RealizedCentiBps = journal.StoredDistance(e.Answer, stored)
 	}
 }
 
@@ -68,25 +68,25 @@ func TestCheckRigOverAJournal(t *testing.T) {
 	now := mustTime("2026-11-24T15:35:30Z")
 	minute := now.Add(-20 * time.Minute).Truncate(time.Minute)
 	j := writeJournal(t, filepath.Join(t.TempDir(), "rig.db"), minute, []task{
-		{id: 1, to: rig.StateSettled, update: settledAt("180.18", true)}, // 9.99 bps: fine
-		{id: 2, to: rig.StateSettled, update: settledAt("180.54", true)}, // 0.54 / 180.54 = 29.91 bps: a near miss
-		{id: 3, to: rig.StateSettled, update: settledAt("181.80", true)}, // 99.0 bps: slashed
-		{id: 4, to: rig.StateSettled, update: settledAt("180.00", false)},
-		{id: 5, to: rig.StateMissed, update: func(e *rig.Entry) { e.Reason = "no reveal before the reveal window closed" }},
-		{id: 6, to: rig.StateSkipped, update: func(e *rig.Entry) { e.Reason = "no answer: 1 source gave a price" }},
-		{id: 7, to: rig.StateCommitted, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(time.Minute) }},
-		{id: 8, to: rig.StateCommitted, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(3 * time.Minute) }},
-		{id: 9, to: rig.StateCommitted, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(-30 * time.Second) }},
-		{id: 10, to: rig.StateAnswered}, // its commit window closes in 10 − 20 min: closed
-		{id: 11, to: rig.StateRevealed, update: func(e *rig.Entry) { e.RevealDeadline = now.Add(-time.Minute) }}, // revealed: waiting for settle
+		{id: 1, to: journal.StateSettled, update: settledAt("180.18", true)}, // 9.99 bps: fine
+		{id: 2, to: journal.StateSettled, update: settledAt("180.54", true)}, // 0.54 / 180.54 = 29.91 bps: a near miss
+		{id: 3, to: journal.StateSettled, update: settledAt("181.80", true)}, // 99.0 bps: slashed
+		{id: 4, to: journal.StateSettled, update: settledAt("180.00", false)},
+		{id: 5, to: journal.StateMissed, update: func(e *journal.Entry) { e.Reason = "no reveal before the reveal window closed" }},
+		{id: 6, to: journal.StateSkipped, update: func(e *journal.Entry) { e.Reason = "no answer: 1 source gave a price" }},
+		{id: 7, to: journal.StateCommitted, update: func(e *journal.Entry) { e.RevealDeadline = now.Add(time.Minute) }},
+		{id: 8, to: journal.StateCommitted, update: func(e *journal.Entry) { e.RevealDeadline = now.Add(3 * time.Minute) }},
+		{id: 9, to: journal.StateCommitted, update: func(e *journal.Entry) { e.RevealDeadline = now.Add(-30 * time.Second) }},
+		{id: 10, to: journal.StateAnswered}, // its commit window closes in 10 − 20 min: closed
+		{id: 11, to: journal.StateRevealed, update: func(e *journal.Entry) { e.RevealDeadline = now.Add(-time.Minute) }}, // revealed: waiting for settle
 		// A task the spec refused, settled in agreement on the refusal answer 0: nothing lost,
 		// nothing to report (a skip, task 6, is reported).
-		{id: 12, to: rig.StateSettled, update: func(e *rig.Entry) {
+		{id: 12, to: journal.StateSettled, update: func(e *journal.Entry) {
 			zero := numeric.Scaled(0).Answer()
 			e.Answer, e.Price, e.Refusal = zero, 0, `unknown symbol: "AAPL"`
 			e.StoredAnswer, e.Agreed = zero, true
 			e.Inside = numeric.WithinTolerance(numeric.AnswerInt(e.Answer), numeric.AnswerInt(zero), 50)
-			e.RealizedCentiBps = rig.StoredDistance(e.Answer, zero)
+			e.RealizedCentiBps = journal.StoredDistance(e.Answer, zero)
 		}},
 	})
 	ctx := context.Background()
@@ -137,21 +137,21 @@ func TestCheckRigOverAJournal(t *testing.T) {
 func TestCheckRigWindowAndShare(t *testing.T) {
 	now := mustTime("2026-11-24T15:35:30Z")
 	from := now.Add(-time.Hour)
-	dist := func(c int64) rig.Entry {
-		return rig.Entry{TaskID: uint64(c), State: rig.StateSettled, Agreed: true, Inside: true, RealizedCentiBps: c, UpdatedAt: now}
+	dist := func(c int64) journal.Entry {
+		return journal.Entry{TaskID: uint64(c), State: journal.StateSettled, Agreed: true, Inside: true, RealizedCentiBps: c, UpdatedAt: now}
 	}
 	old := dist(4000)
 	old.TaskID, old.UpdatedAt = 1, from.Add(-time.Second)
 	tests := []struct {
 		name    string
-		entries []rig.Entry
+		entries []journal.Entry
 		percent int
 		want    []uint64
 	}{
-		{"default half of 50 bps", []rig.Entry{dist(2500), dist(2501)}, 0, []uint64{2501}},
-		{"a fifth", []rig.Entry{dist(999), dist(1001)}, 20, []uint64{1001}},
-		{"settled before the window", []rig.Entry{old, dist(3000)}, 0, []uint64{3000}},
-		{"duplicates from Since and Open count once", []rig.Entry{dist(3000), dist(3000)}, 0, []uint64{3000}},
+		{"default half of 50 bps", []journal.Entry{dist(2500), dist(2501)}, 0, []uint64{2501}},
+		{"a fifth", []journal.Entry{dist(999), dist(1001)}, 20, []uint64{1001}},
+		{"settled before the window", []journal.Entry{old, dist(3000)}, 0, []uint64{3000}},
+		{"duplicates from Since and Open count once", []journal.Entry{dist(3000), dist(3000)}, 0, []uint64{3000}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -249,9 +249,9 @@ func TestAuditorReadsTheJournal(t *testing.T) {
 	env := newSimEnv(t, tuesday)
 	minute := tuesday.Add(-time.Hour).Truncate(time.Minute)
 	j := writeJournal(t, filepath.Join(t.TempDir(), "rig.db"), minute, []task{
-		{id: 1, to: rig.StateSettled, update: settledAt("180.18", true)},
-		{id: 2, to: rig.StateSettled, update: settledAt("180.54", true)},
-		{id: 3, to: rig.StateSettled, update: settledAt("181.80", true)},
+		{id: 1, to: journal.StateSettled, update: settledAt("180.18", true)},
+		{id: 2, to: journal.StateSettled, update: settledAt("180.54", true)},
+		{id: 3, to: journal.StateSettled, update: settledAt("181.80", true)},
 	})
 	// The journal stamps entries with the wall clock, which the simulator's fake clock does not
 	// follow: a window reaching back decades holds them whatever the real date.

@@ -17,3 +17,12 @@ const (
 
 // AllSessions lists the sessions in the order of a trading day.
 var AllSessions = []Session{Overnight, Pre, Regular, Post}
+
+// SessionStrings is sessions as sources.yaml names them, in the order given.
+func SessionStrings(sessions []Session) []string {
+	out := make([]string, len(sessions))
+	for i, s := range sessions {
+		out[i] = string(s)
+	}
+	return out
+}

@@ -14,6 +14,9 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // priceCall shares one price fetch among the rigs of this process drawn for the same task, and
@@ -38,7 +41,7 @@ type priceKey struct {
 
 // answer prices the task once and journals an answer and a fresh salt for each of our rigs
 // drawn for it. Nothing is sent here: the next step commits what the journal holds.
-func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainNow time.Time) {
+func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskView, chainNow time.Time) {
 	log := r.log.With("task", t.id)
 	mine := r.ours(info)
 	deadline := info.CommitDeadline
@@ -46,7 +49,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 	skip := func(reason string) {
 		log.Warn("task cannot be answered honestly", "reason", reason)
 		for rigID := range mine {
-			r.advance(ctx, t.id, rigID, StateSkipped, func(e *Entry) { e.Reason = reason })
+			r.advance(ctx, t.id, rigID, journal.StateSkipped, func(e *journal.Entry) { e.Reason = reason })
 		}
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Skipped })
 	}
@@ -58,7 +61,7 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 	}
 	if refusal != nil {
 		if r.cfg.Inputs.RefusalAnswer == nil {
-			skip(RefusalText(refusal))
+			skip(task.RefusalText(refusal))
 			return
 		}
 		r.refuse(ctx, t, info, input, refusal)
@@ -109,8 +112,8 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
 			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
 	}
-	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
-		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored Entry) {
+	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
+		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored journal.Entry) {
 		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
 			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
 	})
@@ -118,15 +121,15 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info TaskView, chainN
 
 // refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
 // refuses, with the reason; the next steps commit and reveal it like any answer.
-func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input Input, why error) {
-	reason, kind, price := RefusalText(why), RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
+func (r *Runner) refuse(ctx context.Context, t *taskState, info agentrig.TaskView, input task.Input, why error) {
+	reason, kind, price := task.RefusalText(why), task.RefusalKind(why), *r.cfg.Inputs.RefusalAnswer
 	log := r.log.With("task", t.id)
 	log.Warn("the spec refuses the task: answering its refusal_answer", "refusal_answer", price.String(), "rule", kind, "reason", reason)
 	if m := r.cfg.Metrics; m != nil {
 		m.Refused.WithLabelValues(kind).Inc()
 	}
-	r.record(ctx, log, t, info, Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
-		func(stored Entry) {
+	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: price, ExpectedMedian: price, Refusal: reason},
+		func(stored journal.Entry) {
 			log.Info("answered the refusal", "rig", stored.RigID, "answer", stored.Price.String())
 		})
 }
@@ -134,22 +137,22 @@ func (r *Runner) refuse(ctx context.Context, t *taskState, info TaskView, input 
 // record journals answer e (Price, and the fields describing it) with a fresh salt for each of
 // our rigs drawn for the task, before anything is sent. A rig whose journal already holds an
 // answer keeps that one (RecordAnswer).
-func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info TaskView, e Entry, done func(Entry)) {
+func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, info agentrig.TaskView, e journal.Entry, done func(journal.Entry)) {
 	answer := e.Price.Answer()
 	for rigID := range r.ours(info) {
-		salt, err := NewSalt()
+		salt, err := task.NewSalt()
 		if err != nil {
 			log.Error("no salt", "error", err)
 			return
 		}
-		commitment, err := Commitment(new(big.Int).SetUint64(t.id), rigID, answer, salt)
+		commitment, err := task.Commitment(new(big.Int).SetUint64(t.id), rigID, answer, salt)
 		if err != nil {
 			log.Error("commitment", "error", err)
 			return
 		}
 		e.TaskID, e.RigID, e.Answer, e.Salt, e.Commitment = t.id, rigID, answer, salt, commitment
 		e.CommitDeadline, e.RevealDeadline = info.CommitDeadline, info.RevealDeadline
-		stored, err := r.journal.RecordAnswer(r.fenced(ctx), e)
+		stored, err := r.journal.RecordAnswer(r.lead.fenced(ctx), e)
 		if err != nil {
 			log.Error("journal write failed: not committing", "rig", rigID, "error", err)
 			return
@@ -161,12 +164,12 @@ func (r *Runner) record(ctx context.Context, log *slog.Logger, t *taskState, inf
 
 // price fetches a task's price once, however many of our rigs ask, and shares it with the open
 // tasks of the same symbol and minute.
-func (r *Runner) price(ctx context.Context, taskID uint64, input Input, budget time.Duration) (feeds.Result, error) {
+func (r *Runner) price(ctx context.Context, taskID uint64, input task.Input, budget time.Duration) (feeds.Result, error) {
 	return r.priceAs(ctx, taskID, input, budget, false)
 }
 
 // priceAs is price, noting whether the fetch is made while following.
-func (r *Runner) priceAs(ctx context.Context, taskID uint64, input Input, budget time.Duration, following bool) (feeds.Result, error) {
+func (r *Runner) priceAs(ctx context.Context, taskID uint64, input task.Input, budget time.Duration, following bool) (feeds.Result, error) {
 	key := priceKey{symbol: input.Symbol, minute: input.Minute.Unix()}
 	fetch := false
 	r.mu.Lock()

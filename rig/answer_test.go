@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 // countingPricer answers every symbol at once and counts the fetches of each symbol and minute.
@@ -42,7 +43,7 @@ func TestTasksOfOneSymbolAndMinuteShareOnePriceFetch(t *testing.T) {
 	m := time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC)
 	ask := func(task uint64, symbol string, minute time.Time) {
 		t.Helper()
-		res, err := b.r.price(b.ctx, task, Input{Symbol: symbol, Minute: minute}, time.Minute)
+		res, err := b.r.price(b.ctx, task, rigtask.Input{Symbol: symbol, Minute: minute}, time.Minute)
 		if err != nil || !res.Agreed || res.Symbol != symbol || !res.Minute.Equal(minute) {
 			t.Fatalf("task %d: price of %s at %s: %+v, %v", task, symbol, minute, res, err)
 		}

@@ -16,6 +16,9 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // maxBatch bounds the entries of one commitMany/revealMany, so a backlog of tasks never builds
@@ -23,24 +26,20 @@ import (
 // contract: 64 stay near a third of a 30M-gas block).
 const maxBatch = 64
 
-// probeWorkers bounds the simulations and estimates of one batch in flight at once when the
-// node takes no JSON-RPC batches.
-const probeWorkers = 8
-
 // answerPlan is how a set of answers of one kind goes out, and the estimates that decided it.
 type answerPlan struct {
 	kind *answerKind
 	kept []answerTx // the answers that still apply on the pending state
 	// singles[i] sends kept[i] alone from senders[i]: the rig's own commit/reveal from its
 	// operator, or, behind a relayer, a one-entry commitMany/revealMany from the relayer.
-	singles  []Call
-	senders  []*Sender
+	singles  []txm.Call
+	senders  []*txm.Sender
 	gas      []uint64 // eth_estimateGas of each single at the pending state
 	separate uint64   // Σ gas
 	// many carries every kept answer, signed by its operator, sent by payer: the relayer, or the
 	// operator of the lowest rig id in the batch.
-	many    Call
-	payer   *Sender
+	many    txm.Call
+	payer   *txm.Sender
 	batched uint64 // eth_estimateGas of many at the pending state; 0 when it could not be estimated
 }
 
@@ -50,8 +49,8 @@ func (p answerPlan) batch() bool { return p.batched > 0 && p.batched < p.separat
 // probe is what plan learns of one answer.
 type probe struct {
 	sig    []byte
-	single Call
-	sender *Sender
+	single txm.Call
+	sender *txm.Sender
 	gas    uint64
 	err    error
 }
@@ -63,14 +62,14 @@ type probe struct {
 // state: it reverts exactly when the answer's batch entry would be skipped. Sent directly, that
 // check's gas estimate is the single's; behind a relayer the single is a one-entry batch from the
 // relayer, estimated beside it. The batch of all of them is estimated in the same round trip
-// (Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch: checkMany), and
-// again alone only when some answer was dropped.
+// (txm.Sender.Check's eth_estimateGas at the pending state, in one JSON-RPC batch:
+// txm.CheckMany), and again alone only when some answer was dropped.
 func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	kind := txs[0].kind
 	probes := make([]probe, len(txs))
-	var reqs []checkReq
+	var reqs []txm.CheckRequest
 	own := make([]int, len(txs)) // index in reqs of each answer's own call; -1 when not checked
-	var entries []Entry
+	var entries []journal.Entry
 	var sigs [][]byte
 	for i, a := range txs {
 		h := r.rigs[a.entry.RigID]
@@ -86,10 +85,10 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		}
 		pr.single, pr.sender = a.kind.call(r.chain, a.entry), h.sender
 		own[i] = len(reqs)
-		reqs = append(reqs, checkReq{s: h.sender, call: pr.single})
+		reqs = append(reqs, txm.CheckRequest{From: h.sender, Call: pr.single})
 		if r.relayer != nil {
-			pr.single, pr.sender = a.kind.many(r.chain, []Entry{a.entry}, [][]byte{pr.sig}), r.relayer
-			reqs = append(reqs, checkReq{s: r.relayer, call: pr.single})
+			pr.single, pr.sender = a.kind.many(r.chain, []journal.Entry{a.entry}, [][]byte{pr.sig}), r.relayer
+			reqs = append(reqs, txm.CheckRequest{From: r.relayer, Call: pr.single})
 		}
 		entries, sigs = append(entries, a.entry), append(sigs, pr.sig)
 	}
@@ -102,16 +101,16 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 	// Optimistically, every answer applies: the batch of all is estimated in the same round trip.
 	payer := r.payerOf(txs)
 	many := kind.many(r.chain, entries, sigs)
-	reqs = append(reqs, checkReq{s: payer, call: many})
-	res := checkMany(ctx, reqs)
+	reqs = append(reqs, txm.CheckRequest{From: payer, Call: many})
+	res := txm.CheckMany(ctx, reqs)
 	p := answerPlan{kind: kind}
 	for i, a := range txs {
 		pr := probes[i]
 		if pr.err == nil {
 			k := own[i]
-			pr.gas, pr.err = res[k].gas, res[k].err
+			pr.gas, pr.err = res[k].Gas, res[k].Err
 			if pr.err == nil && r.relayer != nil {
-				pr.gas, pr.err = res[k+1].gas, res[k+1].err
+				pr.gas, pr.err = res[k+1].Gas, res[k+1].Err
 			}
 		}
 		if pr.err != nil {
@@ -131,23 +130,23 @@ func (r *Runner) plan(ctx context.Context, txs []answerTx) answerPlan {
 		// Some answer no longer applies: the batch of the rest is another transaction.
 		entries, sigs = entries[:0], sigs[:0]
 		for i, a := range txs {
-			if probes[i].err == nil && res[own[i]].err == nil && (r.relayer == nil || res[own[i]+1].err == nil) {
+			if probes[i].err == nil && res[own[i]].Err == nil && (r.relayer == nil || res[own[i]+1].Err == nil) {
 				entries, sigs = append(entries, a.entry), append(sigs, probes[i].sig)
 			}
 		}
 		p.payer, p.many = r.payerOf(p.kept), kind.many(r.chain, entries, sigs)
-		last.gas, last.err = p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
+		last.Gas, last.Err = p.payer.Check(ctx, p.many.To, p.many.Data, p.many.Value)
 	}
-	if last.err != nil {
-		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", last.err)
+	if last.Err != nil {
+		r.log.Warn("estimating a "+kind.name+" batch failed; sending one transaction each", "entries", len(p.kept), "error", last.Err)
 		return p
 	}
-	p.batched = last.gas
+	p.batched = last.Gas
 	return p
 }
 
 // payerOf is who pays a batch of txs: the relayer, or the operator of the lowest rig id in it.
-func (r *Runner) payerOf(txs []answerTx) *Sender {
+func (r *Runner) payerOf(txs []answerTx) *txm.Sender {
 	if r.relayer != nil {
 		return r.relayer
 	}
@@ -172,7 +171,7 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 	log := r.log.With("entries", len(p.kept), "gas_batched", p.batched, "gas_separate", p.separate)
 	if p.batch() {
 		rec, err := r.sendBatch(ctx, p)
-		if errors.Is(err, ErrInsufficientFunds) {
+		if errors.Is(err, txm.ErrInsufficientFunds) {
 			// No operator of the batch can pay for it: each rig sends its own, so the rigs
 			// whose operators hold gas still answer.
 			log.Warn("no operator of the "+kind.name+" batch can pay for it; sending one transaction each", "error", err)
@@ -201,7 +200,7 @@ func (r *Runner) sendPlanned(ctx context.Context, txs []answerTx) {
 // rig id, pays instead. The error is ErrInsufficientFunds when none can.
 func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, error) {
 	rec, err := r.sendChecked(ctx, p.payer, p.many, p.batched)
-	if r.relayer != nil || !errors.Is(err, ErrInsufficientFunds) {
+	if r.relayer != nil || !errors.Is(err, txm.ErrInsufficientFunds) {
 		return rec, err
 	}
 	ids := make([]uint64, 0, len(p.kept))
@@ -211,7 +210,7 @@ func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, e
 		}
 	}
 	slices.Sort(ids)
-	tried := []*Sender{p.payer}
+	tried := []*txm.Sender{p.payer}
 	for _, id := range ids {
 		payer := r.rigs[id].sender
 		if slices.Contains(tried, payer) {
@@ -220,7 +219,7 @@ func (r *Runner) sendBatch(ctx context.Context, p answerPlan) (*types.Receipt, e
 		tried = append(tried, payer)
 		r.log.Warn("the "+p.kind.name+" batch's payer cannot pay for it; another operator of the batch pays",
 			"unfunded", tried[len(tried)-2].Address(), "payer", payer.Address(), "rig", id)
-		if rec, err = r.send(ctx, payer, p.many); !errors.Is(err, ErrInsufficientFunds) {
+		if rec, err = r.send(ctx, payer, p.many); !errors.Is(err, txm.ErrInsufficientFunds) {
 			return rec, err
 		}
 	}

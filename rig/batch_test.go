@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // The runner sends its answers the way eth_estimateGas says costs less: one commit alone goes
@@ -26,7 +27,7 @@ func TestBatchingPicksTheCheaperPath(t *testing.T) {
 	e := one[0].entry
 	op := b.sim.Addr(batchOperator(0))
 	wantAlone := b.estimate(op, b.sim.ABI.PackCommit(big.NewInt(int64(e.TaskID)), e.Commitment))
-	wantMany := b.estimate(op, b.commitMany([]Entry{e}))
+	wantMany := b.estimate(op, b.commitMany([]journal.Entry{e}))
 	if p.separate != wantAlone || p.batched != wantMany {
 		t.Fatalf("one commit: plan estimated %d alone, %d batched; the chain says %d and %d", p.separate, p.batched, wantAlone, wantMany)
 	}
@@ -36,7 +37,7 @@ func TestBatchingPicksTheCheaperPath(t *testing.T) {
 
 	p = b.r.plan(b.ctx, all)
 	var sum uint64
-	var entries []Entry
+	var entries []journal.Entry
 	for _, a := range all {
 		e := a.entry
 		sum += b.estimate(b.sim.Addr(batchOperator(int(e.RigID)-1)), b.sim.ABI.PackCommit(big.NewInt(int64(e.TaskID)), e.Commitment))
@@ -54,7 +55,7 @@ func TestBatchingPicksTheCheaperPath(t *testing.T) {
 		t.Fatalf("two commits sent one by one: %d separately against %d batched", two.separate, two.batched)
 	}
 	t.Logf("commit gas: one alone %d, one batched %d; two separately %d, batched %d; six separately %d, batched %d (%.0f%% saved)",
-		wantAlone, b.estimate(op, b.commitMany([]Entry{e})), two.separate, two.batched, sum, wantMany, 100-100*float64(wantMany)/float64(sum))
+		wantAlone, b.estimate(op, b.commitMany([]journal.Entry{e})), two.separate, two.batched, sum, wantMany, 100-100*float64(wantMany)/float64(sum))
 }
 
 // Behind a relayer the comparison is the same, one one-entry commitMany each against one for
@@ -65,9 +66,9 @@ func TestRelayedBatchingPicksTheCheaperPath(t *testing.T) {
 	relayer := b.sim.Addr(batchRelayer)
 	p := b.r.plan(b.ctx, all)
 	var sum uint64
-	var entries []Entry
+	var entries []journal.Entry
 	for _, a := range all {
-		sum += b.estimate(relayer, b.commitMany([]Entry{a.entry}))
+		sum += b.estimate(relayer, b.commitMany([]journal.Entry{a.entry}))
 		entries = append(entries, a.entry)
 	}
 	want := b.estimate(relayer, b.commitMany(entries))
@@ -85,7 +86,7 @@ func TestBatchAcrossTasksAndRigsLandsInOneTransaction(t *testing.T) {
 	b := newBatchRig(t, false, 3)
 	before := b.nonces()
 	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
+	b.mineUntil("commits", b.all(journal.StateCommitted))
 	b.r.wg.Wait()
 	if sent := b.nonces() - before; sent != 1 {
 		t.Fatalf("9 commits (3 rigs × 3 tasks) took %d transactions, want 1", sent)
@@ -106,7 +107,7 @@ func TestBatchAcrossTasksAndRigsLandsInOneTransaction(t *testing.T) {
 		}
 	}
 	b.step()
-	b.mineUntil("reveals", b.all(StateRevealed))
+	b.mineUntil("reveals", b.all(journal.StateRevealed))
 	b.r.wg.Wait()
 	if sent := b.nonces() - before; sent != 2 {
 		t.Fatalf("9 commits and 9 reveals took %d transactions, want 2", sent)
@@ -155,7 +156,7 @@ func TestRestartedRigDoesNotResendMinedEntries(t *testing.T) {
 	defer cancel()
 	for {
 		_, err := b.sim.Client.PendingCallContract(wait, ethereum.CallMsg{From: b.sim.Addr(op), To: &b.sim.Address, Data: tx.Data()})
-		if err != nil && RevertReason(err) == "AlreadyDone" {
+		if err != nil && agentrig.RevertReason(err) == "AlreadyDone" {
 			break
 		}
 		if wait.Err() != nil {
@@ -179,7 +180,7 @@ func TestRestartedRigDoesNotResendMinedEntries(t *testing.T) {
 	b.step()
 	b.mineUntil("commits", func() bool {
 		for _, a := range p.kept {
-			if b.entry(a.entry.TaskID, a.entry.RigID).State != StateCommitted {
+			if b.entry(a.entry.TaskID, a.entry.RigID).State != journal.StateCommitted {
 				return false
 			}
 		}
@@ -234,7 +235,7 @@ func TestDirectBatchPayerWithoutFundsDoesNotBlockTheOthers(t *testing.T) {
 	}
 	before := []uint64{nonces(0), nonces(1), nonces(2)}
 	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
+	b.mineUntil("commits", b.all(journal.StateCommitted))
 	b.r.wg.Wait()
 	sent := []uint64{nonces(0) - before[0], nonces(1) - before[1], nonces(2) - before[2]}
 	if sent[0] != 0 || sent[1] != 1 || sent[2] != 0 {
@@ -271,7 +272,7 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 	b := newBatchRig(t, false, 2)
 	rec, tx := b.committedBatch()
 	hash := tx.Hash()
-	journaled := func() []TxRecord {
+	journaled := func() []journal.TxRecord {
 		txs, err := b.journal.TxsFromBlock(b.ctx, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -288,10 +289,10 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 		}
 		return h
 	}
-	b.r.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
+	b.r.books.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
 
 	b.forkOut(rec)
-	b.r.checkReorg(b.ctx, head())
+	b.r.books.checkReorg(b.ctx, head())
 	if txs := journaled(); len(txs) != 0 {
 		t.Fatalf("after the reorg the accounts still hold %+v", txs)
 	}
@@ -314,7 +315,7 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.r.checkReorg(b.ctx, head())
+	b.r.books.checkReorg(b.ctx, head())
 	txs := journaled()
 	if len(txs) != 1 || txs[0].Block != again.BlockNumber.Uint64() || txs[0].Block == rec.BlockNumber.Uint64() {
 		t.Fatalf("after it was mined again in block %d: journaled %+v", again.BlockNumber, txs)

@@ -15,6 +15,9 @@ import (
 
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	rigtask "github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // batchRig is a simulated chain with one NUMERIC job of quorum 3, three rigs that all belong to
@@ -23,7 +26,7 @@ type batchRig struct {
 	t       *testing.T
 	ctx     context.Context
 	sim     *agentrig.Sim
-	journal *DBJournal
+	journal *journal.DBJournal
 	cfg     Config
 	r       *Runner
 	tasks   []uint64
@@ -50,7 +53,7 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 		b.send(batchOperator(i), new(big.Int).Mul(price, big.NewInt(10)), sim.ABI.PackRegisterRig(1, sim.Addr(batchOperator(i))))
 	}
 	for n := range tasks {
-		uri, hash, err := EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30+n, 0, 0, time.UTC))
+		uri, hash, err := rigtask.EncodeInput("SPY", time.Date(2026, 11, 27, 15, 30+n, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,11 +64,11 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 	for _, id := range b.tasks {
 		b.send(batchOrderer, nil, sim.ABI.PackDraw(new(big.Int).SetUint64(id)))
 	}
-	if b.journal, err = OpenJournal(filepath.Join(t.TempDir(), "journal.db")); err != nil {
+	if b.journal, err = journal.OpenJournal(filepath.Join(t.TempDir(), "journal.db")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.journal.Close() })
-	b.cfg = Config{Contract: sim.Address, JobID: 1, Sender: SenderConfig{Poll: 2 * time.Millisecond}}
+	b.cfg = Config{Contract: sim.Address, JobID: 1, Sender: txm.SenderConfig{Poll: 2 * time.Millisecond}}
 	for i := range 3 {
 		b.cfg.Operators = append(b.cfg.Operators, b.key(batchOperator(i)))
 	}
@@ -82,8 +85,8 @@ func newBatchRig(t *testing.T, relayed bool, tasks int) *batchRig {
 	return b
 }
 
-func (b *batchRig) key(i int) Key {
-	return Key{Address: b.sim.Addr(i), Private: b.sim.Keys[i]}
+func (b *batchRig) key(i int) rigtask.Key {
+	return rigtask.Key{Address: b.sim.Addr(i), Private: b.sim.Keys[i]}
 }
 
 func (b *batchRig) send(from int, value *big.Int, data []byte) *types.Receipt {
@@ -109,20 +112,20 @@ func (b *batchRig) runner() *Runner {
 func (b *batchRig) answer(task, rigID uint64) {
 	b.t.Helper()
 	price := numeric.Scaled(123_45000000)
-	salt, err := NewSalt()
+	salt, err := rigtask.NewSalt()
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	c, err := Commitment(new(big.Int).SetUint64(task), rigID, price.Answer(), salt)
+	c, err := rigtask.Commitment(new(big.Int).SetUint64(task), rigID, price.Answer(), salt)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if _, err := b.journal.RecordAnswer(b.ctx, Entry{TaskID: task, RigID: rigID, Symbol: "SPY", Price: price, Answer: price.Answer(), Salt: salt, Commitment: c}); err != nil {
+	if _, err := b.journal.RecordAnswer(b.ctx, journal.Entry{TaskID: task, RigID: rigID, Symbol: "SPY", Price: price, Answer: price.Answer(), Salt: salt, Commitment: c}); err != nil {
 		b.t.Fatal(err)
 	}
 }
 
-func (b *batchRig) entry(task, rigID uint64) Entry {
+func (b *batchRig) entry(task, rigID uint64) journal.Entry {
 	b.t.Helper()
 	e, ok, err := b.journal.Get(b.ctx, task, rigID)
 	if err != nil || !ok {
@@ -145,7 +148,7 @@ func (b *batchRig) commits() []answerTx {
 // nonces is how many transactions the runner's keys have had mined.
 func (b *batchRig) nonces() uint64 {
 	var n uint64
-	keys := append([]Key{}, b.cfg.Operators...)
+	keys := append([]rigtask.Key{}, b.cfg.Operators...)
 	if b.cfg.Relayer != nil {
 		keys = append(keys, *b.cfg.Relayer)
 	}
@@ -171,9 +174,9 @@ func (b *batchRig) estimate(from common.Address, data []byte) uint64 {
 }
 
 // sign is an operator's EIP-712 signature of an entry, computed here independently.
-func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
+func (b *batchRig) sign(kind *answerKind, e journal.Entry) []byte {
 	b.t.Helper()
-	d := Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
+	d := rigtask.Domain{ChainID: b.sim.ChainID, Contract: b.sim.Address}
 	var digest common.Hash
 	var err error
 	if kind == commits {
@@ -192,7 +195,7 @@ func (b *batchRig) sign(kind *answerKind, e Entry) []byte {
 	return sig
 }
 
-func (b *batchRig) commitMany(es []Entry) []byte {
+func (b *batchRig) commitMany(es []journal.Entry) []byte {
 	entries := make([]agentrig.AgentRigCommit, len(es))
 	sigs := make([][]byte, len(es))
 	for i, e := range es {
@@ -207,7 +210,7 @@ func (b *batchRig) commitMany(es []Entry) []byte {
 func (b *batchRig) committedBatch() (*types.Receipt, *types.Transaction) {
 	b.t.Helper()
 	b.step()
-	b.mineUntil("commits", b.all(StateCommitted))
+	b.mineUntil("commits", b.all(journal.StateCommitted))
 	b.r.wg.Wait()
 	hash := common.HexToHash(b.entry(1, 1).CommitTx)
 	rec, err := b.sim.Client.TransactionReceipt(b.ctx, hash)
@@ -260,7 +263,7 @@ func (b *batchRig) step() {
 	}
 }
 
-func (b *batchRig) all(state State) func() bool {
+func (b *batchRig) all(state journal.State) func() bool {
 	return func() bool {
 		for _, task := range b.tasks {
 			for _, rigID := range b.r.RigIDs() {

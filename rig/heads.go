@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // A runner looks at the chain every Poll. When its node speaks websockets it also looks the
@@ -22,6 +24,7 @@ import (
 // HeadSubscriber delivers the chain's new heads; *ethclient.Client dialed over ws:// or wss://
 // does, and so does the simulated backend's client.
 type HeadSubscriber interface {
+	// SubscribeNewHead sends each new head on ch until the subscription ends or fails.
 	SubscribeNewHead(ctx context.Context, ch chan<- *types.Header) (ethereum.Subscription, error)
 }
 
@@ -93,7 +96,7 @@ func (r *Runner) followHeads(ctx context.Context, heads HeadSubscriber) {
 		}
 		if err != nil {
 			if !logged {
-				r.log.Warn("cannot subscribe to new heads; polling until it can", "error", ClassifyRPCError(err), "retry_in", r.resubscribeEvery())
+				r.log.Warn("cannot subscribe to new heads; polling until it can", "error", txm.ClassifyRPCError(err), "retry_in", r.resubscribeEvery())
 				logged = true
 			}
 		} else {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // LeaseConfig tunes active/passive instances on a shared (PostgreSQL) journal. Zero values take
@@ -50,18 +54,22 @@ func (c LeaseConfig) withDefaults() LeaseConfig {
 // past it (SIGSTOP, a long GC pause) finds it passed when it wakes.
 type leadership struct {
 	mu         sync.Mutex
-	leaser     Leaser // nil: an unshared journal, always the leader
-	fence      Fence
+	leaser     journal.Leaser // nil: an unshared journal, always the leader
+	fence      journal.Fence
 	held       bool
 	validUntil time.Time
 	renewedAt  time.Time // local, for the lease-age metric
 	holderAge  time.Duration
 	name       string
+	// cfg, log and metrics are the runner's (Config.Lease, Config.Logger, Config.Metrics).
+	cfg     LeaseConfig
+	log     *slog.Logger
+	metrics *Metrics
 }
 
 // leaseName is the lease of one set of keys on one job and contract: instances with the same
 // keys share it, instances with other keys do not.
-func leaseName(job uint32, contract common.Address, operators []Key, relayer *Key) string {
+func leaseName(job uint32, contract common.Address, operators []task.Key, relayer *task.Key) string {
 	addrs := make([]string, 0, len(operators)+1)
 	for _, k := range operators {
 		addrs = append(addrs, strings.ToLower(k.Address.Hex()))
@@ -74,8 +82,10 @@ func leaseName(job uint32, contract common.Address, operators []Key, relayer *Ke
 }
 
 // IsLeader reports whether this runner may send transactions now.
-func (r *Runner) IsLeader() bool {
-	l := &r.lead
+func (r *Runner) IsLeader() bool { return r.lead.isLeader() }
+
+// isLeader reports whether the lease is ours by the local monotonic clock (always, unshared).
+func (l *leadership) isLeader() bool {
 	if l.leaser == nil {
 		return true
 	}
@@ -86,22 +96,21 @@ func (r *Runner) IsLeader() bool {
 
 // guard is the sender's last check before a transaction leaves: the lease must still be valid
 // by the local monotonic clock.
-func (r *Runner) guard() error {
-	if !r.IsLeader() {
-		return ErrFenced
+func (l *leadership) guard() error {
+	if !l.isLeader() {
+		return journal.ErrFenced
 	}
 	return nil
 }
 
 // gate is the check before a send job starts: the lease is valid locally and, in the database,
 // still ours in our epoch.
-func (r *Runner) gate(ctx context.Context) error {
-	l := &r.lead
+func (l *leadership) gate(ctx context.Context) error {
 	if l.leaser == nil {
 		return nil
 	}
-	if !r.IsLeader() {
-		return ErrFenced
+	if !l.isLeader() {
+		return journal.ErrFenced
 	}
 	l.mu.Lock()
 	f := l.fence
@@ -109,26 +118,24 @@ func (r *Runner) gate(ctx context.Context) error {
 	if err := l.leaser.CheckFence(ctx, f); err != nil {
 		return err
 	}
-	return r.guard()
+	return l.guard()
 }
 
 // fenced returns ctx carrying this runner's fence, for journal writes that lead to a
 // transaction (RecordAnswer checks it in the same database transaction).
-func (r *Runner) fenced(ctx context.Context) context.Context {
-	l := &r.lead
+func (l *leadership) fenced(ctx context.Context) context.Context {
 	if l.leaser == nil {
 		return ctx
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return WithFence(ctx, l.fence)
+	return journal.WithFence(ctx, l.fence)
 }
 
-// renewLease takes or renews the lease once. It returns true when this runner just became the
+// renew takes or renews the lease once. It returns true when this runner just became the
 // leader (a new epoch): the caller then takes over what the previous leader left.
-func (r *Runner) renewLease(ctx context.Context) (tookOver bool) {
-	l := &r.lead
-	cfg := r.cfg.Lease
+func (l *leadership) renew(ctx context.Context) (tookOver bool) {
+	cfg := l.cfg
 	start := time.Now()
 	actx, cancel := context.WithTimeout(ctx, cfg.Renew)
 	lease, err := l.leaser.AcquireLease(actx, l.name, cfg.Holder, cfg.TTL)
@@ -136,38 +143,37 @@ func (r *Runner) renewLease(ctx context.Context) (tookOver bool) {
 	l.mu.Lock()
 	defer func() {
 		l.mu.Unlock()
-		r.cfg.Metrics.setLeader(r.IsLeader(), r.leaseAge())
+		l.metrics.setLeader(l.isLeader(), l.age())
 	}()
 	if err != nil {
 		if ctx.Err() == nil {
-			r.log.Warn("lease not renewed: the journal database is unreachable; sending nothing until it is back", "error", err)
+			l.log.Warn("lease not renewed: the journal database is unreachable; sending nothing until it is back", "error", err)
 		}
 		return false
 	}
 	l.holderAge = lease.Age
 	if !lease.Held {
 		if l.held {
-			r.log.Warn("lease lost: another instance leads now", "holder", lease.Holder, "epoch", lease.Epoch)
+			l.log.Warn("lease lost: another instance leads now", "holder", lease.Holder, "epoch", lease.Epoch)
 		}
 		l.held = false
 		return false
 	}
 	tookOver = !l.held || l.fence.Epoch != lease.Epoch
 	l.held = true
-	l.fence = Fence{Name: l.name, Holder: cfg.Holder, Epoch: lease.Epoch}
+	l.fence = journal.Fence{Name: l.name, Holder: cfg.Holder, Epoch: lease.Epoch}
 	// A fifth of the TTL is kept back for the time between this check and a broadcast.
 	l.validUntil = start.Add(cfg.TTL - cfg.TTL/5)
 	l.renewedAt = time.Now()
 	if tookOver {
-		r.log.Info("lease taken: this instance leads", "holder", cfg.Holder, "epoch", lease.Epoch)
+		l.log.Info("lease taken: this instance leads", "holder", cfg.Holder, "epoch", lease.Epoch)
 	}
 	return tookOver
 }
 
-// leaseAge is how long ago the lease was renewed: by us when we lead, by the leader as the
+// age is how long ago the lease was renewed: by us when we lead, by the leader as the
 // database saw it otherwise.
-func (r *Runner) leaseAge() time.Duration {
-	l := &r.lead
+func (l *leadership) age() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.leaser == nil {
@@ -185,11 +191,11 @@ func (r *Runner) leaseAge() time.Duration {
 func (r *Runner) takeOver(ctx context.Context) {
 	for _, h := range r.rigs {
 		if h.sender != nil {
-			h.sender.forgetNonce()
+			h.sender.ForgetNonce()
 		}
 	}
 	if r.relayer != nil {
-		r.relayer.forgetNonce()
+		r.relayer.ForgetNonce()
 	}
 	open, err := r.journal.Open(ctx)
 	if err != nil {
@@ -214,18 +220,19 @@ func (r *Runner) holdLease(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			r.releaseLease()
+			r.lead.release()
 			return
 		case <-tick.C:
 		}
-		if r.renewLease(ctx) {
+		if r.lead.renew(ctx) {
 			r.takeOver(ctx)
 		}
 	}
 }
 
-func (r *Runner) releaseLease() {
-	l := &r.lead
+// release lets the lease expire now when we hold it (a clean stop), so a follower takes over at
+// its next look instead of waiting out the TTL.
+func (l *leadership) release() {
 	l.mu.Lock()
 	held, f := l.held, l.fence
 	l.held = false
@@ -236,9 +243,9 @@ func (r *Runner) releaseLease() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := l.leaser.ReleaseLease(ctx, f); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		r.log.Warn("lease not released; a follower takes over when it expires", "error", err)
+		l.log.Warn("lease not released; a follower takes over when it expires", "error", err)
 	}
-	r.cfg.Metrics.setLeader(false, 0)
+	l.metrics.setLeader(false, 0)
 }
 
 // Ready reports whether the runner is ready, for /readyz: the leader whose last look at the

@@ -1,9 +1,12 @@
 package rig
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // Metrics are the runner's Prometheus series. A nil *Metrics records nothing.
@@ -110,7 +113,7 @@ func (m *Metrics) observe(h func(*Metrics) prometheus.Histogram, v float64) {
 
 // countTx adds a journaled transaction's fee shares (and, reverted, the transaction) to its rigs'
 // accounts, or, reorged, to their corrections: a reorg took it back out of the journal.
-func (m *Metrics) countTx(t TxRecord, reorged bool) {
+func (m *Metrics) countTx(t journal.TxRecord, reorged bool) {
 	if m == nil {
 		return
 	}
@@ -120,17 +123,17 @@ func (m *Metrics) countTx(t TxRecord, reorged bool) {
 	}
 	for _, e := range t.Entries {
 		m.open(e.RigID)
-		paid.WithLabelValues(RigLabel(e.RigID)).Add(weiFloat(e.Share))
+		paid.WithLabelValues(journal.RigLabel(e.RigID)).Add(weiFloat(e.Share))
 	}
-	if t.Status == TxReverted {
+	if t.Status == journal.TxReverted {
 		m.open(t.RigID)
-		reverted.WithLabelValues(RigLabel(t.RigID)).Inc()
+		reverted.WithLabelValues(journal.RigLabel(t.RigID)).Inc()
 	}
 }
 
 // countPayouts adds a settlement's payouts to their rigs' earned and slashed accounts, or,
 // reorged, to their corrections.
-func (m *Metrics) countPayouts(ps []Payout, reorged bool) {
+func (m *Metrics) countPayouts(ps []journal.Payout, reorged bool) {
 	if m == nil {
 		return
 	}
@@ -140,10 +143,10 @@ func (m *Metrics) countPayouts(ps []Payout, reorged bool) {
 	}
 	for _, p := range ps {
 		m.open(p.RigID)
-		if p.Kind == PayoutSlash {
-			slashed.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+		if p.Kind == journal.PayoutSlash {
+			slashed.WithLabelValues(journal.RigLabel(p.RigID)).Add(weiFloat(p.Wei))
 		} else {
-			earned.WithLabelValues(RigLabel(p.RigID)).Add(weiFloat(p.Wei))
+			earned.WithLabelValues(journal.RigLabel(p.RigID)).Add(weiFloat(p.Wei))
 		}
 	}
 }
@@ -151,9 +154,19 @@ func (m *Metrics) countPayouts(ps []Payout, reorged bool) {
 // open creates a rig's account series and their corrections, at 0 until counted: in PromQL a
 // difference with a series that does not exist is no value at all, not the counter.
 func (m *Metrics) open(rigID uint64) {
-	label := RigLabel(rigID)
+	label := journal.RigLabel(rigID)
 	for _, v := range []*prometheus.CounterVec{m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs,
 		m.ReorgedGasPaidWei, m.ReorgedEarnedWei, m.ReorgedSlashedWei, m.ReorgedRevertedTxs} {
 		v.WithLabelValues(label)
 	}
+}
+
+// weiFloat is wei for a Prometheus counter, which holds a float64 (exact to 2^53 wei, about
+// 0.009 ETH, and to 16 digits past it); the journal keeps the exact integers.
+func weiFloat(v *big.Int) float64 {
+	if v == nil {
+		return 0
+	}
+	f, _ := new(big.Float).SetInt(v).Float64()
+	return f
 }

@@ -11,10 +11,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
-func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *types.Header, batch *answerBatch) error {
+func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, batch *answerBatch) error {
 	if info.JobID != r.cfg.JobID {
 		r.finish(t)
 		return nil
@@ -56,7 +58,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		}
 		for rigID, idx := range mine {
 			if info.Committed&(1<<idx) != 0 {
-				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				r.advance(ctx, t.id, rigID, journal.StateCommitted, nil)
 				continue
 			}
 			r.commit(ctx, t, info, head, rigID, batch)
@@ -65,18 +67,18 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		for rigID, idx := range mine {
 			switch {
 			case info.Revealed&(1<<idx) != 0:
-				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+				r.advance(ctx, t.id, rigID, journal.StateRevealed, nil)
 			case info.Committed&(1<<idx) == 0:
-				r.advance(ctx, t.id, rigID, StateMissed, func(e *Entry) { e.Reason = "commit window closed before our commit was mined" })
+				r.advance(ctx, t.id, rigID, journal.StateMissed, func(e *journal.Entry) { e.Reason = "commit window closed before our commit was mined" })
 			default:
-				r.advance(ctx, t.id, rigID, StateCommitted, nil)
+				r.advance(ctx, t.id, rigID, journal.StateCommitted, nil)
 				r.reveal(ctx, t, rigID, batch)
 			}
 		}
 	case agentrig.PhaseSettle:
 		for rigID, idx := range mine {
 			if info.Revealed&(1<<idx) != 0 {
-				r.advance(ctx, t.id, rigID, StateRevealed, nil)
+				r.advance(ctx, t.id, rigID, journal.StateRevealed, nil)
 			}
 		}
 		if r.due(ctx, t, head, info.RigIDs) {
@@ -91,7 +93,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 		r.finish(t)
 	case agentrig.PhaseRefunded:
 		for rigID := range mine {
-			r.advance(ctx, t.id, rigID, StateRefunded, nil)
+			r.advance(ctx, t.id, rigID, journal.StateRefunded, nil)
 		}
 		r.finish(t)
 	}
@@ -101,7 +103,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info TaskView, head *t
 // due reports whether this process's turn has come to send a task's draw or settle: the task has
 // been in its current phase for our rank in the schedule times the stage delay, stretched to
 // how long our own sends take to be mined, and for at least as many blocks as our rank (see
-// ScheduleOrder, drawn ranks first for settle, and stagePace).
+// task.ScheduleOrder, drawn ranks first for settle, and stagePace).
 func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
@@ -111,8 +113,14 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 			r.log.Warn("reading the job's rigs for the send schedule failed", "error", err)
 		}
 	}
-	order := ScheduleOrder(t.id, drawn, r.jobRigs)
-	rank := ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	order := task.ScheduleOrder(t.id, drawn, r.jobRigs)
+	rank := task.ScheduleRank(order, func(id uint64) bool { _, ok := r.rigs[id]; return ok })
+	if r.jobRigs == nil && rank == len(order) {
+		// The job's rigs were never read: our place is unknown, and taking rank 0 would make
+		// every process in this state send at once, the pile-up the schedule exists to prevent.
+		// Wait behind every rank a job can have.
+		rank = max(rank, unknownRank)
+	}
 	if rank == 0 {
 		return true
 	}
@@ -121,7 +129,7 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.
-func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
+func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
 	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil {
 		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)
@@ -131,7 +139,7 @@ func (r *Runner) commit(ctx context.Context, t *taskState, info TaskView, head *
 		return
 	}
 	chainNow := time.Unix(int64(head.Time), 0)
-	if !found || entry.State == StateDrawn {
+	if !found || entry.State == journal.StateDrawn {
 		// Price once per task for all our rigs; answer in the background so other tasks move on.
 		r.spawn(ctx, fmt.Sprintf("price/%d", t.id), func(ctx context.Context) {
 			r.answer(ctx, t, info, chainNow)

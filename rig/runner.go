@@ -15,10 +15,15 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // Pricer gives the reconciled price of a symbol at a minute; *feeds.Reconciler is one.
 type Pricer interface {
+	// Price reconciles the sources' prices of symbol at minute (agreed or not, with why).
 	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
 }
 
@@ -26,14 +31,14 @@ type Pricer interface {
 type Config struct {
 	Contract common.Address
 	// Deployment reads what the seeds leave open (how a rig learns it was drawn, the windows);
-	// nil means the reference contract's (ReferenceDeployment).
-	Deployment Deployment
-	JobID      uint32 // default 2, "Verify a price"
-	Operators  []Key  // one rig per operator key, found on chain by its operator address
+	// nil means the reference contract's (agentrig.ReferenceDeployment).
+	Deployment agentrig.Deployment
+	JobID      uint32     // default 2, "Verify a price"
+	Operators  []task.Key // one rig per operator key, found on chain by its operator address
 	// Relayer, when set, sends every commit and reveal of this process's rigs in one
 	// commitMany/revealMany transaction, with the operators' EIP-712 signatures; operators then
 	// need no gas. Without it each operator sends its own commit and reveal.
-	Relayer *Key
+	Relayer *task.Key
 	// FromBlock is where to start following the contract when the journal has no cursor yet.
 	FromBlock uint64
 	// Poll is the pause between two looks at the chain; default 500ms.
@@ -45,7 +50,7 @@ type Config struct {
 	// reorganised chain are seen; default 12.
 	ReorgDepth uint64
 	// StageDelay is how long a rank of the draw/settle schedule waits for the rank before it
-	// (see ScheduleOrder); default DefaultStageDelay of the chain.
+	// (see task.ScheduleOrder); default DefaultStageDelay of the chain.
 	StageDelay time.Duration
 	// SelfCheckShare is the share of the tolerance, in percent, past which the distance of our
 	// answer to the expected median raises an alert; default 50.
@@ -54,11 +59,11 @@ type Config struct {
 	// AllowSpecDrift.
 	SpecURI        string
 	AllowSpecDrift bool
-	Inputs         InputRules
+	Inputs         task.InputRules
 	Now            func() time.Time
 	Logger         *slog.Logger
 	Metrics        *Metrics
-	Sender         SenderConfig
+	Sender         txm.SenderConfig
 	// Lease tunes the turns instances take on a shared (PostgreSQL) journal; with a SQLite
 	// journal the runner always leads.
 	Lease LeaseConfig
@@ -101,11 +106,11 @@ var ErrSpecDrift = errors.New("spec drift")
 // rigHandle is one of this process's rigs.
 type rigHandle struct {
 	id     uint64
-	key    Key
-	signer *KeySigner
+	key    task.Key
+	signer *task.KeySigner
 	// sender sends the rig's transactions; behind a relayer it only simulates and estimates
 	// them (the operator holds no gas).
-	sender *Sender
+	sender *txm.Sender
 }
 
 // taskState is what the runner knows of one task of its job.
@@ -113,7 +118,7 @@ type taskState struct {
 	id          uint64
 	uri         string
 	hash        common.Hash
-	input       Input
+	input       task.Input
 	inputErr    error
 	haveInput   bool
 	drawRetryAt uint64 // the head from which draw may be called again
@@ -123,7 +128,7 @@ type taskState struct {
 	seen        bool   // counted in the "seen" metric
 	// mined holds, per rig of ours, the states whose mined transaction the metrics counted
 	// (committed, revealed): a commit or reveal mined again after a reorg is not counted twice.
-	mined map[uint64][]State
+	mined map[uint64][]journal.State
 	done  bool
 	// commitDeadline is set when one of our rigs is drawn: a follower prices the task before it
 	// (warm); warmed says it did, or found the task answered.
@@ -136,8 +141,8 @@ type taskState struct {
 	// nothing); answers each rig's answered entry (its answer, salt and commitment never change
 	// once journaled: RecordAnswer keeps the first).
 	drawn     map[uint64]time.Time
-	journaled map[uint64]State
-	answers   map[uint64]Entry
+	journaled map[uint64]journal.State
+	answers   map[uint64]journal.Entry
 }
 
 // Runner answers a job's tasks for a set of rigs: it follows the contract, prices each task it
@@ -146,16 +151,16 @@ type taskState struct {
 // a dropped RPC or a reorg only delays it.
 type Runner struct {
 	cfg       Config
-	backend   Backend
-	chain     Chain      // the seeds' calls
-	deploy    Deployment // what the seeds leave open
-	journal   Journal
+	backend   agentrig.Backend
+	chain     agentrig.Chain      // the seeds' calls
+	deploy    agentrig.Deployment // what the seeds leave open
+	journal   journal.Journal
 	pricer    Pricer
-	domain    Domain
+	domain    task.Domain
 	rigs      map[uint64]*rigHandle
-	relayer   *Sender
-	pace      stagePace     // how long our draws and settles take to be mined (schedule.go)
-	reorg     reorgAccounts // the accounts kept to a reorganised chain (accounting_reorg.go)
+	relayer   *txm.Sender
+	pace      stagePace   // how long our draws and settles take to be mined (pace.go)
+	books     *accountant // the accounts (accountant.go)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger
@@ -181,7 +186,7 @@ type Runner struct {
 }
 
 // NewRunner checks the job and the rigs on chain and returns a runner ready to Run.
-func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pricer, cfg Config) (*Runner, error) {
+func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal, pricer Pricer, cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Heads == nil {
 		if s, ok := backend.(HeadSubscriber); ok {
@@ -193,15 +198,15 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 	}
 	chainID, err := backend.ChainID(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("chain id: %w", ClassifyRPCError(err))
+		return nil, fmt.Errorf("chain id: %w", txm.ClassifyRPCError(err))
 	}
 	if cfg.StageDelay == 0 {
 		cfg.StageDelay = DefaultStageDelay(chainID)
 	}
-	contract := NewContract(backend, cfg.Contract)
+	contract := agentrig.NewContract(backend, cfg.Contract)
 	deploy := cfg.Deployment
 	if deploy == nil {
-		deploy = NewReferenceDeployment(contract)
+		deploy = agentrig.NewReferenceDeployment(contract)
 	}
 	job, err := deploy.Job(ctx, cfg.JobID)
 	if err != nil {
@@ -225,25 +230,28 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		return nil, err
 	}
 	r := &Runner{
-		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: journal, pricer: pricer,
-		domain: Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
+		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: j, pricer: pricer,
+		domain: task.Domain{ChainID: chainID, Contract: cfg.Contract}, rigs: map[uint64]*rigHandle{},
 		tolerance: job.ToleranceBps, log: cfg.Logger,
 		cursorKey: fmt.Sprintf("job%d@%s", cfg.JobID, cfg.Contract.Hex()),
 		tasks:     map[uint64]*taskState{}, inflight: map[string]bool{}, prices: map[uint64]*priceCall{}, priceOf: map[priceKey]*priceCall{},
 		wake: make(chan struct{}, 1),
 	}
-	if lj, ok := journal.(interface {
-		Leaser
+	if lj, ok := j.(interface {
+		journal.Leaser
 		Shared() bool
 	}); ok && lj.Shared() {
 		r.lead.leaser = lj
 		r.lead.name = leaseName(cfg.JobID, cfg.Contract, cfg.Operators, cfg.Relayer)
+		r.lead.cfg, r.lead.log, r.lead.metrics = cfg.Lease, cfg.Logger, cfg.Metrics
 	}
 	// Every broadcast, first or replacement, checks the lease on the local clock just before it
 	// leaves (a process frozen past its lease wakes up fenced).
-	cfg.Sender.Guard = r.guard
-	r.cfg.Sender.Guard = r.guard
-	cfg.Sender.OnMined = r.onMined // the accounts (accounting_runner.go)
+	cfg.Sender.Guard = r.lead.guard
+	r.cfg.Sender.Guard = r.lead.guard
+	r.books = &accountant{backend: backend, journal: j, deploy: deploy, domain: r.domain, rigs: r.rigs,
+		fromBlock: cfg.FromBlock, reorgDepth: cfg.ReorgDepth, metrics: cfg.Metrics, log: cfg.Logger, reopen: r.reopen}
+	cfg.Sender.OnMined = r.books.onMined
 	cfg.Sender.NextHead = r.nextHead
 	r.cfg.Sender.NextHead = r.nextHead
 	for _, k := range cfg.Operators {
@@ -251,13 +259,14 @@ func NewRunner(ctx context.Context, backend Backend, journal Journal, pricer Pri
 		if !ok {
 			return nil, fmt.Errorf("operator %s has no active rig on job %d", k.Address.Hex(), cfg.JobID)
 		}
-		r.rigs[id] = &rigHandle{id: id, key: k, signer: NewKeySigner(k.Private), sender: NewSender(backend, k, chainID, cfg.Sender)}
+		r.rigs[id] = &rigHandle{id: id, key: k, signer: task.NewKeySigner(k.Private), sender: txm.NewSender(backend, k, chainID, cfg.Sender)}
 	}
 	if cfg.Relayer != nil {
-		r.relayer = NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
+		r.relayer = txm.NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
+		r.books.relayer = r.relayer
 	}
 	// A restarted runner picks up every task its journal has not finished.
-	open, err := journal.Open(ctx)
+	open, err := j.Open(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -280,7 +289,7 @@ func (r *Runner) RigIDs() []uint64 {
 }
 
 // ours returns, for each of our rigs drawn in the task, its index in v.RigIDs.
-func (r *Runner) ours(v TaskView) map[uint64]int {
+func (r *Runner) ours(v agentrig.TaskView) map[uint64]int {
 	out := map[uint64]int{}
 	for i, id := range v.RigIDs {
 		if _, ok := r.rigs[id]; ok {
@@ -311,7 +320,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer r.wg.Wait()
 	if r.lead.leaser != nil {
 		r.log.Info("active/passive: taking turns by a lease", "lease", r.lead.name, "holder", r.cfg.Lease.Holder, "ttl", r.cfg.Lease.TTL)
-		if r.renewLease(ctx) {
+		if r.lead.renew(ctx) {
 			r.takeOver(ctx)
 		}
 		r.wg.Add(1)
@@ -350,10 +359,10 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 	}()
 	head, err := r.backend.HeaderByNumber(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("head: %w", ClassifyRPCError(err))
+		return fmt.Errorf("head: %w", txm.ClassifyRPCError(err))
 	}
 	leader := r.IsLeader()
-	r.cfg.Metrics.setLeader(leader, r.leaseAge())
+	r.cfg.Metrics.setLeader(leader, r.lead.age())
 	if err := r.scan(ctx, head.Number.Uint64(), leader); err != nil {
 		return err
 	}
@@ -361,7 +370,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.warm(ctx)
 		return nil
 	}
-	r.checkReorg(ctx, head)
+	r.books.checkReorg(ctx, head)
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
 	for _, t := range r.tasks {
@@ -390,16 +399,16 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 }
 
 // readTasks reads where each open task stands at block: in one round trip when the deployment
-// can (TasksReader), else one read a task.
-func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]TaskView, []error, error) {
+// can (agentrig.TasksReader), else one read a task.
+func (r *Runner) readTasks(ctx context.Context, open []*taskState, block *big.Int) ([]agentrig.TaskView, []error, error) {
 	ids := make([]uint64, len(open))
 	for i, t := range open {
 		ids[i] = t.id
 	}
-	if tr, ok := r.deploy.(TasksReader); ok {
+	if tr, ok := r.deploy.(agentrig.TasksReader); ok {
 		return tr.Tasks(ctx, ids, block)
 	}
-	views, errs := make([]TaskView, len(ids)), make([]error, len(ids))
+	views, errs := make([]agentrig.TaskView, len(ids)), make([]error, len(ids))
 	for i, id := range ids {
 		views[i], errs[i] = r.deploy.Task(ctx, id)
 	}
@@ -415,12 +424,12 @@ func (r *Runner) finish(t *taskState) {
 
 // advance records progress. The write is not cancelled with the runner: what the chain already
 // shows must reach the journal even while the process is shutting down.
-func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, update func(*Entry)) {
+func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to journal.State, update func(*journal.Entry)) {
 	t := r.task(taskID)
 	r.mu.Lock()
 	known, ok := t.journaled[rigID]
 	r.mu.Unlock()
-	if update == nil && ok && (known.Final() || stateOrder[known] >= stateOrder[to]) {
+	if update == nil && ok && (known.Final() || !known.Before(to)) {
 		return // the journal already holds it: Advance would change nothing
 	}
 	if err := r.journal.Advance(context.WithoutCancel(ctx), taskID, rigID, to, update); err != nil {
@@ -429,9 +438,9 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 	}
 	r.mu.Lock()
 	if t.journaled == nil {
-		t.journaled = map[uint64]State{}
+		t.journaled = map[uint64]journal.State{}
 	}
-	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && stateOrder[to] > stateOrder[cur]) {
+	if cur, ok := t.journaled[rigID]; !ok || (!cur.Final() && cur.Before(to)) {
 		t.journaled[rigID] = to
 	}
 	r.mu.Unlock()
@@ -439,7 +448,7 @@ func (r *Runner) advance(ctx context.Context, taskID, rigID uint64, to State, up
 
 // firstMined records that the rig's transaction for state s of the task was mined, and says
 // whether this is the first time this runner saw one (the metrics count it then).
-func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
+func (r *Runner) firstMined(taskID, rigID uint64, s journal.State) bool {
 	t := r.task(taskID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -447,7 +456,7 @@ func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
 		return false
 	}
 	if t.mined == nil {
-		t.mined = map[uint64][]State{}
+		t.mined = map[uint64][]journal.State{}
 	}
 	t.mined[rigID] = append(t.mined[rigID], s)
 	return true
@@ -455,7 +464,7 @@ func (r *Runner) firstMined(taskID, rigID uint64, s State) bool {
 
 // journaledAnswer is the journal's entry of one of our rigs for a task, from memory once it holds an
 // answer (whose answer, salt and commitment no longer change).
-func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (Entry, bool, error) {
+func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64) (journal.Entry, bool, error) {
 	r.mu.Lock()
 	e, ok := t.answers[rigID]
 	r.mu.Unlock()
@@ -463,14 +472,22 @@ func (r *Runner) journaledAnswer(ctx context.Context, t *taskState, rigID uint64
 		return e, true, nil
 	}
 	e, found, err := r.journal.Get(ctx, t.id, rigID)
-	if err != nil || !found || e.Salt == ([32]byte{}) || stateOrder[e.State] < stateOrder[StateAnswered] || e.State.Final() {
+	if err != nil || !found || e.Salt == ([32]byte{}) || e.State.Before(journal.StateAnswered) || e.State.Final() {
 		return e, found, err
 	}
 	r.mu.Lock()
 	if t.answers == nil {
-		t.answers = map[uint64]Entry{}
+		t.answers = map[uint64]journal.Entry{}
 	}
 	t.answers[rigID] = e
 	r.mu.Unlock()
 	return e, true, nil
+}
+
+// reopen puts a finished task back among those each step looks at.
+func (r *Runner) reopen(taskID uint64) {
+	t := r.task(taskID)
+	r.mu.Lock()
+	t.done = false
+	r.mu.Unlock()
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 // scan reads the contract's events from a little before the cursor up to head. The journal's
@@ -56,14 +58,14 @@ func (r *Runner) scan(ctx context.Context, head uint64, leader bool) error {
 
 // onEvent takes in what happened to a task: an order of our job gives its input, a draw of our
 // rigs is journaled before anything else.
-func (r *Runner) onEvent(ctx context.Context, ev TaskEvent) {
+func (r *Runner) onEvent(ctx context.Context, ev agentrig.TaskEvent) {
 	switch ev.Kind {
-	case TaskOrdered:
+	case agentrig.TaskOrdered:
 		if ev.JobID != r.cfg.JobID {
 			return
 		}
 		r.setInput(r.task(ev.TaskID), ev.InputURI, ev.InputHash)
-	case TaskDrawn:
+	case agentrig.TaskDrawn:
 		if ev.JobID != r.cfg.JobID {
 			return
 		}
@@ -89,7 +91,7 @@ func (r *Runner) onEvent(ctx context.Context, ev TaskEvent) {
 				r.mu.Unlock()
 			}
 		}
-	case TaskReanchored:
+	case agentrig.TaskReanchored:
 		// The next drive of the task sees the new anchor and draws again.
 		r.log.Info("task re-anchored", "task", ev.TaskID, "anchor", ev.Anchor)
 	}

@@ -16,6 +16,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // answerKind is what differs between commits and reveals on their way out.
@@ -23,23 +28,23 @@ type answerKind struct {
 	name string
 	// call is the rig's own transaction; digest is what the operator signs for a batch entry, and
 	// many the batch of signed entries.
-	call   func(c Chain, e Entry) Call
-	digest func(d Domain, e Entry) (common.Hash, error)
-	many   func(c Chain, entries []Entry, sigs [][]byte) Call
+	call   func(c agentrig.Chain, e journal.Entry) txm.Call
+	digest func(d task.Domain, e journal.Entry) (common.Hash, error)
+	many   func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call
 	// done records a mined one.
 	done func(r *Runner, ctx context.Context, a answerTx, rec *types.Receipt)
 }
 
 var commits = &answerKind{
 	name: "commit",
-	call: func(c Chain, e Entry) Call { return c.CommitCall(e.TaskID, e.Commitment) },
-	digest: func(d Domain, e Entry) (common.Hash, error) {
+	call: func(c agentrig.Chain, e journal.Entry) txm.Call { return c.CommitCall(e.TaskID, e.Commitment) },
+	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.CommitDigest(bigID(e.TaskID), e.Commitment)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
-		signed := make([]SignedCommit, len(entries))
+	many: func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
+		signed := make([]agentrig.SignedCommit, len(entries))
 		for i, e := range entries {
-			signed[i] = SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
+			signed[i] = agentrig.SignedCommit{TaskID: e.TaskID, Commitment: e.Commitment, Signature: sigs[i]}
 		}
 		return c.CommitManyCall(signed)
 	},
@@ -50,14 +55,14 @@ var commits = &answerKind{
 
 var reveals = &answerKind{
 	name: "reveal",
-	call: func(c Chain, e Entry) Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
-	digest: func(d Domain, e Entry) (common.Hash, error) {
+	call: func(c agentrig.Chain, e journal.Entry) txm.Call { return c.RevealCall(e.TaskID, e.Answer, e.Salt) },
+	digest: func(d task.Domain, e journal.Entry) (common.Hash, error) {
 		return d.RevealDigest(bigID(e.TaskID), e.Answer, e.Salt)
 	},
-	many: func(c Chain, entries []Entry, sigs [][]byte) Call {
-		signed := make([]SignedReveal, len(entries))
+	many: func(c agentrig.Chain, entries []journal.Entry, sigs [][]byte) txm.Call {
+		signed := make([]agentrig.SignedReveal, len(entries))
 		for i, e := range entries {
-			signed[i] = SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
+			signed[i] = agentrig.SignedReveal{TaskID: e.TaskID, Answer: e.Answer, Salt: e.Salt, Signature: sigs[i]}
 		}
 		return c.RevealManyCall(signed)
 	},
@@ -69,7 +74,7 @@ var reveals = &answerKind{
 // answerTx is one rig's commit or reveal of one task, from the journaled entry.
 type answerTx struct {
 	kind  *answerKind
-	entry Entry
+	entry journal.Entry
 	// deadline and chainNow (commits) feed the commit-margin metric.
 	deadline, chainNow time.Time
 }
@@ -114,8 +119,8 @@ func (r *Runner) submit(ctx context.Context, txs []answerTx) {
 // mined again after a reorg dropped it is not a second one. (Whether the journal already says
 // committed cannot tell: a look at the chain may journal the state before the receipt arrives.)
 func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt, deadline, chainNow time.Time) {
-	again := !r.firstMined(taskID, rigID, StateCommitted)
-	r.advance(ctx, taskID, rigID, StateCommitted, func(e *Entry) { e.CommitTx = rec.TxHash.Hex() })
+	again := !r.firstMined(taskID, rigID, journal.StateCommitted)
+	r.advance(ctx, taskID, rigID, journal.StateCommitted, func(e *journal.Entry) { e.CommitTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Committed })
 		r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.CommitMargin }, deadline.Sub(chainNow).Seconds())
@@ -125,8 +130,8 @@ func (r *Runner) committed(ctx context.Context, taskID, rigID uint64, rec *types
 
 // revealed journals a mined reveal, counted once as committed is.
 func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.Receipt) {
-	again := !r.firstMined(taskID, rigID, StateRevealed)
-	r.advance(ctx, taskID, rigID, StateRevealed, func(e *Entry) { e.RevealTx = rec.TxHash.Hex() })
+	again := !r.firstMined(taskID, rigID, journal.StateRevealed)
+	r.advance(ctx, taskID, rigID, journal.StateRevealed, func(e *journal.Entry) { e.RevealTx = rec.TxHash.Hex() })
 	if !again {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Revealed })
 	}
@@ -135,17 +140,17 @@ func (r *Runner) revealed(ctx context.Context, taskID, rigID uint64, rec *types.
 
 // send sends a transaction to the contract from s, once the lease is checked in the database
 // (a shared journal): an instance that lost the lease sends nothing.
-func (r *Runner) send(ctx context.Context, s *Sender, call Call) (*types.Receipt, error) {
-	if err := r.gate(ctx); err != nil {
+func (r *Runner) send(ctx context.Context, s *txm.Sender, call txm.Call) (*types.Receipt, error) {
+	if err := r.lead.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.Send(ctx, call.To, call.Data, call.Value)
 }
 
 // sendChecked is send of a call planned a moment ago from gas estimated at the pending state
-// (Sender.Check), which stands for its simulation.
-func (r *Runner) sendChecked(ctx context.Context, s *Sender, call Call, gas uint64) (*types.Receipt, error) {
-	if err := r.gate(ctx); err != nil {
+// (txm.Sender.Check), which stands for its simulation.
+func (r *Runner) sendChecked(ctx context.Context, s *txm.Sender, call txm.Call, gas uint64) (*types.Receipt, error) {
+	if err := r.lead.gate(ctx); err != nil {
 		return nil, err
 	}
 	return s.SendChecked(ctx, call.To, call.Data, call.Value, gas)
@@ -154,7 +159,7 @@ func (r *Runner) sendChecked(ctx context.Context, s *Sender, call Call, gas uint
 // sendAny sends a transaction anyone may send (draw, settle) from the relayer or our first rig.
 // A revert means another process got there first, or it is not time yet: the next step looks
 // again.
-func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call Call) {
+func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call txm.Call) {
 	s := r.relayer
 	if s == nil {
 		s = r.rigs[r.RigIDs()[0]].sender
@@ -181,11 +186,11 @@ func (r *Runner) logSendError(what string, taskID, rigID uint64, err error) {
 	if rigID != 0 {
 		log = log.With("rig", rigID)
 	}
-	if errors.Is(err, ErrWouldRevert) {
-		log.Info(what+" not sent: it would revert", "reason", revertName(err))
+	if errors.Is(err, txm.ErrWouldRevert) {
+		log.Info(what+" not sent: it would revert", "reason", txm.RevertName(err))
 		return
 	}
-	log.Warn(what+" failed", "error", err, "reason", revertName(err))
+	log.Warn(what+" failed", "error", err, "reason", txm.RevertName(err))
 }
 
 // spawn runs f in the background unless a job with the same key is still running.

@@ -9,15 +9,17 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // recordSettlement reads the stored answer and records, per rig, whether our answer was inside
 // the agreement and how far it was from the stored median.
-func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info TaskView, mine map[uint64]int) error {
+func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info agentrig.TaskView, mine map[uint64]int) error {
 	if len(mine) == 0 {
 		return nil
 	}
-	if err := r.recordPayouts(ctx, t.id, mine); err != nil {
+	if err := r.books.recordPayouts(ctx, t.id, mine); err != nil {
 		return err
 	}
 	ans, err := r.chain.ReadAnswer(ctx, t.id)
@@ -35,7 +37,7 @@ func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info TaskVi
 		}
 		revealed := info.Revealed&(1<<idx) != 0
 		if !revealed {
-			r.advance(ctx, t.id, rigID, StateMissed, func(e *Entry) {
+			r.advance(ctx, t.id, rigID, journal.StateMissed, func(e *journal.Entry) {
 				e.StoredAnswer, e.Agreed = ans.Answer, ans.Agreed
 				if e.Reason == "" {
 					e.Reason = "no reveal before the reveal window closed"
@@ -45,8 +47,8 @@ func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info TaskVi
 			continue
 		}
 		inside := numeric.WithinTolerance(numeric.AnswerInt(entry.Answer), stored, r.tolerance)
-		distance := StoredDistance(entry.Answer, ans.Answer)
-		r.advance(ctx, t.id, rigID, StateSettled, func(e *Entry) {
+		distance := journal.StoredDistance(entry.Answer, ans.Answer)
+		r.advance(ctx, t.id, rigID, journal.StateSettled, func(e *journal.Entry) {
 			e.StoredAnswer, e.Agreed, e.Inside, e.RealizedCentiBps = ans.Answer, ans.Agreed, inside, distance
 		})
 		r.cfg.Metrics.observe(func(m *Metrics) prometheus.Histogram { return m.RealizedDistance }, float64(distance)/100)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // warm prices, while this instance follows, every task our rigs are drawn for that is still to
@@ -73,7 +75,7 @@ func (r *Runner) warm(ctx context.Context) {
 func (r *Runner) answered(ctx context.Context, taskID uint64) bool {
 	for id := range r.rigs {
 		e, found, err := r.journal.Get(ctx, taskID, id)
-		if err == nil && found && stateOrder[e.State] >= stateOrder[StateAnswered] {
+		if err == nil && found && !e.State.Before(journal.StateAnswered) {
 			return true
 		}
 	}

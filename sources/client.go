@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
+	"github.com/pricerig/pricerig/internal/clock"
 	"github.com/pricerig/pricerig/redact"
 )
 
@@ -173,7 +174,7 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
-		Sleep:   sleepCtx,
+		Sleep:   clock.Sleep,
 	}
 	for _, o := range append([]string{s.BaseURL}, o.Origins...) {
 		if u, err := url.Parse(o); err == nil && u.Host != "" {
@@ -233,17 +234,6 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		return &redirectError{fmt.Sprintf("redirected to another origin (%s): not followed, the key is not sent there", Origin(req.URL))}
 	}
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Name is the source's name.

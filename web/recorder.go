@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/rig"
 )
 
 // DefaultRecent is how many priced minutes a Recorder keeps for the sources section.
@@ -40,12 +39,19 @@ func NewRecorder(keep int, now func() time.Time) *Recorder {
 	return &Recorder{keep: keep, now: now}
 }
 
+// Pricer gives the reconciled price of a symbol at a minute: the runner's pricer (rig.Pricer),
+// which *feeds.Reconciler is.
+type Pricer interface {
+	// Price reconciles the sources' prices of symbol at minute.
+	Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error)
+}
+
 // Wrap returns a pricer that prices through next and records what it returned.
-func (r *Recorder) Wrap(next rig.Pricer) rig.Pricer { return recordingPricer{r: r, next: next} }
+func (r *Recorder) Wrap(next Pricer) Pricer { return recordingPricer{r: r, next: next} }
 
 type recordingPricer struct {
 	r    *Recorder
-	next rig.Pricer
+	next Pricer
 }
 
 func (p recordingPricer) Price(ctx context.Context, symbol string, minute time.Time, opts ...feeds.PriceOption) (feeds.Result, error) {

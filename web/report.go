@@ -6,18 +6,18 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // ReportOptions say what an audit's HTML report shows besides the report itself.
 type ReportOptions struct {
 	// Entries are the journal's entries over the audited window (the rig section); none when
 	// the audit had no journal.
-	Entries        []rig.Entry
+	Entries        []journal.Entry
 	Journal        bool   // a journal was audited: an empty Entries means no task in the window
 	ToleranceBps   uint32 // the job's tolerance, from the spec
 	SelfCheckShare int    // percent of the tolerance past which a distance is amber; default 50
-	Money          func(rig.Entry) Money
+	Money          func(journal.Entry) Money
 }
 
 // AuditPage is an audit run as the page's sections: the sources at every audited minute, the

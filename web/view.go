@@ -12,7 +12,7 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // Page is everything one rendering of the page shows. Build fills it from the journal, the chain
@@ -127,24 +127,24 @@ func (l limits) level(centi int64) string {
 
 // stepOf places a journal state on the step bar: the index of the last step done, and whether
 // the task ended short of settling.
-func stepOf(s rig.State) (int, bool) {
+func stepOf(s journal.State) (int, bool) {
 	switch s {
-	case rig.StateDrawn, rig.StateAnswered:
+	case journal.StateDrawn, journal.StateAnswered:
 		return 1, false
-	case rig.StateCommitted:
+	case journal.StateCommitted:
 		return 2, false
-	case rig.StateRevealed:
+	case journal.StateRevealed:
 		return 3, false
-	case rig.StateSettled:
+	case journal.StateSettled:
 		return 4, false
 	}
 	return 1, true // skipped, missed, refunded: ended without settling
 }
 
 // taskViews turns journal entries into rows, newest task first.
-func taskViews(entries []rig.Entry, l limits, money func(rig.Entry) Money) []TaskView {
+func taskViews(entries []journal.Entry, l limits, money func(journal.Entry) Money) []TaskView {
 	entries = slices.Clone(entries)
-	slices.SortFunc(entries, func(a, b rig.Entry) int {
+	slices.SortFunc(entries, func(a, b journal.Entry) int {
 		return cmp.Or(cmp.Compare(b.TaskID, a.TaskID), cmp.Compare(a.RigID, b.RigID))
 	})
 	out := make([]TaskView, 0, len(entries))
@@ -190,8 +190,8 @@ func taskViews(entries []rig.Entry, l limits, money func(rig.Entry) Money) []Tas
 // LedgerMoney reads the gas and earned columns from journals' ledgers: the gas a task cost a
 // rig once one of its transactions is mined, and what it earned once its entry is final (0 for a
 // task that paid the rig nothing).
-func LedgerMoney(ledgers ...rig.Ledger) func(rig.Entry) Money {
-	return func(e rig.Entry) Money {
+func LedgerMoney(ledgers ...journal.Ledger) func(journal.Entry) Money {
+	return func(e journal.Entry) Money {
 		var out Money
 		for _, l := range ledgers {
 			m, ok := l.Task(e.TaskID, e.RigID)

@@ -32,8 +32,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 //go:embed page.html app.js app.css
@@ -41,20 +41,20 @@ var files embed.FS
 
 var tmpl = template.Must(template.New("page.html").ParseFS(files, "page.html"))
 
-// Journal is what the page reads of a rig journal; *rig.Journal has it.
+// Journal is what the page reads of a rig journal; *journal.DBJournal has it.
 type Journal interface {
-	Since(ctx context.Context, t time.Time) ([]rig.Entry, error)
+	Since(ctx context.Context, t time.Time) ([]journal.Entry, error)
 }
 
 // AuditLog gives the last audit report recorded in a journal (the JSON `pricerig audit --json`
-// prints); *rig.Journal has it. A journal without it shows no audit section.
+// prints); *journal.DBJournal has it. A journal without it shows no audit section.
 type AuditLog interface {
 	LastAudit(ctx context.Context) (at time.Time, report []byte, ok bool, err error)
 }
 
-// Ledgers give what each task cost and earned each rig; *rig.DBJournal has it.
+// Ledgers give what each task cost and earned each rig; *journal.DBJournal has it.
 type Ledgers interface {
-	Ledger(ctx context.Context, since time.Time) (rig.Ledger, error)
+	Ledger(ctx context.Context, since time.Time) (journal.Ledger, error)
 }
 
 // Chain is what the page reads of a node; *ethclient.Client has it.
@@ -91,7 +91,7 @@ type Options struct {
 	RoleOf func() string
 	// Money gives what a task cost and earned one rig; nil reads it from each process's
 	// journal when the journal keeps accounts (Ledgers), else leaves the columns empty.
-	Money func(rig.Entry) Money
+	Money func(journal.Entry) Money
 	// Window is how far back the tasks section looks (default 24h); MaxTasks caps its rows
 	// (default 200).
 	Window   time.Duration
@@ -165,9 +165,9 @@ func (s *Server) Build(ctx context.Context) Page {
 	}
 	p.Facts = append(p.Facts, Fact{"role", role})
 
-	var entries []rig.Entry
+	var entries []journal.Entry
 	var auditAt time.Time
-	var ledgers []rig.Ledger
+	var ledgers []journal.Ledger
 	for _, proc := range o.Processes {
 		if lj, ok := proc.Journal.(Ledgers); ok && o.Money == nil {
 			// Twice the window: a task in the window may have been drawn and committed before it.
@@ -279,11 +279,7 @@ func (s *Server) rigViews(ctx context.Context, c *agentrig.AgentRig, proc Proces
 }
 
 func (s *Server) call(ctx context.Context, data []byte) ([]byte, error) {
-	out, err := s.opts.Chain.CallContract(ctx, ethereum.CallMsg{To: &s.opts.Contract, Data: data}, nil)
-	if err != nil {
-		return nil, rig.ClassifyRPCError(err)
-	}
-	return out, nil
+	return agentrig.CallView(ctx, s.opts.Chain, s.opts.Contract, data)
 }
 
 // Render writes the whole page.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 func TestRedactURLKeepsSchemeAndHostOnly(t *testing.T) {
@@ -69,11 +69,13 @@ func testServer(t *testing.T) (*Server, *fakeJournal) {
 }
 
 type fakeJournal struct {
-	entries []rig.Entry
+	entries []journal.Entry
 	audit   []byte
 }
 
-func (f *fakeJournal) Since(context.Context, time.Time) ([]rig.Entry, error) { return f.entries, nil }
+func (f *fakeJournal) Since(context.Context, time.Time) ([]journal.Entry, error) {
+	return f.entries, nil
+}
 func (f *fakeJournal) LastAudit(context.Context) (time.Time, []byte, bool, error) {
 	return time.Date(2026, 11, 27, 15, 45, 0, 0, time.UTC), f.audit, f.audit != nil, nil
 }
@@ -111,7 +113,7 @@ func TestThePageIsReadOnlyAndLoopbackOnly(t *testing.T) {
 
 func TestTheTemplateEscapesWhatItShows(t *testing.T) {
 	s, j := testServer(t)
-	j.entries = []rig.Entry{{TaskID: 3, RigID: 1, Symbol: "<script>x</script>", State: rig.StateSkipped, Reason: `"><img src=x onerror=alert(1)>`}}
+	j.entries = []journal.Entry{{TaskID: 3, RigID: 1, Symbol: "<script>x</script>", State: journal.StateSkipped, Reason: `"><img src=x onerror=alert(1)>`}}
 	j.audit = []byte(`{"at":"2026-11-27T15:45:00Z","healthy":false,"findings":[{"check":"sources","name":"source_down","severity":"alert","source":"<b>yahoo</b>","message":"down"}]}`)
 	var b bytes.Buffer
 	if err := Render(&b, s.Build(context.Background())); err != nil {
@@ -131,11 +133,11 @@ func TestTheTemplateEscapesWhatItShows(t *testing.T) {
 func TestTaskRowsStepsAndDistanceLevels(t *testing.T) {
 	l := limits{toleranceBps: 50, sharePercent: 50}
 	median := numeric.MustPrice("100.00")
-	entries := []rig.Entry{
-		{TaskID: 1, RigID: 1, State: rig.StateSettled, Price: numeric.MustPrice("100.10"), StoredAnswer: median.Answer(), RealizedCentiBps: 1000},
-		{TaskID: 2, RigID: 1, State: rig.StateCommitted, Price: numeric.MustPrice("100.30"), ExpectedMedian: median, SelfCentiBps: 3000},
-		{TaskID: 3, RigID: 1, State: rig.StateSettled, Price: numeric.MustPrice("100.60"), StoredAnswer: median.Answer(), RealizedCentiBps: 6000},
-		{TaskID: 4, RigID: 1, State: rig.StateMissed},
+	entries := []journal.Entry{
+		{TaskID: 1, RigID: 1, State: journal.StateSettled, Price: numeric.MustPrice("100.10"), StoredAnswer: median.Answer(), RealizedCentiBps: 1000},
+		{TaskID: 2, RigID: 1, State: journal.StateCommitted, Price: numeric.MustPrice("100.30"), ExpectedMedian: median, SelfCentiBps: 3000},
+		{TaskID: 3, RigID: 1, State: journal.StateSettled, Price: numeric.MustPrice("100.60"), StoredAnswer: median.Answer(), RealizedCentiBps: 6000},
+		{TaskID: 4, RigID: 1, State: journal.StateMissed},
 	}
 	rows := taskViews(entries, l, nil)
 	var order []uint64
@@ -217,27 +219,27 @@ func TestEventsSplitMultilineRenderings(t *testing.T) {
 // the task is mined, the earnings once the entry is final.
 func TestTheMoneyColumnsComeFromTheJournalsAccounts(t *testing.T) {
 	ctx := context.Background()
-	j, err := rig.OpenJournal(filepath.Join(t.TempDir(), "rig.db"))
+	j, err := journal.OpenJournal(filepath.Join(t.TempDir(), "rig.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	for _, e := range []rig.Entry{{TaskID: 7, RigID: 2, Price: numeric.MustPrice("100.00")}, {TaskID: 8, RigID: 2, Price: numeric.MustPrice("100.00")}} {
+	for _, e := range []journal.Entry{{TaskID: 7, RigID: 2, Price: numeric.MustPrice("100.00")}, {TaskID: 8, RigID: 2, Price: numeric.MustPrice("100.00")}} {
 		if _, err := j.RecordAnswer(ctx, e); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := j.Advance(ctx, 7, 2, rig.StateSettled, nil); err != nil {
+	if err := j.Advance(ctx, 7, 2, journal.StateSettled, nil); err != nil {
 		t.Fatal(err)
 	}
 	fee := big.NewInt(3_370_000_000_001)
 	for i, task := range []uint64{7, 8} {
-		if _, err := j.RecordTx(ctx, rig.TxRecord{Hash: common.Hash{byte(i + 1)}, Purpose: "commit", RigID: 2, Status: rig.TxOK, GasUsed: 337000,
-			EffectiveGasPrice: big.NewInt(10_000_000), Fee: fee, Entries: []rig.TaskRig{{TaskID: task, RigID: 2, Share: fee}}}); err != nil {
+		if _, err := j.RecordTx(ctx, journal.TxRecord{Hash: common.Hash{byte(i + 1)}, Purpose: "commit", RigID: 2, Status: journal.TxOK, GasUsed: 337000,
+			EffectiveGasPrice: big.NewInt(10_000_000), Fee: fee, Entries: []journal.TaskRig{{TaskID: task, RigID: 2, Share: fee}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := j.RecordPayouts(ctx, []rig.Payout{{TaskID: 7, RigID: 2, Kind: rig.PayoutReward, Wei: big.NewInt(3_000_000_000_000), Tx: common.Hash{9}}}); err != nil {
+	if _, err := j.RecordPayouts(ctx, []journal.Payout{{TaskID: 7, RigID: 2, Kind: journal.PayoutReward, Wei: big.NewInt(3_000_000_000_000), Tx: common.Hash{9}}}); err != nil {
 		t.Fatal(err)
 	}
 	p := New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}}).Build(ctx)
@@ -249,7 +251,7 @@ func TestTheMoneyColumnsComeFromTheJournalsAccounts(t *testing.T) {
 		t.Fatalf("money columns %v, want %v", got, want)
 	}
 	// An Options.Money given by the caller wins.
-	p = New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}, Money: func(rig.Entry) Money { return Money{GasPaid: big.NewInt(1)} }}).Build(ctx)
+	p = New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}, Money: func(journal.Entry) Money { return Money{GasPaid: big.NewInt(1)} }}).Build(ctx)
 	if p.Tasks[0].GasPaid != "0.000000000000000001" {
 		t.Fatalf("caller's money: %+v", p.Tasks[0])
 	}

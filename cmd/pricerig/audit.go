@@ -24,7 +24,8 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
 )
@@ -96,7 +97,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
 	fl.StringVar(&f.db, "db", "", "the price history store (backfill): a SQLite file or a postgres:// URL, checked for gaps")
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
-	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(rig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
+	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(agentrig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
 	fl.StringVar(&f.minBalance, "min-balance", audit.DefaultMinBalance, "the least ETH an --address should hold")
 	fl.IntVar(&f.minutes, "minutes", audit.DefaultMinutes, "audit the sources at the last N closed session minutes")
@@ -156,7 +157,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
 
-	var journal *rig.DBJournal
+	var journal *rigjournal.DBJournal
 	if f.journal != "" {
 		j, err := openJournalToRead(f.journal, failedToRun)
 		if err != nil {
@@ -174,9 +175,9 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.History = audit.StoreHistory{Store: st}
 	}
 	if f.rpc != "" {
-		var want *rig.Network
+		var want *agentrig.Network
 		if f.network != "" {
-			nw, _ := rig.NetworkByName(f.network) // checked by config
+			nw, _ := agentrig.NetworkByName(f.network) // checked by config
 			want = &nw
 		}
 		// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
@@ -187,8 +188,8 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		}
 		defer client.Close()
 		if want != nil {
-			if _, err := rig.CheckChain(ctx, client, want.ChainID); err != nil {
-				if errors.Is(err, rig.ErrWrongChain) {
+			if _, err := agentrig.CheckChain(ctx, client, want.ChainID); err != nil {
+				if errors.Is(err, agentrig.ErrWrongChain) {
 					return badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", redact.URL(f.rpc), err, want.Name, want.ChainID)
 				}
 				return failedToRun("--rpc %s: %s", redact.URL(f.rpc), redact.String(err.Error()))
@@ -308,7 +309,7 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 		cfg.Addresses = append(cfg.Addresses, common.HexToAddress(text))
 	}
 	if f.network != "" {
-		nw, err := rig.NetworkByName(f.network)
+		nw, err := agentrig.NetworkByName(f.network)
 		if err != nil {
 			return cfg, badInput("--network: %v", err)
 		}
@@ -330,7 +331,7 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 
 // writeAuditHTML writes the report's HTML next to file and renames it into place, so a web
 // server or a mailer never reads half a report.
-func writeAuditHTML(file string, rep audit.Report, journal *rig.DBJournal, spec *feeds.Spec) error {
+func writeAuditHTML(file string, rep audit.Report, journal *rigjournal.DBJournal, spec *feeds.Spec) error {
 	o := web.ReportOptions{ToleranceBps: spec.Job.ToleranceBps}
 	if journal != nil {
 		entries, err := journal.Since(context.Background(), rep.Window.From)

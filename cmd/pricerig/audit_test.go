@@ -24,8 +24,8 @@ import (
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -158,7 +158,7 @@ func TestAuditHealthyText(t *testing.T) {
 // writeAuditJournal writes a near miss (task 1) and a slashed task (task 2), as the runner does.
 func writeAuditJournal(t *testing.T, path string, minute time.Time) {
 	t.Helper()
-	j, err := rig.OpenJournal(path)
+	j, err := rigjournal.OpenJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,14 +166,14 @@ func writeAuditJournal(t *testing.T, path string, minute time.Time) {
 	ctx := context.Background()
 	ours := numeric.MustPrice("180.00")
 	for id, median := range map[uint64]string{1: "180.54", 2: "181.80", 3: "180.05"} {
-		if _, err := j.RecordAnswer(ctx, rig.Entry{TaskID: id, RigID: 4, Symbol: "NVDA", Minute: minute, Price: ours, Answer: ours.Answer(), Salt: [32]byte{byte(id)}}); err != nil {
+		if _, err := j.RecordAnswer(ctx, rigjournal.Entry{TaskID: id, RigID: 4, Symbol: "NVDA", Minute: minute, Price: ours, Answer: ours.Answer(), Salt: [32]byte{byte(id)}}); err != nil {
 			t.Fatal(err)
 		}
-		err := j.Advance(ctx, id, 4, rig.StateSettled, func(e *rig.Entry) {
+		err := j.Advance(ctx, id, 4, rigjournal.StateSettled, func(e *rigjournal.Entry) {
 			stored := numeric.MustPrice(median).Answer()
 			e.StoredAnswer, e.Agreed = stored, true
 			e.Inside = numeric.WithinTolerance(numeric.AnswerInt(e.Answer), numeric.AnswerInt(stored), 50)
-			e.RealizedCentiBps = rig.StoredDistance(e.Answer, stored)
+			e.RealizedCentiBps = rigjournal.StoredDistance(e.Answer, stored)
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
@@ -26,14 +27,14 @@ func init() { register(newBackfillCmd) }
 
 // backfillClock is what backfill reads and waits on: the commands' clock (priceNow) and real
 // timers. Tests swap in a fake clock shared with the simulator, so rate-limit waits cost nothing.
-var backfillClock history.Clock = commandClock{}
+var backfillClock backfill.Clock = commandClock{}
 
 type commandClock struct{}
 
 func (commandClock) Now() time.Time { return priceNow() }
 
 func (commandClock) Sleep(ctx context.Context, d time.Duration) error {
-	return history.RealClock{}.Sleep(ctx, d)
+	return backfill.RealClock{}.Sleep(ctx, d)
 }
 
 func newBackfillCmd(a *app) *cobra.Command {
@@ -116,12 +117,12 @@ interrupted or a window failed (run it again); 2 for bad input.
 			if mode == "log" {
 				logger = slog.New(slog.NewTextHandler(logOut, nil))
 			}
-			opts := history.Options{
+			opts := backfill.Options{
 				Spec: spec, Symbols: splitUpper(symbolsText), Sources: splitList(sourcesText), Sessions: sessions,
 				From: from, To: to, Clock: backfillClock, Deps: sources.Deps{Logger: logger}, Logger: logger,
 			}
 			// refused input leaves nothing behind: the store's file is made only for a run
-			if err := history.Check(opts); err != nil {
+			if err := backfill.Check(opts); err != nil {
 				return backfillError(err)
 			}
 			store, err := history.Open(db)
@@ -129,7 +130,7 @@ interrupted or a window failed (run it again); 2 for bad input.
 				return failed("%v", err)
 			}
 			defer store.Close()
-			b, err := history.NewContext(cmd.Context(), store, opts)
+			b, err := backfill.NewContext(cmd.Context(), store, opts)
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return failed("interrupted while planning: nothing was fetched; run the same command again")
@@ -187,11 +188,11 @@ interrupted or a window failed (run it again); 2 for bad input.
 
 // backfillError is exit 2 for the backfill's bad input, 1 otherwise.
 func backfillError(err error) error {
-	var bad *history.InputError
+	var bad *backfill.InputError
 	if errors.As(err, &bad) {
 		return badInput("%s", bad.Msg)
 	}
-	if errors.Is(err, history.ErrBadInput) {
+	if errors.Is(err, backfill.ErrBadInput) {
 		return badInput("%v", err)
 	}
 	return failed("%v", err)
@@ -245,7 +246,7 @@ func splitUpper(s string) []string {
 	return out
 }
 
-func printSummary(w io.Writer, s *history.Summary, db string) {
+func printSummary(w io.Writer, s *backfill.Summary, db string) {
 	state := "done"
 	if s.Interrupted {
 		state = "interrupted"

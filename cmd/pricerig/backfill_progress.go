@@ -14,7 +14,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/redact"
 )
 
@@ -37,7 +37,7 @@ func progressMode(flag string, stderr io.Writer) (string, error) {
 
 // watchProgress shows the run's progress until stop closes: bars redrawn five times a second,
 // or a log line per source every progressInterval.
-func watchProgress(b *history.Backfill, mode string, show *barDisplay, logger *slog.Logger, stop <-chan struct{}) {
+func watchProgress(b *backfill.Backfill, mode string, show *barDisplay, logger *slog.Logger, stop <-chan struct{}) {
 	if mode == "off" {
 		<-stop
 		return
@@ -67,7 +67,7 @@ func watchProgress(b *history.Backfill, mode string, show *barDisplay, logger *s
 	}
 }
 
-func logProgress(logger *slog.Logger, p history.Progress) {
+func logProgress(logger *slog.Logger, p backfill.Progress) {
 	if p.Phase == "reconcile" {
 		logger.Info("backfill progress", "phase", p.Phase, "minutes", fmt.Sprintf("%d/%d", p.Minutes, p.MinutesTotal))
 		return
@@ -116,7 +116,7 @@ func (d *barDisplay) bar(name string, total int64) *progressbar.ProgressBar {
 }
 
 // draw replaces the bars on screen with the state of p.
-func (d *barDisplay) draw(p history.Progress) {
+func (d *barDisplay) draw(p backfill.Progress) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var lines []string

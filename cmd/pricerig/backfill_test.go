@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -266,7 +266,7 @@ func TestBackfillInterruptedExitsOneAndResumes(t *testing.T) {
 }
 
 func TestProgressDisplays(t *testing.T) {
-	p := history.Progress{Phase: "fetch", Sources: []history.SourceProgress{
+	p := backfill.Progress{Phase: "fetch", Sources: []backfill.SourceProgress{
 		{Source: "alpaca", Windows: 87, Done: 40, Bars: 300000, Requests: 40, ETA: 47 * time.Second},
 		{Source: "massive", Windows: 39, Done: 12, Bars: 250000, Requests: 13, RateLimited: 1, Waiting: 42 * time.Second},
 	}}
@@ -300,7 +300,7 @@ func TestProgressDisplays(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	logProgress(slog.New(slog.NewTextHandler(&buf, nil)), history.Progress{Phase: "reconcile", Minutes: 4096, MinutesTotal: 8640})
+	logProgress(slog.New(slog.NewTextHandler(&buf, nil)), backfill.Progress{Phase: "reconcile", Minutes: 4096, MinutesTotal: 8640})
 	if !strings.Contains(buf.String(), "minutes=4096/8640") {
 		t.Errorf("reconcile log %q", buf.String())
 	}

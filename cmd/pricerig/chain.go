@@ -19,7 +19,9 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // chainFlags are the flags of every chain command: which network, through which node, which
@@ -33,7 +35,7 @@ type chainFlags struct {
 
 func (f *chainFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.network, "network", "robinhood", "the chain: "+strings.Join(rig.NetworkNames(), ", "))
+	fl.StringVar(&f.network, "network", "robinhood", "the chain: "+strings.Join(agentrig.NetworkNames(), ", "))
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node (default: the network's public RPC; devnet has none)")
 	fl.StringVar(&f.contract, "contract", "", "address of the AgentRig contract (default: networks.NAME.contract in the spec)")
 	fl.Uint64Var(&f.chainID, "chain-id", 0, "the chain id the node must serve (default: the network's; a devnet started with --chain-id)")
@@ -42,9 +44,9 @@ func (f *chainFlags) register(cmd *cobra.Command) {
 // chainConn is a checked connection: the node serves the network's chain.
 type chainConn struct {
 	client   *ethclient.Client
-	network  rig.Network
+	network  agentrig.Network
 	chainID  *big.Int // as eth_chainId returned it: every transaction and EIP-712 domain uses it
-	contract *rig.Contract
+	contract *agentrig.Contract
 	rpcShown string // the RPC URL with any key in it redacted
 	rpcURL   string // the RPC URL as given, for finding its websocket endpoint
 }
@@ -59,7 +61,7 @@ func shownURL(raw string) string { return redact.String(raw) }
 // connect resolves the network, dials its node, checks eth_chainId first (exit 2 on a mismatch)
 // and binds the contract (--contract, else the spec's networks.NAME.contract).
 func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
-	nw, err := rig.NetworkByName(f.network)
+	nw, err := agentrig.NetworkByName(f.network)
 	if err != nil {
 		return nil, badInput("--network: %v", err)
 	}
@@ -92,15 +94,15 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 	if err != nil {
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	id, err := rig.CheckChain(ctx, client, nw.ChainID)
+	id, err := agentrig.CheckChain(ctx, client, nw.ChainID)
 	if err != nil {
 		client.Close()
-		if errors.Is(err, rig.ErrWrongChain) {
+		if errors.Is(err, agentrig.ErrWrongChain) {
 			return nil, badInput("rpc %s: %v: it is not %s (chain id %d); nothing was done", shown, err, nw.Name, nw.ChainID)
 		}
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	return &chainConn{client: client, network: nw, chainID: id, contract: rig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
+	return &chainConn{client: client, network: nw, chainID: id, contract: agentrig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
 }
 
 // keyFlags choose the sending key, as `pricerig rig` does: a keystore and its password, or a hex
@@ -123,24 +125,24 @@ func (f *keyFlags) register(cmd *cobra.Command) {
 }
 
 // load returns the one key the command sends from.
-func (f *keyFlags) load() (rig.Key, error) {
+func (f *keyFlags) load() (task.Key, error) {
 	if (f.keystore == "") == (f.keyEnv == "") {
-		return rig.Key{}, badInput("give the key with either --keystore DIR or --key-env VAR")
+		return task.Key{}, badInput("give the key with either --keystore DIR or --key-env VAR")
 	}
 	if f.keyEnv != "" {
-		k, err := rig.KeyFromEnv(f.keyEnv, os.Getenv)
+		k, err := task.KeyFromEnv(f.keyEnv, os.Getenv)
 		if err != nil {
-			return rig.Key{}, badInput("%v", err)
+			return task.Key{}, badInput("%v", err)
 		}
 		return k, nil
 	}
-	password, err := rig.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
+	password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
 	if err != nil {
-		return rig.Key{}, badInput("%v", err)
+		return task.Key{}, badInput("%v", err)
 	}
-	keys, err := rig.LoadKeystore(f.keystore, password)
+	keys, err := task.LoadKeystore(f.keystore, password)
 	if err != nil {
-		return rig.Key{}, badInput("%v", err)
+		return task.Key{}, badInput("%v", err)
 	}
 	if f.from != "" {
 		for _, k := range keys {
@@ -148,10 +150,10 @@ func (f *keyFlags) load() (rig.Key, error) {
 				return k, nil
 			}
 		}
-		return rig.Key{}, badInput("--from %s is not in keystore %s", f.from, f.keystore)
+		return task.Key{}, badInput("--from %s is not in keystore %s", f.from, f.keystore)
 	}
 	if len(keys) > 1 {
-		return rig.Key{}, badInput("keystore %s holds %d keys: choose one with --from", f.keystore, len(keys))
+		return task.Key{}, badInput("keystore %s holds %d keys: choose one with --from", f.keystore, len(keys))
 	}
 	return keys[0], nil
 }
@@ -185,7 +187,7 @@ type planJSON struct {
 	Balance  string `json:"balance_wei"`
 }
 
-func planOut(p rig.Plan) planJSON {
+func planOut(p txm.Plan) planJSON {
 	return planJSON{Function: p.Function, From: p.From.Hex(), To: p.To.Hex(), ValueWei: p.Value.String(), Gas: p.Gas,
 		GasLimit: p.GasLimit, FeeWei: p.Fee.String(), MaxFee: p.MaxFee.String(), Balance: p.Balance.String()}
 }
@@ -199,12 +201,12 @@ type sentJSON struct {
 	FeePaid           string `json:"fee_paid_wei"`
 }
 
-func sentOut(r rig.Receipt) sentJSON {
+func sentOut(r txm.SentTx) sentJSON {
 	return sentJSON{TxHash: r.TxHash.Hex(), Block: r.Block, GasUsed: r.GasUsed, EffectiveGasPrice: r.EffectiveGasPrice.String(), FeePaid: r.FeePaid.String()}
 }
 
 // describePlan prints what will be sent, for a person to confirm.
-func describePlan(w io.Writer, conn *chainConn, p rig.Plan) {
+func describePlan(w io.Writer, conn *chainConn, p txm.Plan) {
 	fmt.Fprintf(w, "network:   %s (chain id %s) via %s\n", conn.network.Name, conn.chainID, conn.rpcShown)
 	fmt.Fprintf(w, "contract:  %s\n", p.To.Hex())
 	fmt.Fprintf(w, "from:      %s (balance %s ETH)\n", p.From.Hex(), audit.FormatETH(p.Balance))
@@ -243,27 +245,27 @@ func (a *app) confirm(f sendFlags, question string) error {
 
 // send prepares a call (eth_call simulation, gas, fee), shows it, asks, sends it and reports
 // what it cost. A call the contract would refuse is explained and not sent (exit 1).
-func (a *app) send(ctx context.Context, conn *chainConn, key rig.Key, f sendFlags, call rig.Call) (rig.Plan, rig.Receipt, error) {
-	plan, err := rig.Prepare(ctx, conn.client, key.Address, call)
+func (a *app) send(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call txm.Call) (txm.Plan, txm.SentTx, error) {
+	plan, err := txm.Prepare(ctx, conn.client, key.Address, call)
 	if err != nil {
-		var refused *rig.Refused
+		var refused *txm.Refused
 		if errors.As(err, &refused) {
-			return plan, rig.Receipt{}, failed("%v", refused)
+			return plan, txm.SentTx{}, failed("%v", refused)
 		}
-		return plan, rig.Receipt{}, failed("%s", shownURL(err.Error()))
+		return plan, txm.SentTx{}, failed("%s", shownURL(err.Error()))
 	}
 	if plan.Balance.Cmp(plan.Total()) < 0 {
-		return plan, rig.Receipt{}, failed("%s holds %s ETH; %s needs up to %s ETH (value and the most the fee can be); nothing was sent",
+		return plan, txm.SentTx{}, failed("%s holds %s ETH; %s needs up to %s ETH (value and the most the fee can be); nothing was sent",
 			key.Address.Hex(), audit.FormatETH(plan.Balance), call.Function, audit.FormatETH(plan.Total()))
 	}
 	describePlan(a.stderr, conn, plan)
 	if err := a.confirm(f, "send it?"); err != nil {
-		return plan, rig.Receipt{}, err
+		return plan, txm.SentTx{}, err
 	}
-	sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
-	r, err := rig.SendPlan(ctx, sender, plan)
+	sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
+	r, err := txm.SendPlan(ctx, sender, plan)
 	if err != nil {
-		var refused *rig.Refused
+		var refused *txm.Refused
 		if errors.As(err, &refused) {
 			return plan, r, failed("%v", refused)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func init() { register(newCommitmentCmd) }
@@ -42,7 +42,7 @@ one from crypto/rand for every commitment.`,
 			if err != nil {
 				return err
 			}
-			c, err := rig.Commitment(taskID, rigID, ans, s)
+			c, err := rigtask.Commitment(taskID, rigID, ans, s)
 			if err != nil {
 				return badInput("%v", err)
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func TestCommitmentCommand(t *testing.T) {
@@ -34,11 +34,11 @@ func TestCommitmentCommand(t *testing.T) {
 		task, _ := new(big.Int).SetString(tc.task, 0)
 		rigID, _ := new(big.Int).SetString(tc.rig, 10)
 		ans, _ := numeric.ParseAnswer(tc.answer)
-		var s rig.Salt
+		var s rigtask.Salt
 		for i := range s {
 			s[i] = 0x5a
 		}
-		want, err := rig.Commitment(task, rigID.Uint64(), ans, s)
+		want, err := rigtask.Commitment(task, rigID.Uint64(), ans, s)
 		if err != nil {
 			t.Fatal(err)
 		}

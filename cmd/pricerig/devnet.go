@@ -24,6 +24,7 @@ import (
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/web"
 )
 
@@ -349,14 +350,14 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 // from its own journal as a separate `pricerig rig --http` would.
 func serveDevnetPage(ctx context.Context, d *devnet.Devnet, addr string, public bool, recorder *web.Recorder, logger *slog.Logger) (string, func(), error) {
 	var procs []web.Process
-	var journals []*rig.DBJournal
+	var journals []*journal.DBJournal
 	closeAll := func() {
 		for _, j := range journals {
 			j.Close()
 		}
 	}
 	for i, r := range d.Runners {
-		j, err := rig.OpenJournal(d.JournalPath(i))
+		j, err := journal.OpenJournal(d.JournalPath(i))
 		if err != nil {
 			closeAll()
 			return "", nil, err
@@ -415,7 +416,7 @@ func printDevnetReports(w interface{ Write([]byte) (int, error) }, reports []dev
 			if !rr.Inside {
 				verdict = "OUTSIDE"
 			}
-			if rr.State != rig.StateSettled {
+			if rr.State != journal.StateSettled {
 				verdict = string(rr.State)
 			}
 			fmt.Fprintf(w, "    rig %d  %-12s %7s bps from the median  %s\n", rr.RigID, rr.Price, rr.DistanceBps, verdict)

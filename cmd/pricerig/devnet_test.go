@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 )
 
 func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
@@ -225,7 +225,7 @@ func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	c := rig.NewContract(client, common.HexToAddress(contract))
+	c := agentrig.NewContract(client, common.HexToAddress(contract))
 	commit, reveal, err := c.Windows(ctx)
 	if err != nil || commit != 30*time.Second || reveal != 45*time.Second {
 		t.Fatalf("windows %s %s %v", commit, reveal, err)

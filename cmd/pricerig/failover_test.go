@@ -27,7 +27,6 @@ import (
 
 	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/internal/testbound"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -131,7 +130,7 @@ func newFailoverNet(t *testing.T, ctx context.Context) *failoverNet {
 	}
 	t.Cleanup(f.client.Close)
 	addr := crypto.PubkeyToAddress(f.key.PublicKey)
-	ids, err := rig.NewContract(f.client, d.Contract).RigIDsOf(ctx, devnet.PriceJobID, []common.Address{addr})
+	ids, err := agentrig.NewContract(f.client, d.Contract).RigIDsOf(ctx, devnet.PriceJobID, []common.Address{addr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +270,7 @@ func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64
 // stages says where the shared rig stood on each task: ordered, drawn, committed, revealed.
 func (f *failoverNet) stages(t *testing.T, ctx context.Context, ids []uint64) string {
 	t.Helper()
-	contract := rig.NewContract(f.client, f.d.Contract)
+	contract := agentrig.NewContract(f.client, f.d.Contract)
 	var out []string
 	for _, id := range ids {
 		info, err := contract.Task(ctx, new(big.Int).SetUint64(id))

@@ -7,65 +7,67 @@ import (
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/dburl"
-	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
-// historyMustExist checks the --db of a command that reads the price history (price, export,
-// audit, rig) before it does anything else: a SQLite file must already exist, since a reader
-// never makes one; a PostgreSQL database (postgres://…) is checked when openHistory opens it.
-// From here on the URL's password is kept out of every output.
-func historyMustExist(db string) error {
-	registerDBSecrets(db)
-	if dburl.IsPostgres(db) {
-		return nil
-	}
-	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
-		return badInput("--db: %v", history.NoStoreAt(db))
-	}
-	return mustExist("--db", db)
+// readDB is a database a command only reads (the --db of price, export, audit and rig, the
+// --journal of audit and operator status): its flag, and how its owner opens what exists and
+// names a target that holds none.
+type readDB[T any] struct {
+	flag   string
+	open   func(target string) (T, error) // opens what exists; makes nothing
+	noneAt func(target string) error      // the owner's "no … at <target>"
+	none   error                          // what the owner's errors for a target holding none wrap
 }
 
-// openHistory opens the --db of a command that only reads the price history. It makes nothing:
-// a path or a database that holds no store is bad input (exit 2), named without its password;
-// any other failure to open is fail's.
+var (
+	historyDB = readDB[*history.Store]{"--db", history.OpenExisting, history.NoStoreAt, history.ErrNoStore}
+	journalDB = readDB[*rigjournal.DBJournal]{"--journal", rigjournal.OpenExistingJournal, rigjournal.NoJournalAt, rigjournal.ErrNoJournal}
+)
+
+// mustExist checks the target before the command does anything else: a SQLite file must already
+// exist, since a reader never makes one; a PostgreSQL database (postgres://…) is checked when it
+// opens. From here on the URL's password is kept out of every output.
+func (d readDB[T]) mustExist(target string) error {
+	registerDBSecrets(target)
+	if dburl.IsPostgres(target) {
+		return nil
+	}
+	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
+		return badInput("%s: %v", d.flag, d.noneAt(target))
+	}
+	return mustExist(d.flag, target)
+}
+
+// openToRead opens the target. It makes nothing: a path or a database that holds none is bad
+// input (exit 2), named without its password; any other failure to open is fail's.
+func (d readDB[T]) openToRead(target string, fail func(format string, args ...any) error) (T, error) {
+	var zero T
+	if err := d.mustExist(target); err != nil {
+		return zero, err
+	}
+	v, err := d.open(target)
+	switch {
+	case errors.Is(err, d.none):
+		return zero, badInput("%s: %v", d.flag, err)
+	case err != nil:
+		return zero, fail("%s: %v", d.flag, err)
+	}
+	return v, nil
+}
+
+// historyMustExist checks the --db of a command that reads the price history (readDB.mustExist).
+func historyMustExist(db string) error { return historyDB.mustExist(db) }
+
+// openHistory opens the --db of a command that only reads the price history.
 func openHistory(db string, fail func(format string, args ...any) error) (*history.Store, error) {
-	if err := historyMustExist(db); err != nil {
-		return nil, err
-	}
-	st, err := history.OpenExisting(db)
-	switch {
-	case errors.Is(err, history.ErrNoStore):
-		return nil, badInput("--db: %v", err)
-	case err != nil:
-		return nil, fail("--db: %v", err)
-	}
-	return st, nil
+	return historyDB.openToRead(db, fail)
 }
 
-// journalMustExist is historyMustExist for the --journal a command only reads (audit, operator
-// status): a SQLite journal must already exist.
-func journalMustExist(journal string) error {
-	registerDBSecrets(journal)
-	if rig.IsPostgresURL(journal) {
-		return nil
-	}
-	if _, err := os.Stat(journal); errors.Is(err, fs.ErrNotExist) {
-		return badInput("--journal: %v", rig.NoJournalAt(journal))
-	}
-	return mustExist("--journal", journal)
-}
+// journalMustExist checks the --journal of a command that only reads it.
+func journalMustExist(journal string) error { return journalDB.mustExist(journal) }
 
-// openJournalToRead is openHistory for a --journal the command only reads.
-func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rig.DBJournal, error) {
-	if err := journalMustExist(journal); err != nil {
-		return nil, err
-	}
-	j, err := rig.OpenExistingJournal(journal)
-	switch {
-	case errors.Is(err, rig.ErrNoJournal):
-		return nil, badInput("--journal: %v", err)
-	case err != nil:
-		return nil, fail("--journal: %v", err)
-	}
-	return j, nil
+// openJournalToRead opens the --journal of a command that only reads it.
+func openJournalToRead(journal string, fail func(format string, args ...any) error) (*rigjournal.DBJournal, error) {
+	return journalDB.openToRead(journal, fail)
 }

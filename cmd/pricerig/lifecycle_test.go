@@ -19,8 +19,10 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/internal/testbound"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // chainT is a devnet reached over JSON-RPC, as the CLI commands reach it.
@@ -127,7 +129,7 @@ func (c *chainT) fee(s sentJSON) *big.Int {
 
 func (c *chainT) credits(a common.Address) *big.Int {
 	c.t.Helper()
-	v, err := rig.NewContract(c.client, c.d.Contract).Credits(c.ctx, a)
+	v, err := agentrig.NewContract(c.client, c.d.Contract).Credits(c.ctx, a)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 		!strings.HasPrefix(one.Plan.Function, "order(2, ") || !strings.HasPrefix(one.Tasks[0].InputURI, "data:application/json,") {
 		t.Fatalf("order one: %+v", one)
 	}
-	if got := rig.InputHash(one.Tasks[0].InputURI).Hex(); got != one.Tasks[0].InputHash {
+	if got := task.InputHash(one.Tasks[0].InputURI).Hex(); got != one.Tasks[0].InputHash {
 		t.Fatalf("input hash %s is not the keccak of the URI (%s)", one.Tasks[0].InputHash, got)
 	}
 	wantWei(t, "orderer after one order", c.balance(user), new(big.Int).Sub(before, sum(price, c.fee(one.Sent))))
@@ -346,7 +348,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	c.must(&add, "operator", "stake", "add", "--amount", "0.000002", "--key-env", "PRICERIG_T_OP1", "--yes", "--json")
 	added := big.NewInt(2_000_000_000_000)
 	wantWei(t, "operator after stake add", c.balance(op1), new(big.Int).Sub(before, sum(added, c.fee(add.Sent))))
-	info, err := rig.NewContract(c.client, c.d.Contract).Rig(c.ctx, 1)
+	info, err := agentrig.NewContract(c.client, c.d.Contract).Rig(c.ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,11 +360,11 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	var signed map[string]any
 	c.must(&signed, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--relayer", user.Hex(), "--key-env", "PRICERIG_T_OP1")
 	digest, sig := common.HexToHash(signed["digest"].(string)), common.FromHex(signed["signature"].(string))
-	if err := rig.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != float64(4663) {
+	if err := task.Verify(digest, sig, op1); err != nil || c.nonce(op1) != nonce || signed["chain_id"] != float64(4663) {
 		t.Fatalf("printed consent %v: %v (nonce %d → %d)", signed, err, nonce, c.nonce(op1))
 	}
 	c.must(nil, "operator", "fee", "set", "--bps", "250", "--payee", user.Hex(), "--key-env", "PRICERIG_T_OP1", "--yes")
-	fee, err := rig.NewContract(c.client, c.d.Contract).OperatorFeeOf(c.ctx, op1)
+	fee, err := agentrig.NewContract(c.client, c.d.Contract).OperatorFeeOf(c.ctx, op1)
 	if err != nil || fee.Bps != 250 || fee.Payee != user || fee.Nonce.Sign() != 0 {
 		t.Fatalf("fee consent on chain: %+v %v", fee, err)
 	}
@@ -439,7 +441,7 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 	c := startChainT(t, devnet.Options{})
 	c.useKey("PRICERIG_T_USER", c.d.Funded)
 	minute := devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions)
-	uri, hash, err := rig.InputRules{Symbols: []string{"DOGE"}}.Encode("DOGE", minute)
+	uri, hash, err := task.InputRules{Symbols: []string{"DOGE"}}.Encode("DOGE", minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,19 +449,19 @@ func TestAnswerPrintsARefusalWithTheJournaledReason(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(stderr, "the rigs would refuse it") {
 		t.Fatalf("order of an unknown symbol: exit %d: %s", code, stderr)
 	}
-	contract := rig.NewContract(c.client, c.d.Contract)
-	key := rig.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
-	sender := rig.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
-	plan, err := rig.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []rig.OrderInput{{URI: uri, Hash: hash}}))
+	contract := agentrig.NewContract(c.client, c.d.Contract)
+	key := task.Key{Address: crypto.PubkeyToAddress(c.d.Funded.PublicKey), Private: c.d.Funded, From: "griefer"}
+	sender := txm.NewSender(c.client, key, new(big.Int).SetUint64(c.d.ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
+	plan, err := txm.Prepare(c.ctx, c.client, key.Address, contract.OrderCall(2, big.NewInt(10_000_000_000_000), []agentrig.OrderInput{{URI: uri, Hash: hash}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := rig.SendPlan(c.ctx, sender, plan)
+	r, err := txm.SendPlan(c.ctx, sender, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ids := contract.OrderedTasks(r)
-	if _, err := rig.Follow(c.ctx, contract, nil, ids, rig.FollowOptions{Poll: 50 * time.Millisecond}); err != nil {
+	if _, err := agentrig.Follow(c.ctx, contract, nil, ids, agentrig.FollowOptions{Poll: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"answer", fmt.Sprint(ids[0])}

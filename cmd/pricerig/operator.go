@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 func init() { register(newOperatorCmd) }
@@ -44,18 +45,18 @@ func (f *opFlags) registerChainKeyConfig(cmd *cobra.Command) {
 }
 
 // open loads the key and connects to the chain.
-func (f *opFlags) open(ctx context.Context) (*chainConn, rig.Key, error) {
+func (f *opFlags) open(ctx context.Context) (*chainConn, task.Key, error) {
 	key, err := f.key.load()
 	if err != nil {
-		return nil, rig.Key{}, err
+		return nil, task.Key{}, err
 	}
 	spec, err := (&specFlags{config: f.config}).load()
 	if err != nil {
-		return nil, rig.Key{}, err
+		return nil, task.Key{}, err
 	}
 	conn, err := f.chain.connect(ctx, spec)
 	if err != nil {
-		return nil, rig.Key{}, err
+		return nil, task.Key{}, err
 	}
 	return conn, key, nil
 }
@@ -143,7 +144,7 @@ same key unless --operator names another. Prints the new rig id.`,
 }
 
 // pickRig returns --rig, or the one rig the key owns or operates.
-func pickRig(ctx context.Context, conn *chainConn, key rig.Key, rigID uint64, activeOnly bool) (uint64, error) {
+func pickRig(ctx context.Context, conn *chainConn, key task.Key, rigID uint64, activeOnly bool) (uint64, error) {
 	if rigID != 0 {
 		return rigID, nil
 	}
@@ -167,7 +168,7 @@ func pickRig(ctx context.Context, conn *chainConn, key rig.Key, rigID uint64, ac
 }
 
 // sendAndPrint sends a call and prints its outcome.
-func (a *app) sendAndPrint(ctx context.Context, conn *chainConn, key rig.Key, f sendFlags, call rig.Call, done string) error {
+func (a *app) sendAndPrint(ctx context.Context, conn *chainConn, key task.Key, f sendFlags, call txm.Call, done string) error {
 	plan, r, err := a.send(ctx, conn, key, f, call)
 	if err != nil {
 		return err
@@ -338,13 +339,13 @@ operator then needs no gas. bps 0 ends an arrangement.`,
 			} else if n, err = conn.contract.NextFeeNonce(ctx, key.Address); err != nil {
 				return failed("%s", shownURL(err.Error()))
 			}
-			fee := rig.OperatorFee{Operator: key.Address, Bps: bps, Payee: to, Nonce: n}
-			domain := rig.Domain{ChainID: conn.chainID, Contract: conn.contract.Address}
+			fee := task.OperatorFee{Operator: key.Address, Bps: bps, Payee: to, Nonce: n}
+			domain := task.Domain{ChainID: conn.chainID, Contract: conn.contract.Address}
 			digest, err := domain.OperatorFeeDigest(fee)
 			if err != nil {
 				return failed("%v", err)
 			}
-			sig, err := rig.NewKeySigner(key.Private).SignDigest(digest)
+			sig, err := task.NewKeySigner(key.Private).SignDigest(digest)
 			if err != nil {
 				return failed("signing: %v", err)
 			}
@@ -355,7 +356,7 @@ operator then needs no gas. bps 0 ends an arrangement.`,
 					return err
 				}
 				// The relayer's simulation: would the contract take the consent from it?
-				if _, err := rig.Prepare(ctx, conn.client, rel, call); err != nil {
+				if _, err := txm.Prepare(ctx, conn.client, rel, call); err != nil {
 					return failed("%v", err)
 				}
 				return a.printJSON(map[string]any{

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/audit"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // accountsJSON is `operator status --journal`'s accounts: what the key's rigs paid in gas and
@@ -39,7 +39,7 @@ type moneyJSON struct {
 	WastedGasWei string `json:"wasted_gas_wei"`
 }
 
-func moneyOf(m rig.Money) moneyJSON {
+func moneyOf(m journal.Money) moneyJSON {
 	z := func(v *big.Int) string {
 		if v == nil {
 			return "0"
@@ -66,7 +66,7 @@ func journalAccounts(ctx context.Context, target string, ids []uint64, now time.
 	if err != nil {
 		return nil, failedToRun("--journal: %v", err)
 	}
-	out := &accountsJSON{Journal: rig.RedactURL(target), Rigs: []rigAccountsJSON{}, JournalDay: moneyOf(day.Total), JournalAll: moneyOf(all.Total)}
+	out := &accountsJSON{Journal: journal.RedactURL(target), Rigs: []rigAccountsJSON{}, JournalDay: moneyOf(day.Total), JournalAll: moneyOf(all.Total)}
 	for _, id := range ids {
 		total, ok := all.Rig(id)
 		if !ok {
@@ -74,7 +74,7 @@ func journalAccounts(ctx context.Context, target string, ids []uint64, now time.
 		}
 		last, ok := day.Rig(id)
 		if !ok {
-			last = rig.Money{}
+			last = journal.Money{}
 		}
 		out.Rigs = append(out.Rigs, rigAccountsJSON{RigID: id, LastDay: moneyOf(last), Total: moneyOf(total)})
 	}

@@ -14,8 +14,10 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	rigtask "github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 func init() {
@@ -84,13 +86,13 @@ the reason is printed when a rig journal that answered it is given with --journa
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var pairs []rig.OrderInput
+			var pairs []agentrig.OrderInput
 			for i := 0; i < len(args); i += 2 {
 				m, err := feeds.ParseMinute(args[i+1])
 				if err != nil {
 					return badInput("minute %q: %v", args[i+1], err)
 				}
-				pairs = append(pairs, rig.OrderInput{Symbol: strings.ToUpper(strings.TrimSpace(args[i])), Minute: m})
+				pairs = append(pairs, agentrig.OrderInput{Symbol: strings.ToUpper(strings.TrimSpace(args[i])), Minute: m})
 			}
 			key, err := f.key.load()
 			if err != nil {
@@ -107,7 +109,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			defer conn.Close()
 			info, err := conn.contract.Job(ctx, job)
 			if err != nil {
-				if reason := rig.RevertReason(err); reason != "" {
+				if reason := agentrig.RevertReason(err); reason != "" {
 					return badInput("job %d: %s", job, reason)
 				}
 				return failed("%s", shownURL(err.Error()))
@@ -123,7 +125,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 			// A task ordered now is drawn at the earliest now, so its commit window ends at the
 			// earliest now + the window.
 			earliestDeadline := time.Unix(int64(head.Time), 0).Add(commitWindow)
-			inputs, err := rig.BuildInputs(rig.SpecInputRules(spec), pairs, earliestDeadline)
+			inputs, err := agentrig.BuildInputs(rigtask.SpecInputRules(spec), pairs, earliestDeadline)
 			if err != nil {
 				return badInput("%v; nothing was paid", err)
 			}
@@ -155,8 +157,8 @@ the reason is printed when a rig journal that answered it is given with --journa
 			}
 			waitCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			sender := rig.NewSender(conn.client, key, conn.chainID, rig.SenderConfig{})
-			answers, err := rig.Follow(waitCtx, conn.contract, sender, ids, rig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
+			sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
+			answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
 				if detail != "" {
 					detail = ": " + detail
 				}
@@ -231,7 +233,7 @@ bytes32, whether it agreed, and how many reveals agree. A stored 0 is a task the
 				return err
 			}
 			defer conn.Close()
-			var answers []rig.Answer
+			var answers []agentrig.Answer
 			for _, id := range ids {
 				ans, err := conn.contract.ReadAnswer(ctx, id)
 				if err != nil {
@@ -316,7 +318,7 @@ func parseTaskIDs(args []string) ([]uint64, error) {
 
 // answersOut describes answers; a settled task that stored the spec's refusal_answer (0) was
 // refused by the spec, for the reason the given rig journals recorded.
-func answersOut(ctx context.Context, spec *feeds.Spec, answers []rig.Answer, journals []string) []answerJSON {
+func answersOut(ctx context.Context, spec *feeds.Spec, answers []agentrig.Answer, journals []string) []answerJSON {
 	var out []answerJSON
 	for _, ans := range answers {
 		j := answerJSON{TaskID: ans.TaskID, Phase: ans.Phase.String(), Agreed: ans.Agreed, Price: ans.Price(),
@@ -366,7 +368,7 @@ func answersVerdict(outs []answerJSON) error {
 // none is made where there was none).
 func refusalReason(ctx context.Context, journals []string, taskID uint64) string {
 	for _, path := range journals {
-		j, err := rig.OpenExistingJournal(path)
+		j, err := journal.OpenExistingJournal(path)
 		if err != nil {
 			continue
 		}

@@ -22,7 +22,9 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 )
 
 // findChromium returns Debian's chromium, or fails the test in CI (CI=true) and skips it
@@ -257,7 +259,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 
 	// Every settled task of the journal is on the page with its answer and distance.
-	j, err := rig.OpenJournal(journal)
+	j, err := rigjournal.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	}
 	type row struct{ Answer, Median, Distance, Symbol string }
 	for _, e := range entries {
-		if e.State != rig.StateSettled {
+		if e.State != rigjournal.StateSettled {
 			t.Fatalf("task %d is %s in the journal", e.TaskID, e.State)
 		}
 		got := evaluate[row](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('tr.task[data-task="%d"][data-rig="%d"]');
@@ -292,7 +294,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	credits, err := rig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
+	credits, err := agentrig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
 )
@@ -144,9 +146,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	var relayer *rig.Key
+	var relayer *task.Key
 	if f.relayerKeyEnv != "" {
-		k, err := rig.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
+		k, err := task.KeyFromEnv(f.relayerKeyEnv, os.Getenv)
 		if err != nil {
 			return badInput("%v", err)
 		}
@@ -179,11 +181,11 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	// connect reached the chain (eth_chainId) before the journal is made: a rig that cannot
 	// start leaves no file.
 	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
-	if !rig.IsPostgresURL(f.journal) {
+	if !rigjournal.IsPostgresURL(f.journal) {
 		_, statErr = os.Stat(f.journal)
 	}
 	registerDBSecrets(f.journal)
-	journal, err := rig.OpenJournal(f.journal)
+	journal, err := rigjournal.OpenJournal(f.journal)
 	if err != nil {
 		return failed("%v", err)
 	}
@@ -259,7 +261,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
 		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
-		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: rig.SpecInputRules(spec),
+		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
 	})
 	if err != nil {
@@ -287,7 +289,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 
 // pageRole is what the page says of the instance: "single" on a journal of its own; on a shared
 // (PostgreSQL) journal, whether it holds the lease of the keys (leader) or waits (follower).
-func pageRole(j *rig.DBJournal, r *rig.Runner) string {
+func pageRole(j *rigjournal.DBJournal, r *rig.Runner) string {
 	switch {
 	case !j.Shared():
 		return "single"
@@ -304,18 +306,18 @@ func removeStoreFiles(path string) {
 	}
 }
 
-func loadOperatorKeys(f rigFlags) ([]rig.Key, error) {
+func loadOperatorKeys(f rigFlags) ([]task.Key, error) {
 	if f.keystore != "" {
-		password, err := rig.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
+		password, err := task.ReadPassword(f.passwordFile, f.passwordEnv, os.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		return rig.LoadKeystore(f.keystore, password)
+		return task.LoadKeystore(f.keystore, password)
 	}
-	var keys []rig.Key
+	var keys []task.Key
 	seen := map[common.Address]bool{}
 	for _, name := range f.keyEnvs {
-		k, err := rig.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
+		k, err := task.KeyFromEnv(strings.TrimSpace(name), os.Getenv)
 		if err != nil {
 			return nil, err
 		}

@@ -21,8 +21,8 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/pgtest"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -102,13 +102,13 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("rig exited %d:\n%s", code, errOut.String())
 	}
-	j, err := rig.OpenJournal(journal)
+	j, err := rigjournal.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
 	entries, err := j.Since(ctx, time.Time{})
-	if err != nil || len(entries) != 1 || entries[0].State != rig.StateSettled || !entries[0].Inside {
+	if err != nil || len(entries) != 1 || entries[0].State != rigjournal.StateSettled || !entries[0].Inside {
 		t.Fatalf("journal of the CLI rig: %+v %v", entries, err)
 	}
 	if strings.Contains(errOut.String(), hex.EncodeToString(crypto.FromECDSA(key))) {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func init() { register(newSignCmd) }
@@ -37,28 +37,28 @@ func (f *signFlags) register(cmd *cobra.Command) {
 }
 
 // domain parses the deployment flags.
-func (f *signFlags) domain() (rig.Domain, error) {
+func (f *signFlags) domain() (rigtask.Domain, error) {
 	chainID, err := parseUint256("--chain-id", f.chainID)
 	if err != nil {
-		return rig.Domain{}, err
+		return rigtask.Domain{}, err
 	}
 	if chainID.Sign() == 0 {
-		return rig.Domain{}, badInput("--chain-id must be positive")
+		return rigtask.Domain{}, badInput("--chain-id must be positive")
 	}
 	contract, err := parseAddress("--contract", f.contract)
 	if err != nil {
-		return rig.Domain{}, err
+		return rigtask.Domain{}, err
 	}
-	return rig.Domain{ChainID: chainID, Contract: contract}, nil
+	return rigtask.Domain{ChainID: chainID, Contract: contract}, nil
 }
 
 // signer loads the key from the named variable. Errors name the variable, never its value.
-func (f *signFlags) signer() (*rig.KeySigner, error) {
-	key, err := rig.KeyFromEnv(f.keyEnv, os.Getenv)
+func (f *signFlags) signer() (*rigtask.KeySigner, error) {
+	key, err := rigtask.KeyFromEnv(f.keyEnv, os.Getenv)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	return rig.NewKeySigner(key.Private), nil
+	return rigtask.NewKeySigner(key.Private), nil
 }
 
 // finish signs the digest and prints the result.
@@ -144,7 +144,7 @@ answer and salt to compute it (it is then printed as "commitment" too).`,
 				if err != nil {
 					return err
 				}
-				if c, err = rig.Commitment(taskID, rigID, ans, s); err != nil {
+				if c, err = rigtask.Commitment(taskID, rigID, ans, s); err != nil {
 					return badInput("%v", err)
 				}
 				printed = c.Hex()
@@ -238,7 +238,7 @@ nonce once; a later consent replaces an earlier one, and bps 0 ends the arrangem
 			if err != nil {
 				return err
 			}
-			digest, err := d.OperatorFeeDigest(rig.OperatorFee{Operator: s.Address(), Bps: bps, Payee: p, Nonce: n})
+			digest, err := d.OperatorFeeDigest(rigtask.OperatorFee{Operator: s.Address(), Bps: bps, Payee: p, Nonce: n})
 			if err != nil {
 				return badInput("%v", err)
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 func signTestEnv(t *testing.T) common.Address {
 	t.Helper()
 	t.Setenv("PRICERIG_TEST_OPERATOR_KEY", "0x"+signTestKey)
-	s, err := rig.ParseKeyHex(signTestKey)
+	s, err := task.ParseKeyHex(signTestKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,17 +30,17 @@ func signTestEnv(t *testing.T) common.Address {
 
 func TestSignCommands(t *testing.T) {
 	operator := signTestEnv(t)
-	d := rig.Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress(signTestContract)}
+	d := task.Domain{ChainID: big.NewInt(4663), Contract: common.HexToAddress(signTestContract)}
 	common3 := []string{"--key-env", "PRICERIG_TEST_OPERATOR_KEY", "--chain-id", "4663", "--contract", signTestContract}
-	salt := rig.Salt{31: 9}
+	salt := task.Salt{31: 9}
 	saltHex := hexutil.Encode(salt[:])
 	answer, _ := numeric.ParseAnswer("17712000000")
-	commitment, _ := rig.Commitment(big.NewInt(7), 2, answer, salt)
+	commitment, _ := task.Commitment(big.NewInt(7), 2, answer, salt)
 	payee := common.HexToAddress("0x00000000000000000000000000000000000000Be")
 
 	commitDigest, _ := d.CommitDigest(big.NewInt(7), commitment)
 	revealDigest, _ := d.RevealDigest(big.NewInt(7), answer, salt)
-	feeDigest, _ := d.OperatorFeeDigest(rig.OperatorFee{Operator: operator, Bps: 250, Payee: payee, Nonce: big.NewInt(1)})
+	feeDigest, _ := d.OperatorFeeDigest(task.OperatorFee{Operator: operator, Bps: 250, Payee: payee, Nonce: big.NewInt(1)})
 
 	tests := []struct {
 		name       string
@@ -74,7 +74,7 @@ func TestSignCommands(t *testing.T) {
 			if err != nil || len(sig) != 65 {
 				t.Fatalf("signature %q: %v", got.Signature, err)
 			}
-			if err := rig.Verify(tc.digest, sig, operator); err != nil {
+			if err := task.Verify(tc.digest, sig, operator); err != nil {
 				t.Fatalf("signature does not verify: %v", err)
 			}
 		})

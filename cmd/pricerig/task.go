@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/spf13/cobra"
 
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 func init() { register(newTaskCmd) }
@@ -92,7 +92,7 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
 			if err != nil {
 				return err
 			}
-			rules := rig.SpecInputRules(s)
+			rules := task.SpecInputRules(s)
 			if len(symbols) > 0 {
 				rules.Symbols = symbols
 			}
@@ -112,9 +112,9 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
 					out.CommitDeadline = deadline.Format(time.RFC3339)
 				}
 			}
-			out.InputHash = rig.InputHash(uri).Hex()
+			out.InputHash = task.InputHash(uri).Hex()
 			out.WindowChecked = !deadline.IsZero()
-			var in rig.Input
+			var in task.Input
 			if want != nil {
 				in, err = rules.Refusal(uri, *want, deadline)
 			} else if in, err = rules.Parse(uri); err == nil {
@@ -130,8 +130,8 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
 					out.Verdict += "; the commit-window rule was not checked (give --rpc, --contract and --task)"
 				}
 			} else {
-				reason := rig.RefusalText(err)
-				out.Error, out.Refused, out.Rule = err.Error(), true, rig.RefusalKind(err)
+				reason := task.RefusalText(err)
+				out.Error, out.Refused, out.Rule = err.Error(), true, task.RefusalKind(err)
 				if rules.RefusalAnswer != nil {
 					out.RefusalAnswer = fmt.Sprint(int64(*rules.RefusalAnswer))
 					out.Verdict = fmt.Sprintf("this task would be answered %s: %s", out.RefusalAnswer, reason)
@@ -156,7 +156,7 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
 	cmd.Flags().StringVar(&rpc, "rpc", "", "JSON-RPC URL of the chain, to read the task with --task")
 	cmd.Flags().StringVar(&contract, "contract", "", "the AgentRig contract address, with --task")
 	cmd.Flags().Uint64Var(&taskID, "task", 0, "read task N's input, hash and commit window from the chain")
-	cmd.Flags().StringSliceVar(&symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(rig.DefaultSymbols, ",")+")")
+	cmd.Flags().StringSliceVar(&symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(task.DefaultSymbols, ",")+")")
 	cmd.Flags().StringVar(&spec.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
 	return cmd
 }
@@ -168,9 +168,9 @@ func readTask(ctx context.Context, rpc string, contract common.Address, taskID u
 		return agentrig.AgentRigTaskOrdered{}, agentrig.AgentRigTaskInfo{}, failed("rpc %s: %v", rpc, err)
 	}
 	defer client.Close()
-	c := rig.NewContract(client, contract)
+	c := agentrig.NewContract(client, contract)
 	ordered, err := c.TaskInput(ctx, taskID)
-	if errors.Is(err, rig.ErrNoOrder) {
+	if errors.Is(err, agentrig.ErrNoOrder) {
 		return ordered, agentrig.AgentRigTaskInfo{}, badInput("task %d was never ordered on %s", taskID, contract.Hex())
 	}
 	if err != nil {

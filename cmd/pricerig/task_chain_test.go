@@ -16,9 +16,9 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // TestMalformedTaskOnDevnetKeepSettlesOnZero is issue 18's "done when": on `pricerig devnet
@@ -72,7 +72,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	}
 	defer client.Close()
 	addr := common.HexToAddress(contractHex)
-	contract := rig.NewContract(client, addr)
+	contract := agentrig.NewContract(client, addr)
 	job, err := contract.Job(ctx, devnet.PriceJobID)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	opts.Context, opts.Value = ctx, job.Price
 	abi := agentrig.NewAgentRig()
 	start := time.Now()
-	tx, err := bind.Transact(abi.Instance(client, addr), opts, abi.PackOrder(devnet.PriceJobID, rig.InputHash(uri), uri))
+	tx, err := bind.Transact(abi.Instance(client, addr), opts, abi.PackOrder(devnet.PriceJobID, task.InputHash(uri), uri))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 func TestTaskCommand(t *testing.T) {
 	good := `data:application/json,{"symbol":"NVDA","minute":"2026-11-27T15:30:00Z"}`
-	goodHash := rig.InputHash(good).Hex()
+	goodHash := task.InputHash(good).Hex()
 	tests := []struct {
 		name      string
 		args      []string
@@ -25,7 +25,7 @@ func TestTaskCommand(t *testing.T) {
 		{"hash checked", []string{"--input-uri", good, "--input-hash", goodHash}, 0, true, "NVDA", "2026-11-27T15:30:00Z", goodHash, ""},
 		{"unix seconds", []string{"--input-uri", `data:application/json,{"symbol":"SPY","minute":1795793400}`}, 0, true, "SPY", "2026-11-27T15:30:00Z", "", ""},
 		{"hash mismatch", []string{"--input-uri", good, "--input-hash", "0x" + strings.Repeat("11", 32)}, 2, false, "", "", goodHash, "input hash does not match"},
-		{"not a data URI", []string{"--input-uri", "https://example.com/x.json"}, 2, false, "", "", rig.InputHash("https://example.com/x.json").Hex(), "not a data: URI"},
+		{"not a data URI", []string{"--input-uri", "https://example.com/x.json"}, 2, false, "", "", task.InputHash("https://example.com/x.json").Hex(), "not a data: URI"},
 		{"unknown symbol", []string{"--input-uri", `data:application/json,{"symbol":"AAPL","minute":0}`}, 2, false, "", "", "", "unknown symbol"},
 		{"own symbols", []string{"--input-uri", `data:application/json,{"symbol":"AAPL","minute":1795793400}`, "--symbols", "AAPL,MSFT"}, 0, true, "AAPL", "2026-11-27T15:30:00Z", "", ""},
 		{"before the calendar", []string{"--input-uri", `data:application/json,{"symbol":"SPY","minute":0}`}, 2, false, "", "", "", "before the spec's calendar"},

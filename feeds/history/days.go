@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -20,7 +21,7 @@ func dayRange(from, to int64) (int64, int64) { return dayOf(from), dayOf(to - 1)
 // stmt selects day and data.
 func storedDays(ctx context.Context, tx wtx, stmt string, args ...any) (map[int64][]byte, error) {
 	out := map[int64][]byte{}
-	err := tx.queryRows(ctx, stmt, args, func(r scanner) error {
+	err := tx.Query(ctx, stmt, args, func(r sqldb.Row) error {
 		var day int64
 		var data []byte
 		if err := r.Scan(&day, &data); err != nil {
@@ -70,12 +71,12 @@ func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []sourc
 // answerDayRows packs one symbol's reconciled minutes (sorted) into answer_days rows, over
 // the blocks the store holds for their days: a stored answer of a minute given is replaced
 // with its quotes whole, the day's other minutes are kept.
-func answerDayRows(ctx context.Context, tx wtx, ruleset int64, rows []answerRow) ([][]any, error) {
+func answerDayRows(ctx context.Context, tx wtx, ruleset int64, rows []AnswerRow) ([][]any, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	sym := rows[0].symbol
-	first, last := dayOf(rows[0].minute.Unix()), dayOf(rows[len(rows)-1].minute.Unix())
+	sym := rows[0].Symbol
+	first, last := dayOf(rows[0].Minute.Unix()), dayOf(rows[len(rows)-1].Minute.Unix())
 	held, err := storedDays(ctx, tx, `SELECT day, data FROM answer_days WHERE symbol = ? AND day >= ? AND day <= ?`, sym, first, last)
 	if err != nil {
 		return nil, err
@@ -83,12 +84,12 @@ func answerDayRows(ctx context.Context, tx wtx, ruleset int64, rows []answerRow)
 	var out [][]any
 	var answers []dayAnswer
 	for len(rows) > 0 {
-		day := dayOf(rows[0].minute.Unix())
+		day := dayOf(rows[0].Minute.Unix())
 		answers = answers[:0]
 		n := 0
-		for n < len(rows) && dayOf(rows[n].minute.Unix()) == day {
-			if rows[n].symbol != sym {
-				return nil, fmt.Errorf("answers of %s and %s in one write", sym, rows[n].symbol)
+		for n < len(rows) && dayOf(rows[n].Minute.Unix()) == day {
+			if rows[n].Symbol != sym {
+				return nil, fmt.Errorf("answers of %s and %s in one write", sym, rows[n].Symbol)
 			}
 			answers = append(answers, dayAnswerOf(&rows[n], ruleset))
 			n++
@@ -133,10 +134,10 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// barCursor streams stored bars in (symbol, minute, source) order out of their day blocks: the
+// BarCursor streams stored bars in (symbol, minute, source) order out of their day blocks: the
 // blocks of one symbol and day (one per source, read in source order) are unpacked together and
 // merged by minute.
-type barCursor struct {
+type BarCursor struct {
 	rows     *sql.Rows
 	from, to int64 // [from, to) unix seconds
 	// the next block, read ahead
@@ -154,8 +155,8 @@ type barCursor struct {
 
 // openBars starts a cursor over the bars of symbol ("" every symbol) and source ("" every
 // source) starting in [from, to) (unix seconds).
-func (s *Store) openBars(ctx context.Context, symbol, source string, from, to int64) (*barCursor, error) {
-	c := &barCursor{from: from, to: to}
+func (s *Store) openBars(ctx context.Context, symbol, source string, from, to int64) (*BarCursor, error) {
+	c := &BarCursor{from: from, to: to}
 	if from >= to {
 		return c, nil
 	}
@@ -177,7 +178,7 @@ func (s *Store) openBars(ctx context.Context, symbol, source string, from, to in
 }
 
 // advance reads the next block into the read-ahead.
-func (c *barCursor) advance() {
+func (c *BarCursor) advance() {
 	c.more = c.rows.Next()
 	if !c.more {
 		c.err = c.rows.Err()
@@ -191,8 +192,8 @@ func (c *barCursor) advance() {
 	c.nData = append(c.nData[:0], data...)
 }
 
-// next returns the next bar; ok is false at the end or on an error (see Err).
-func (c *barCursor) next() (StoredBar, bool) {
+// Next returns the next bar; ok is false at the end or on an error (see Err).
+func (c *BarCursor) Next() (StoredBar, bool) {
 	for c.pos >= len(c.buf) {
 		if !c.fill() {
 			return StoredBar{}, false
@@ -204,7 +205,7 @@ func (c *barCursor) next() (StoredBar, bool) {
 }
 
 // fill unpacks the blocks of the next symbol and day into buf.
-func (c *barCursor) fill() bool {
+func (c *BarCursor) fill() bool {
 	c.buf, c.pos = c.buf[:0], 0
 	if !c.more || c.err != nil {
 		return false
@@ -239,7 +240,7 @@ func (c *barCursor) fill() bool {
 // mergeRuns merges buf's runs (one per source, in source order, each sorted by minute) by
 // minute, sources of one minute in name order: at each step the earliest head, the first run's
 // on a tie.
-func (c *barCursor) mergeRuns(runs []int) {
+func (c *BarCursor) mergeRuns(runs []int) {
 	heads := slices.Clone(runs)
 	ends := append(slices.Clone(runs[1:]), len(c.buf))
 	out := c.spare[:0]
@@ -260,9 +261,10 @@ func (c *barCursor) mergeRuns(runs []int) {
 }
 
 // Err is the error that ended the cursor, if any.
-func (c *barCursor) Err() error { return c.err }
+func (c *BarCursor) Err() error { return c.err }
 
-func (c *barCursor) close() {
+// Close ends the cursor's query.
+func (c *BarCursor) Close() {
 	if c.rows != nil {
 		c.rows.Close()
 	}

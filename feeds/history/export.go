@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer, format string, q Query)
 		enc := json.NewEncoder(bw)
 		write = func(a Answer) error { return enc.Encode(exportLine(a)) }
 	default:
-		return 0, badInput("export format %q (want csv, jsonl or parquet)", format)
+		return 0, fmt.Errorf("bad input: export format %q (want csv, jsonl or parquet)", format)
 	}
 	err := s.Answers(ctx, q, func(a Answer) error {
 		n++

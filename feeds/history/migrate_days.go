@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
@@ -15,7 +16,7 @@ import (
 // each table whole through one cursor, keeping only packed blocks in memory (a year of three
 // symbols is a few tens of MB of blocks), then writes the blocks: PostgreSQL's connection runs
 // one statement at a time, so nothing is written while a cursor is open.
-func packRowTables(ctx context.Context, tx wtx) error {
+func packRowTables(ctx context.Context, tx sqldb.Tx) error {
 	var out [][]any // bar_days rows, then answer_days rows (by their width)
 	var (
 		curSym, curSrc string
@@ -28,7 +29,7 @@ func packRowTables(ctx context.Context, tx wtx) error {
 		}
 		bars = bars[:0]
 	}
-	err := tx.queryRows(ctx, `SELECT symbol, source, minute, close, volume FROM bars ORDER BY symbol, source, minute`, nil, func(r scanner) error {
+	err := tx.Query(ctx, `SELECT symbol, source, minute, close, volume FROM bars ORDER BY symbol, source, minute`, nil, func(r sqldb.Row) error {
 		var sym, src string
 		var m, c, v int64
 		if err := r.Scan(&sym, &src, &m, &c, &v); err != nil {
@@ -59,12 +60,12 @@ func packRowTables(ctx context.Context, tx wtx) error {
 		answers = answers[:0]
 	}
 	// the join hands each answer once per quote (once with NULLs when it has none), in order
-	err = tx.queryRows(ctx, `
+	err = tx.Query(ctx, `
 SELECT a.symbol, a.minute, a.session, a.agreed, a.price, a.median, a.survivors, a.complete, a.reason, a.ruleset,
        COALESCE(q.ord, -1), COALESCE(q.source, ''), COALESCE(q.status, ''), COALESCE(q.price, 0), COALESCE(q.bar, 0),
        COALESCE(q.centibps, -1), COALESCE(q.err, '')
 FROM answers a LEFT JOIN quotes q ON q.symbol = a.symbol AND q.minute = a.minute
-ORDER BY a.symbol, a.minute, q.ord`, nil, func(r scanner) error {
+ORDER BY a.symbol, a.minute, q.ord`, nil, func(r sqldb.Row) error {
 		var (
 			sym, session, reason, qSrc, qStatus, qErr string
 			minute, price, median, rid                int64
@@ -101,7 +102,7 @@ ORDER BY a.symbol, a.minute, q.ord`, nil, func(r scanner) error {
 		if i < nBarRows {
 			stmt = `INSERT INTO bar_days (symbol, day, source, bars, data) VALUES (?, ?, ?, ?, ?)`
 		}
-		if err := tx.exec(ctx, stmt, row...); err != nil {
+		if err := tx.Exec(ctx, stmt, row...); err != nil {
 			return fmt.Errorf("writing day blocks: %w", err)
 		}
 	}

@@ -39,7 +39,12 @@ const (
 	daySeconds       = 86400
 )
 
-// dayOf is the UTC day (unix seconds of its midnight) holding the unix time t.
+// DayOf is the UTC day (unix seconds of its midnight) holding the unix time t: the store keeps
+// bars and answers in blocks of one such day, so a writer whose transactions end with whole days
+// writes each block once.
+func DayOf(t int64) int64 { return dayOf(t) }
+
+// dayOf is DayOf.
 func dayOf(t int64) int64 {
 	d := t - t%daySeconds
 	if t < 0 && t%daySeconds != 0 {
@@ -375,7 +380,7 @@ func (a *dayAnswer) answer(symbol, rules string) Answer {
 		Survivors: a.survivors, Complete: a.complete, Reason: a.reason, Rules: rules, Quotes: make([]Quote, len(a.quotes)),
 	}
 	for i, q := range a.quotes {
-		out.Quotes[i] = Quote{Source: q.source, Status: q.status, Price: q.price, DistanceCentiBps: q.centibps, Err: q.err, Kind: q.kind}
+		out.Quotes[i] = Quote{Source: q.source, Ord: q.ord, Status: q.status, Price: q.price, DistanceCentiBps: q.centibps, Err: q.err, Kind: q.kind}
 		if q.bar != 0 {
 			out.Quotes[i].BarTime = unix(q.bar)
 		}
@@ -384,14 +389,14 @@ func (a *dayAnswer) answer(symbol, rules string) Answer {
 }
 
 // dayAnswerOf is the stored form of a reconciled minute.
-func dayAnswerOf(r *answerRow, ruleset int64) dayAnswer {
+func dayAnswerOf(r *AnswerRow, ruleset int64) dayAnswer {
 	a := dayAnswer{
-		minute: r.minute.Unix(), session: r.session, agreed: r.res.Agreed, price: r.res.Price, median: r.res.Median,
-		survivors: r.res.Survivors, complete: r.complete, reason: r.reason, ruleset: ruleset,
-		quotes: make([]dayQuote, len(r.res.Quotes)),
+		minute: r.Minute.Unix(), session: r.Session, agreed: r.Result.Agreed, price: r.Result.Price, median: r.Result.Median,
+		survivors: r.Result.Survivors, complete: r.Complete, reason: r.Reason, ruleset: ruleset,
+		quotes: make([]dayQuote, len(r.Result.Quotes)),
 	}
-	for i, q := range r.res.Quotes {
-		dq := dayQuote{ord: r.ords[i], source: q.Source, status: q.Status, price: q.Price, centibps: q.DistanceCentiBps, err: q.Err, kind: q.Kind}
+	for i, q := range r.Result.Quotes {
+		dq := dayQuote{ord: r.Ords[i], source: q.Source, status: q.Status, price: q.Price, centibps: q.DistanceCentiBps, err: q.Err, kind: q.Kind}
 		if q.Status.Priced() {
 			dq.bar = q.BarTime.Unix()
 		}

@@ -169,16 +169,16 @@ func TestStoredBarsReadLikeRows(t *testing.T) {
 		src := []string{"alpaca", "massive", "yahoo"}[r.IntN(3)]
 		syms := []string{"NVDA", "SPY"}
 		from := base + int64(r.IntN(4*1440))*60
-		w := fetchedWindow{source: src, symbols: syms, span: Span{unix(from), unix(from + 3000*60)}, bars: map[string][]sources.Bar{}}
+		w := FetchedWindow{Source: src, Symbols: syms, Span: Span{unix(from), unix(from + 3000*60)}, Bars: map[string][]sources.Bar{}}
 		for _, sym := range syms {
 			for range r.IntN(300) {
 				m := from + int64(r.IntN(3000))*60
 				b := sources.Bar{Start: unix(m), Close: numeric.Scaled(1 + r.Int64N(1e12)), Volume: r.Int64N(1e6)}
-				w.bars[sym] = append(w.bars[sym], b)
+				w.Bars[sym] = append(w.Bars[sym], b)
 				model[key{sym, m, src}] = b
 			}
 		}
-		if _, err := store.putWindow(ctx, w); err != nil {
+		if _, err := store.PutWindow(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,234 +3,255 @@ package history
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 	"strings"
-	"time"
 
-	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/pricerig/pricerig/internal/sqldb"
 )
 
-// sqliteBackend is the store in one SQLite file.
-type sqliteBackend struct{ db *sql.DB }
+// The SQLite store's write transactions run on the driver's own connection, not through
+// database/sql. Profiles of a year's backfill (BENCHMARKS.md) showed database/sql's
+// per-argument conversion and locking costing about as much as SQLite's own work of inserting
+// the rows; here each value goes to the driver once, as the driver.Value it binds, and the rows
+// of an upsert go out in multi-row INSERTs prepared once per transaction.
 
-func openSQLite(path string, create bool) (*Store, error) {
-	// WAL lets the audit and `price --db` read while a backfill writes. synchronous=NORMAL is
-	// safe in WAL mode: a crash can lose the last transactions, never corrupt the file, and
-	// coverage is written in the same transaction as its bars, so a lost window is fetched again.
-	//
-	// The path goes to the driver as a plain name, not a file: URI, where a '#' or '%' in a
-	// directory name would be read as URI syntax and open some other file. The driver cuts its
-	// own options off at the first '?', so a path holding one is refused.
-	if strings.Contains(path, "?") {
-		return nil, fmt.Errorf("store %s: a '?' in the path is not supported", path)
-	}
-	if !create {
-		// The driver makes a file that does not exist: a reader looks first.
-		st, err := os.Stat(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, NoStoreAt(path)
-		case err != nil:
-			return nil, fmt.Errorf("store %s: %w", path, err)
-		case st.IsDir():
-			return nil, fmt.Errorf("store %s is a directory", path)
-		}
-	}
-	// _txlock=immediate: every transaction takes the write lock when it begins (BEGIN
-	// IMMEDIATE), so a second process waits for it (busy_timeout) instead of failing when a
-	// read transaction cannot be upgraded — the "database is locked" of two backfills at once.
-	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
-	if create {
-		// A reader leaves the journal mode as it finds it: a store is WAL from its making (the
-		// mode is kept in the file), and a file that holds no store is not written to.
-		dsn += "&_pragma=journal_mode(WAL)"
-	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(4) // a streaming read and a write transaction at the same time
-	s := &Store{db: db, be: &sqliteBackend{db: db}, target: path}
-	if !create {
-		v, err := s.Version(context.Background())
-		if err == nil && v == 0 {
-			err = NoStoreAt(path)
-		}
-		var se *sqlite.Error
-		if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
-			err = fmt.Errorf("%w (%v)", NoStoreAt(path), err) // a file, but no database at all
-		}
+// rawDriverConn is what the raw path needs of the SQLite driver's connection.
+type rawDriverConn interface {
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+}
+
+// sqliteInTx runs a write transaction of db, whole, on a raw driver connection: BEGIN
+// IMMEDIATE (the store's transactions take the write lock when they begin), fn, then the commit.
+func sqliteInTx(db *sqldb.DB) func(ctx context.Context, fn func(tx wtx) error) error {
+	return func(ctx context.Context, fn func(tx wtx) error) error {
+		conn, err := db.Conn(ctx)
 		if err != nil {
-			db.Close()
-			if errors.Is(err, ErrNoStore) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("store %s: reading the schema version: %w", path, err)
-		}
-	}
-	if err := s.migrateSQLite(context.Background()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store %s: %w", path, err)
-	}
-	return s, nil
-}
-
-func (b *sqliteBackend) close() error { return nil } // the Store closes db
-
-func (b *sqliteBackend) version(ctx context.Context) (int, error) {
-	var v int
-	err := b.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
-	return v, err
-}
-
-// migrateSQLite brings the schema to SchemaVersion. A store already there is only read, so
-// readers (`price --db`, the audit) never wait for a writer. Otherwise every missing migration
-// runs in one transaction that holds the write lock from its start (BEGIN IMMEDIATE) and reads
-// the version again under it: of two processes opening a new file at once, the second waits,
-// then finds the schema in place and applies nothing.
-func (s *Store) migrateSQLite(ctx context.Context) error {
-	v, err := s.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("reading the schema version: %w", err)
-	}
-	if v == SchemaVersion {
-		return nil
-	}
-	if v > SchemaVersion {
-		return newerSchema(v)
-	}
-	return s.write(ctx, func(tx wtx) error {
-		if err := tx.queryRow(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
-			return fmt.Errorf("reading the schema version: %w", err)
-		}
-		if v > SchemaVersion {
-			return newerSchema(v)
-		}
-		if err := tx.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TEXT NOT NULL)`); err != nil {
 			return err
 		}
-		for _, m := range migrations {
-			if m.version <= v {
-				continue
+		defer conn.Close()
+		return conn.Raw(func(dc any) error {
+			c, ok := dc.(rawDriverConn)
+			if !ok {
+				return fmt.Errorf("the SQLite driver's connection (%T) lacks the interfaces of the raw path", dc)
 			}
-			if err := tx.exec(ctx, m.sqlite); err != nil {
-				return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-			}
-			if m.data != nil {
-				if err := m.data(ctx, tx); err != nil {
-					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-				}
-			}
-			if m.postSQLite != "" {
-				if err := tx.exec(ctx, m.postSQLite); err != nil {
-					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-				}
-			}
-			if err := tx.exec(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
-				m.version, m.name, time.Now().UTC().Format(time.RFC3339)); err != nil {
+			dtx, err := c.BeginTx(ctx, driver.TxOptions{})
+			if err != nil {
 				return err
 			}
-			if err := tx.exec(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version)); err != nil {
+			tx := &rawTx{conn: c}
+			err = fn(tx)
+			if cerr := tx.closeStatements(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				_ = dtx.Rollback()
 				return err
 			}
-		}
-		return nil
-	})
-}
-
-func (b *sqliteBackend) begin(ctx context.Context) (wtx, error) {
-	tx, err := b.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
+			return dtx.Commit()
+		})
 	}
-	return sqliteTx{tx}, nil
 }
 
-// retryable reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any extended code).
-func (b *sqliteBackend) retryable(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
+// rawTx is a write transaction on a raw SQLite driver connection.
+type rawTx struct {
+	conn rawDriverConn
+	open []driver.Stmt // prepared statements, closed before the commit
+}
+
+func (tx *rawTx) closeStatements() error {
+	var err error
+	for _, st := range tx.open {
+		err = errors.Join(err, st.Close())
 	}
-	code := se.Code() & 0xff
-	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
-}
-
-type sqliteTx struct{ tx *sql.Tx }
-
-func (t sqliteTx) exec(ctx context.Context, stmt string, args ...any) error {
-	_, err := t.tx.ExecContext(ctx, stmt, args...)
+	tx.open = nil
 	return err
 }
 
-func (t sqliteTx) queryRow(ctx context.Context, stmt string, args ...any) scanner {
-	return t.tx.QueryRowContext(ctx, stmt, args...)
+func (tx *rawTx) Exec(ctx context.Context, stmt string, args ...any) error {
+	nv, err := namedValues(args)
+	if err != nil {
+		return err
+	}
+	_, err = tx.conn.ExecContext(ctx, stmt, nv)
+	return err
 }
 
-func (t sqliteTx) queryRows(ctx context.Context, stmt string, args []any, fn func(scanner) error) error {
-	rows, err := t.tx.QueryContext(ctx, stmt, args...)
+func (tx *rawTx) QueryRow(ctx context.Context, stmt string, args ...any) sqldb.Row {
+	nv, err := namedValues(args)
+	if err != nil {
+		return rawRow{err: err}
+	}
+	rows, err := tx.conn.QueryContext(ctx, stmt, nv)
+	if err != nil {
+		return rawRow{err: err}
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, len(rows.Columns()))
+	switch err := rows.Next(vals); {
+	case err == io.EOF:
+		return rawRow{err: sql.ErrNoRows}
+	case err != nil:
+		return rawRow{err: err}
+	}
+	return rawRow{vals: vals}
+}
+
+func (tx *rawTx) Query(ctx context.Context, stmt string, args []any, fn func(sqldb.Row) error) error {
+	nv, err := namedValues(args)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.conn.QueryContext(ctx, stmt, nv)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
+	vals := make([]driver.Value, len(rows.Columns()))
+	for {
+		switch err := rows.Next(vals); {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+		if err := fn(rawRow{vals: vals}); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
 }
 
-func (t sqliteTx) serialize(context.Context) error { return nil } // BEGIN IMMEDIATE
+func (tx *rawTx) serialize(context.Context) error { return nil } // BEGIN IMMEDIATE
 
-func (t sqliteTx) upsert(ctx context.Context, tb table, rows [][]any) error {
-	return insertRows(ctx, t.tx, `INSERT OR REPLACE INTO `+tb.name+` (`+strings.Join(tb.cols, ", ")+`) VALUES`, len(tb.cols), rows)
-}
-
-func (t sqliteTx) commit(context.Context) error   { return t.tx.Commit() }
-func (t sqliteTx) rollback(context.Context) error { return t.tx.Rollback() }
-
-// insertRows writes rows with multi-row INSERT statements, which SQLite runs far faster than
-// one statement per row. head is "INSERT … VALUES", width the number of columns.
-func insertRows(ctx context.Context, tx *sql.Tx, head string, width int, rows [][]any) error {
-	const perStmt = 200 // 200 × 10 columns stays well under SQLite's 32766 variables
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", width), ",") + ")"
-	build := func(n int) string {
-		return head + " " + strings.TrimSuffix(strings.Repeat(one+",", n), ",")
-	}
-	args := make([]any, 0, perStmt*width)
+// upsert writes rows with multi-row INSERT OR REPLACE statements, which SQLite runs far faster
+// than one statement per row: every full statement's worth of rows goes out in one execution
+// of a statement prepared once per call.
+func (tx *rawTx) upsert(ctx context.Context, tb table, rows [][]any) error {
+	width := len(tb.cols)
+	head := `INSERT OR REPLACE INTO ` + tb.name + ` (` + strings.Join(tb.cols, ", ") + `) VALUES`
+	perStmt := valuesPerInsert / width
+	args := make([]driver.NamedValue, 0, perStmt*width)
+	var full driver.Stmt
 	for len(rows) > 0 {
 		n := min(len(rows), perStmt)
 		args = args[:0]
 		for _, r := range rows[:n] {
-			args = append(args, r...)
+			if len(r) != width {
+				return fmt.Errorf("%s: a row of %d values, not %d", tb.name, len(r), width)
+			}
+			for _, v := range r {
+				dv, err := driverValue(v)
+				if err != nil {
+					return fmt.Errorf("%s: %w", tb.name, err)
+				}
+				args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: dv})
+			}
 		}
 		var err error
 		if n == perStmt {
 			if full == nil {
-				if full, err = tx.PrepareContext(ctx, build(perStmt)); err != nil {
+				if full, err = tx.conn.PrepareContext(ctx, valuesStatement(head, width, perStmt)); err != nil {
 					return err
 				}
+				tx.open = append(tx.open, full)
 			}
-			_, err = full.ExecContext(ctx, args...)
+			_, err = full.(driver.StmtExecContext).ExecContext(ctx, args)
 		} else {
-			_, err = tx.ExecContext(ctx, build(n), args...)
+			_, err = tx.conn.ExecContext(ctx, valuesStatement(head, width, n), args)
 		}
 		if err != nil {
 			return err
 		}
 		rows = rows[n:]
+	}
+	return nil
+}
+
+// valuesPerInsert bounds the parameters of one statement: far under SQLite's 32766, and large
+// enough that a statement's fixed cost is small against its rows.
+const valuesPerInsert = 3600
+
+func valuesStatement(head string, width, rows int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", width), ",") + ")"
+	return head + " " + strings.TrimSuffix(strings.Repeat(one+",", rows), ",")
+}
+
+func namedValues(args []any) ([]driver.NamedValue, error) {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		v, err := driverValue(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return out, nil
+}
+
+// driverValue is the value database/sql would hand the driver for v: the store's values are
+// int64, int, bool and string, which skip the general (reflecting) converter.
+func driverValue(v any) (driver.Value, error) {
+	switch x := v.(type) {
+	case int64, string, nil, []byte:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case bool:
+		if x {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	}
+	return driver.DefaultParameterConverter.ConvertValue(v)
+}
+
+// rawRow is the first row of a query (or its error), for QueryRow, or the current row of Query.
+type rawRow struct {
+	vals []driver.Value
+	err  error
+}
+
+func (r rawRow) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(dest) != len(r.vals) {
+		return fmt.Errorf("scan: %d destinations for %d columns", len(dest), len(r.vals))
+	}
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *int64:
+			n, ok := r.vals[i].(int64)
+			if !ok {
+				return fmt.Errorf("scan: column %d is %T, not an integer", i, r.vals[i])
+			}
+			*p = n
+		case *int:
+			n, ok := r.vals[i].(int64)
+			if !ok {
+				return fmt.Errorf("scan: column %d is %T, not an integer", i, r.vals[i])
+			}
+			*p = int(n)
+		case *string:
+			s, ok := r.vals[i].(string)
+			if !ok {
+				return fmt.Errorf("scan: column %d is %T, not text", i, r.vals[i])
+			}
+			*p = s
+		case *[]byte:
+			b, ok := r.vals[i].([]byte)
+			if !ok {
+				return fmt.Errorf("scan: column %d is %T, not a blob", i, r.vals[i])
+			}
+			*p = b // valid until the next row; storedDays copies it
+		default:
+			return fmt.Errorf("scan: unsupported destination %T", d)
+		}
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func testOpenRacesOnANewFile(t *testing.T, be storeBackend) {
 		writes.Add(1)
 		go func() {
 			defer writes.Done()
-			if _, err := s.beginRun(context.Background(), unix(int64(i)), "{}"); err != nil {
+			if _, err := s.BeginRun(context.Background(), unix(int64(i)), "{}"); err != nil {
 				t.Errorf("store %d: %v", i, err)
 			}
 		}()

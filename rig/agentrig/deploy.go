@@ -52,6 +52,9 @@ func (e *RevertError) Error() string {
 	return fmt.Sprintf("AgentRig reverted with %s", e.Name)
 }
 
+// RevertData is the data the call reverted with, for the transaction manager's RevertData.
+func (e *RevertError) RevertData() []byte { return e.Data }
+
 // DecodeRevert finds one of the contract's custom errors in an error from eth_call or
 // eth_estimateGas (which is where a reverting transaction fails when sent through bind).
 func DecodeRevert(err error) (*RevertError, bool) {

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 // TestDrawFollowsTheSeed checks every draw against predictDraw on a job whose list is longer
@@ -49,7 +49,7 @@ func TestDrawFollowsTheSeed(t *testing.T) {
 		hashes := make([][32]byte, 10)
 		for i := range uris {
 			uris[i] = fmt.Sprintf("data:application/json,{\"symbol\":\"NVDA\",\"minute\":%d}", 60*(round*10+i))
-			hashes[i] = rig.InputHash(uris[i])
+			hashes[i] = rigtask.InputHash(uris[i])
 		}
 		rcpt := c.send(orderer, mul(testPrice, 10), c.ABI.PackOrderMany(job, hashes, uris))
 		for _, ev := range events(rcpt, c.ABI.UnpackTaskOrderedEvent) {
@@ -157,7 +157,7 @@ func TestDrawTooEarlyAndReanchor(t *testing.T) {
 		c.register(job, firstOp+i, 10)
 	}
 	uris := []string{"data:application/json,{\"n\":1}", "data:application/json,{\"n\":2}"}
-	rcpt := c.send(orderer, mul(testPrice, 2), c.ABI.PackOrderMany(job, [][32]byte{rig.InputHash(uris[0]), rig.InputHash(uris[1])}, uris))
+	rcpt := c.send(orderer, mul(testPrice, 2), c.ABI.PackOrderMany(job, [][32]byte{rigtask.InputHash(uris[0]), rigtask.InputHash(uris[1])}, uris))
 	orderBlock := rcpt.BlockNumber.Uint64()
 	tasks := events(rcpt, c.ABI.UnpackTaskOrderedEvent)
 	first, second := tasks[0].TaskId, tasks[1].TaskId

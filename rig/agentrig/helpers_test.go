@@ -14,8 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 // Accounts of the test chain, by role.
@@ -39,7 +39,7 @@ var (
 type chain struct {
 	*agentrig.Sim
 	t      *testing.T
-	domain rig.Domain
+	domain rigtask.Domain
 }
 
 // newChain starts a simulated chain with the contract deployed. The chain's clock is moved a day
@@ -55,7 +55,7 @@ func newChain(t *testing.T) *chain {
 	if err := sim.AdvanceTime(24 * time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	return &chain{Sim: sim, t: t, domain: rig.Domain{ChainID: sim.ChainID, Contract: sim.Address}}
+	return &chain{Sim: sim, t: t, domain: rigtask.Domain{ChainID: sim.ChainID, Contract: sim.Address}}
 }
 
 func (c *chain) send(from int, value *big.Int, data []byte) *types.Receipt {
@@ -111,7 +111,7 @@ func (c *chain) register(job uint32, op int, slashes int64) uint64 {
 
 func (c *chain) order(job uint32, uri string) (*big.Int, *types.Receipt) {
 	c.t.Helper()
-	rcpt := c.send(orderer, testPrice, c.ABI.PackOrder(job, rig.InputHash(uri), uri))
+	rcpt := c.send(orderer, testPrice, c.ABI.PackOrder(job, rigtask.InputHash(uri), uri))
 	return only(c.t, events(rcpt, c.ABI.UnpackTaskOrderedEvent)).TaskId, rcpt
 }
 
@@ -163,9 +163,9 @@ func (c *chain) wantPhase(task *big.Int, want agentrig.Phase) {
 }
 
 // commitmentFor makes a rig's commitment.
-func commitmentFor(t *testing.T, task *big.Int, rigID uint64, answer numeric.Answer, salt rig.Salt) common.Hash {
+func commitmentFor(t *testing.T, task *big.Int, rigID uint64, answer numeric.Answer, salt rigtask.Salt) common.Hash {
 	t.Helper()
-	h, err := rig.Commitment(task, rigID, answer, salt)
+	h, err := rigtask.Commitment(task, rigID, answer, salt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func (c *chain) sign(i int, digest common.Hash, err error) []byte {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	sig, err := rig.NewKeySigner(c.Keys[i]).SignDigest(digest)
+	sig, err := rigtask.NewKeySigner(c.Keys[i]).SignDigest(digest)
 	if err != nil {
 		c.t.Fatal(err)
 	}

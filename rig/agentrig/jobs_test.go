@@ -8,8 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 func TestWindowsAreConstructorParameters(t *testing.T) {
@@ -118,7 +118,7 @@ func TestPublishJobLimits(t *testing.T) {
 func TestOrderRules(t *testing.T) {
 	c := newChain(t)
 	job := c.publish(numeric.Numeric, 3, 50)
-	uri, hash, err := rig.EncodeInput("NVDA", time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC))
+	uri, hash, err := rigtask.EncodeInput("NVDA", time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,14 +142,14 @@ func TestOrderRules(t *testing.T) {
 	if first.Int64() != 1 || ev.JobId != job || ev.Orderer != c.Addr(orderer) || ev.InputHash != hash || ev.InputURI != uri {
 		t.Fatalf("TaskOrdered %+v", ev)
 	}
-	if in, err := rig.DecodeInput(ev.InputURI, ev.InputHash); err != nil || in.Symbol != "NVDA" {
+	if in, err := rigtask.DecodeInput(ev.InputURI, ev.InputHash); err != nil || in.Symbol != "NVDA" {
 		t.Fatalf("the event does not carry a decodable input: %v", err)
 	}
 
 	uris := []string{"data:application/json,{\"symbol\":\"TSLA\",\"minute\":0}", "data:application/json,{\"symbol\":\"SPY\",\"minute\":60}", uri}
 	hashes := make([][32]byte, len(uris))
 	for i, u := range uris {
-		hashes[i] = rig.InputHash(u)
+		hashes[i] = rigtask.InputHash(u)
 	}
 	c.reverts("WrongValue", orderer, mul(testPrice, 2), c.ABI.PackOrderMany(job, hashes, uris))
 	c.reverts("LengthMismatch", orderer, mul(testPrice, 3), c.ABI.PackOrderMany(job, hashes[:2], uris))

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // TestLifecycleMatchesNumeric runs whole tasks — order, draw, commit, reveal, settle, answerOf —
@@ -58,9 +58,9 @@ func TestLifecycleMatchesNumeric(t *testing.T) {
 					behaviour[i] = 2
 				}
 			}
-			salts := make([]rig.Salt, q)
+			salts := make([]task.Salt, q)
 			for i := range salts {
-				salts[i] = rig.Salt{byte(n), byte(i), 0x5a}
+				salts[i] = task.Salt{byte(n), byte(i), 0x5a}
 			}
 			viaRelayer := r.IntN(2) == 0
 			if viaRelayer {

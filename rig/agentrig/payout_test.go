@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // creditsOf snapshots the credits of every account.
@@ -50,7 +50,7 @@ func TestSettlementPayouts(t *testing.T) {
 	}
 	d := c.newDrawnTask(job)
 	// The operator of the first drawn rig lets the relayer take 25% of its earnings.
-	fee := rig.OperatorFee{Operator: c.Addr(d.ops[0]), Bps: 2500, Payee: c.Addr(relayer), Nonce: big.NewInt(1)}
+	fee := task.OperatorFee{Operator: c.Addr(d.ops[0]), Bps: 2500, Payee: c.Addr(relayer), Nonce: big.NewInt(1)}
 	digest, err := c.domain.OperatorFeeDigest(fee)
 	c.send(relayer, nil, c.ABI.PackSetOperatorFee(agentrig.AgentRigOperatorFee{Operator: fee.Operator, Bps: fee.Bps, Payee: fee.Payee, Nonce: fee.Nonce}, c.sign(d.ops[0], digest, err)))
 
@@ -58,10 +58,10 @@ func TestSettlementPayouts(t *testing.T) {
 	// and never reveals.
 	answers := []numeric.Answer{answerOf(10_000), answerOf(10_040), answerOf(10_010), answerOf(20_000), answerOf(10_000)}
 	for i := range 5 {
-		c.commitDirect(d, i, answers[i], rig.Salt{byte(i + 1)})
+		c.commitDirect(d, i, answers[i], task.Salt{byte(i + 1)})
 	}
 	for i := range 4 {
-		c.revealDirect(d, i, answers[i], rig.Salt{byte(i + 1)})
+		c.revealDirect(d, i, answers[i], task.Salt{byte(i + 1)})
 	}
 	c.advanceTo(c.task(d.id).RevealDeadline)
 	before := c.creditsOf()
@@ -111,11 +111,11 @@ func TestSettlementPayouts(t *testing.T) {
 	// Not agreed: 10000 and 20000 disagree (one agreeing answer of five), three rigs miss the
 	// commit window. The stored answer is still the median.
 	d2 := c.newDrawnTask(job)
-	c.commitDirect(d2, 0, answers[0], rig.Salt{9})
-	c.commitDirect(d2, 1, answers[3], rig.Salt{8})
+	c.commitDirect(d2, 0, answers[0], task.Salt{9})
+	c.commitDirect(d2, 1, answers[3], task.Salt{8})
 	c.advanceTo(d2.commit)
-	c.revealDirect(d2, 0, answers[0], rig.Salt{9})
-	c.revealDirect(d2, 1, answers[3], rig.Salt{8})
+	c.revealDirect(d2, 0, answers[0], task.Salt{9})
+	c.revealDirect(d2, 1, answers[3], task.Salt{8})
 	c.advanceTo(c.task(d2.id).RevealDeadline)
 	before = c.creditsOf()
 	rcpt = c.send(stranger, nil, c.ABI.PackSettle(d2.id))

@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigtask "github.com/pricerig/pricerig/rig/task"
 )
 
 // drawnTask is an ordered and drawn task, with its rigs' operators as account indexes.
@@ -35,7 +35,7 @@ func (c *chain) newDrawnTask(job uint32) drawnTask {
 }
 
 // commitDirect commits for slot i of a task from its operator's own account.
-func (c *chain) commitDirect(d drawnTask, i int, answer numeric.Answer, salt rig.Salt) *agentrig.AgentRigCommitted {
+func (c *chain) commitDirect(d drawnTask, i int, answer numeric.Answer, salt rigtask.Salt) *agentrig.AgentRigCommitted {
 	c.t.Helper()
 	h := commitmentFor(c.t, d.id, d.rigs[i], answer, salt)
 	rcpt := c.send(d.ops[i], nil, c.ABI.PackCommit(d.id, h))
@@ -46,7 +46,7 @@ func (c *chain) commitDirect(d drawnTask, i int, answer numeric.Answer, salt rig
 	return ev
 }
 
-func (c *chain) revealDirect(d drawnTask, i int, answer numeric.Answer, salt rig.Salt) {
+func (c *chain) revealDirect(d drawnTask, i int, answer numeric.Answer, salt rigtask.Salt) {
 	c.t.Helper()
 	rcpt := c.send(d.ops[i], nil, c.ABI.PackReveal(d.id, answer, salt))
 	ev := only(c.t, events(rcpt, c.ABI.UnpackRevealedEvent))
@@ -79,7 +79,7 @@ func TestPhasesOfATask(t *testing.T) {
 		t.Fatalf("taskOf %+v", info)
 	}
 	answers := []numeric.Answer{answerOf(17_712_000_000), answerOf(17_705_000_000), answerOf(17_700_000_000)}
-	salts := []rig.Salt{{1}, {2}, {3}}
+	salts := []rigtask.Salt{{1}, {2}, {3}}
 
 	c.reverts("NotDrawn", stranger, nil, c.ABI.PackCommit(d.id, commitmentFor(t, d.id, d.rigs[0], answers[0], salts[0])))
 	wrongPhase(t, c.reverts("WrongPhase", d.ops[0], nil, c.ABI.PackReveal(d.id, answers[0], salts[0])), agentrig.PhaseCommit)
@@ -164,9 +164,9 @@ func TestEarlyOpenings(t *testing.T) {
 	c.register(job, firstOp+1, 10)
 	d := c.newDrawnTask(job)
 	a := numeric.Answer{0xaa}
-	c.commitDirect(d, 0, a, rig.Salt{1})
+	c.commitDirect(d, 0, a, rigtask.Salt{1})
 	c.wantPhase(d.id, agentrig.PhaseCommit)
-	h := commitmentFor(t, d.id, d.rigs[1], a, rig.Salt{2})
+	h := commitmentFor(t, d.id, d.rigs[1], a, rigtask.Salt{2})
 	rcpt := c.send(d.ops[1], nil, c.ABI.PackCommit(d.id, h))
 	opened := only(t, events(rcpt, c.ABI.UnpackRevealOpenedEvent))
 	block, _ := c.Client.HeaderByNumber(t.Context(), rcpt.BlockNumber)
@@ -181,9 +181,9 @@ func TestEarlyOpenings(t *testing.T) {
 	if info := c.task(d.id); info.RevealDeadline != opened.RevealDeadline {
 		t.Fatalf("taskOf.revealDeadline %d", info.RevealDeadline)
 	}
-	c.revealDirect(d, 0, a, rig.Salt{1})
+	c.revealDirect(d, 0, a, rigtask.Salt{1})
 	c.wantPhase(d.id, agentrig.PhaseReveal)
-	c.revealDirect(d, 1, a, rig.Salt{2})
+	c.revealDirect(d, 1, a, rigtask.Salt{2})
 	c.wantPhase(d.id, agentrig.PhaseSettle)
 	if c.headTime() >= opened.RevealDeadline {
 		t.Fatal("the reveal window closed by itself; the test proves nothing")

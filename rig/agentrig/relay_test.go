@@ -8,8 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // TestRelayedBatches: one commitMany and one revealMany from a relayer carry every rig's signed
@@ -24,18 +24,18 @@ func TestRelayedBatches(t *testing.T) {
 	}
 	d := c.newDrawnTask(job)
 	answers := []numeric.Answer{answerOf(10_000), answerOf(10_010), answerOf(10_020)}
-	salts := []rig.Salt{{0x11}, {0x22}, {0x33}}
+	salts := []task.Salt{{0x11}, {0x22}, {0x33}}
 	commits := make([]common.Hash, 3)
 	for i := range commits {
 		commits[i] = commitmentFor(t, d.id, d.rigs[i], answers[i], salts[i])
 	}
-	signCommit := func(account int, dom rig.Domain, h common.Hash) []byte {
+	signCommit := func(account int, dom task.Domain, h common.Hash) []byte {
 		digest, err := dom.CommitDigest(d.id, h)
 		return c.sign(account, digest, err)
 	}
 	badV := signCommit(d.ops[1], c.domain, commits[1])
 	badV[64] = 30
-	otherChain := rig.Domain{ChainID: big.NewInt(4663), Contract: c.Address}
+	otherChain := task.Domain{ChainID: big.NewInt(4663), Contract: c.Address}
 
 	entries := []agentrig.AgentRigCommit{
 		{TaskId: d.id, Commitment: commits[0]}, // 0: applies
@@ -69,7 +69,7 @@ func TestRelayedBatches(t *testing.T) {
 		t.Fatal("the last commit did not open the reveal window")
 	}
 
-	signReveal := func(account int, answer numeric.Answer, salt rig.Salt) []byte {
+	signReveal := func(account int, answer numeric.Answer, salt task.Salt) []byte {
 		digest, err := c.domain.RevealDigest(d.id, answer, salt)
 		return c.sign(account, digest, err)
 	}
@@ -136,8 +136,8 @@ func wantSkips(t *testing.T, got []*agentrig.AgentRigSkipped, want map[int]agent
 func TestOperatorFeeConsent(t *testing.T) {
 	c := newChain(t)
 	op := firstOp
-	fee := rig.OperatorFee{Operator: c.Addr(op), Bps: 2500, Payee: c.Addr(relayer), Nonce: big.NewInt(1)}
-	abiFee := func(f rig.OperatorFee) agentrig.AgentRigOperatorFee {
+	fee := task.OperatorFee{Operator: c.Addr(op), Bps: 2500, Payee: c.Addr(relayer), Nonce: big.NewInt(1)}
+	abiFee := func(f task.OperatorFee) agentrig.AgentRigOperatorFee {
 		return agentrig.AgentRigOperatorFee{Operator: f.Operator, Bps: f.Bps, Payee: f.Payee, Nonce: f.Nonce}
 	}
 	digest, err := c.domain.OperatorFeeDigest(fee)
@@ -162,7 +162,7 @@ func TestOperatorFeeConsent(t *testing.T) {
 	c.reverts("NonceUsed", relayer, nil, c.ABI.PackSetOperatorFee(abiFee(fee), sig))
 
 	// A new consent with a new nonce replaces the old one; bps 0 ends it.
-	end := rig.OperatorFee{Operator: c.Addr(op), Bps: 0, Payee: c.Addr(relayer), Nonce: big.NewInt(2)}
+	end := task.OperatorFee{Operator: c.Addr(op), Bps: 0, Payee: c.Addr(relayer), Nonce: big.NewInt(2)}
 	d2, err := c.domain.OperatorFeeDigest(end)
 	c.send(stranger, nil, c.ABI.PackSetOperatorFee(abiFee(end), c.sign(op, d2, err)))
 	stored := call(c, c.ABI.PackOperatorFees(fee.Operator), c.ABI.UnpackOperatorFees)

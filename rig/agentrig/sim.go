@@ -198,7 +198,7 @@ func (s *Sim) AdvanceTime(d time.Duration) error {
 const pooledTransactionRefusal = "could not adjust time on non-empty block"
 
 // refusedForPooledTransaction reports whether AdjustTime refused because the pool still lists a
-// transaction. Besides the node's refusals of a transaction (rig's rpcerrors.go, words that arrive
+// transaction. Besides the node's refusals of a transaction (rig/txm's rpcerrors.go, words that arrive
 // over JSON-RPC), this is the one place the rig reads an error's words, and why: go-ethereum makes
 // that refusal with a bare errors.New (no sentinel to errors.Is), and its simulated.Client hides
 // the JSON-RPC client through which txpool_status could show the pool instead (the field named

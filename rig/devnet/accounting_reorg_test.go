@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // accountsOff lists where the journals and the metrics differ from the chain: every transaction
@@ -28,7 +29,7 @@ func accountsOff(ctx context.Context, t *testing.T, d *Devnet, senders map[commo
 	onChain := spendOnChain(ctx, t, d, senders, start)
 	journaled, ledgers := journalSpend(ctx, t, d)
 	for hash, fee := range onChain.fees {
-		if tx, ok := journaled[hash]; !ok || tx.Fee.Cmp(fee) != 0 || (tx.Status == rig.TxReverted) != onChain.reverted[hash] {
+		if tx, ok := journaled[hash]; !ok || tx.Fee.Cmp(fee) != 0 || (tx.Status == journal.TxReverted) != onChain.reverted[hash] {
 			off = append(off, fmt.Sprintf("mined %s (fee %s, reverted %v): journaled %v", hash.Hex(), fee, onChain.reverted[hash], ok))
 		}
 	}
@@ -37,7 +38,7 @@ func accountsOff(ctx context.Context, t *testing.T, d *Devnet, senders map[commo
 			off = append(off, fmt.Sprintf("journaled %s (%s, block %d) is not on the chain", hash.Hex(), tx.Purpose, tx.Block))
 		}
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	credits := func(a common.Address) *big.Int {
 		c, err := contract.Credits(ctx, a)
 		if err != nil {
@@ -63,7 +64,7 @@ func accountsOff(ctx context.Context, t *testing.T, d *Devnet, senders map[commo
 		}
 		m := metrics[i]
 		for _, rm := range ledgers[i].Rigs {
-			label := rig.RigLabel(rm.RigID)
+			label := journal.RigLabel(rm.RigID)
 			for _, c := range []struct {
 				name             string
 				counter, reorged *prometheus.CounterVec
@@ -170,7 +171,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	if info, err := contract.Task(ctx, taskID); err != nil || agentrig.Phase(info.Phase) != agentrig.PhaseSettle {
 		t.Fatalf("after the fork task %s is in phase %d (%v), want settle", taskID, info.Phase, err)
 	}
@@ -178,7 +179,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	reorged := 0.0
 	for i, m := range perProcess {
 		for _, id := range append(d.Runners[i].RigIDs(), 0) {
-			reorged += testutil.ToFloat64(m.ReorgedEarnedWei.WithLabelValues(rig.RigLabel(id)))
+			reorged += testutil.ToFloat64(m.ReorgedEarnedWei.WithLabelValues(journal.RigLabel(id)))
 		}
 	}
 	if reorged == 0 {

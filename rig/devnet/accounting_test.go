@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // chainSpend is what the chain itself says the rig's keys paid: every transaction they sent
@@ -64,12 +64,12 @@ func spendOnChain(ctx context.Context, t *testing.T, d *Devnet, senders map[comm
 }
 
 // journalSpend reads every process's journal: the transactions and the ledger.
-func journalSpend(ctx context.Context, t *testing.T, d *Devnet) (map[common.Hash]rig.TxRecord, []rig.Ledger) {
+func journalSpend(ctx context.Context, t *testing.T, d *Devnet) (map[common.Hash]journal.TxRecord, []journal.Ledger) {
 	t.Helper()
-	txs := map[common.Hash]rig.TxRecord{}
-	var ledgers []rig.Ledger
+	txs := map[common.Hash]journal.TxRecord{}
+	var ledgers []journal.Ledger
 	for i, j := range d.journals {
-		db, ok := j.(*rig.DBJournal)
+		db, ok := j.(*journal.DBJournal)
 		if !ok {
 			t.Fatalf("process %d: journal %T keeps no accounts", i+1, j)
 		}
@@ -180,7 +180,7 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 			t.Errorf("transaction %s (fee %s wei) is not journaled", hash.Hex(), fee)
 		case tx.Fee.Cmp(fee) != 0:
 			t.Errorf("transaction %s (%s): journal %s wei, chain %s wei", hash.Hex(), tx.Purpose, tx.Fee, fee)
-		case (tx.Status == rig.TxReverted) != onChain.reverted[hash]:
+		case (tx.Status == journal.TxReverted) != onChain.reverted[hash]:
 			t.Errorf("transaction %s (%s): journal says %s, chain says reverted=%v", hash.Hex(), tx.Purpose, tx.Status, onChain.reverted[hash])
 		}
 		if ok {
@@ -231,7 +231,7 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	// (nobody withdrew, and the operator owns the rig, so its staker shares land there too),
 	// and for the relayed rig what it credited the relayer besides (the relayer is paid by no
 	// other rig).
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	earned := new(big.Int)
 	for i, r := range d.Runners {
 		var relayerCredits *big.Int

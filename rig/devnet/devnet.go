@@ -26,6 +26,9 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -141,8 +144,8 @@ type Devnet struct {
 
 	opts     Options
 	client   *ethclient.Client
-	orderer  *rig.Sender
-	contract *rig.Contract
+	orderer  *txm.Sender
+	contract *agentrig.Contract
 	abi      *agentrig.AgentRig
 	simSrv   *http.Server
 	cancel   context.CancelFunc
@@ -151,45 +154,18 @@ type Devnet struct {
 	tmpDir   bool
 	configs  []rig.Config
 	stops    []func()
-	journals []rig.Journal // nil while a process is killed
+	journals []journal.Journal // nil while a process is killed
 }
 
 // DevKey is the i-th devnet account; public, worthless, the same on every run.
 func DevKey(i int) *ecdsa.PrivateKey { return agentrig.SimKey(i) }
 
-// Accounts: 0 deploys and builds, 1 orders, 2.. operate rigs, then one relayer and one spare.
+// operatorKey is the key of the i-th rig's operator (account 2+i).
 func operatorKey(i int) *ecdsa.PrivateKey { return DevKey(2 + i) }
 
 // Start brings the whole devnet up and attaches the rig runners. Stop it with Close.
 func Start(ctx context.Context, o Options) (*Devnet, error) {
-	if o.Layout == nil {
-		o.Layout = []int{1, 1, 1}
-	}
-	if o.ChainID == 0 {
-		o.ChainID = ChainID
-	}
-	if o.FundedKeys <= 0 {
-		o.FundedKeys = 1
-	}
-	if o.GasPrice == nil && o.BaseFee == nil {
-		o.GasPrice = DefaultGasPrice
-	}
-	rigCount := 0
-	for _, n := range o.Layout {
-		rigCount += n
-	}
-	if len(o.Symbols) == 0 {
-		o.Symbols = []string{"NVDA", "TSLA", "SPY"}
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Stake == 0 {
-		o.Stake = 10
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o = o.withDefaults()
 	d := &Devnet{opts: o, abi: agentrig.NewAgentRig(), Dir: o.Dir}
 	ok := false
 	defer func() {
@@ -204,15 +180,79 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		}
 		d.Dir, d.tmpDir = dir, true
 	}
+	rigCount := o.rigCount()
+	if err := d.startChain(ctx, rigCount); err != nil {
+		return nil, err
+	}
+	if err := d.deployContract(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.loadSpec(); err != nil {
+		return nil, err
+	}
+	if err := d.publishJobs(ctx, rigCount); err != nil {
+		return nil, err
+	}
+	if err := d.startRunners(ctx, rigCount); err != nil {
+		return nil, err
+	}
+	ok = true
+	return d, nil
+}
 
-	// Accounts: deployer, orderer, operators, relayer, spares.
-	relayerIdx, spareIdx := 2+rigCount, 3+rigCount
+// withDefaults fills in the zero values of Options.
+func (o Options) withDefaults() Options {
+	if o.Layout == nil {
+		o.Layout = []int{1, 1, 1}
+	}
+	if o.ChainID == 0 {
+		o.ChainID = ChainID
+	}
+	if o.FundedKeys <= 0 {
+		o.FundedKeys = 1
+	}
+	if o.GasPrice == nil && o.BaseFee == nil {
+		o.GasPrice = DefaultGasPrice
+	}
+	if len(o.Symbols) == 0 {
+		o.Symbols = []string{"NVDA", "TSLA", "SPY"}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Stake == 0 {
+		o.Stake = 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// rigCount is the number of rigs over every process of the layout.
+func (o Options) rigCount() int {
+	n := 0
+	for _, k := range o.Layout {
+		n += k
+	}
+	return n
+}
+
+// The accounts: 0 deploys and builds, 1 orders, 2.. operate the rigCount rigs, then the relayer
+// (relayerIndex) and the funded spares (spareIndex on).
+func relayerIndex(rigCount int) int { return 2 + rigCount }
+func spareIndex(rigCount int) int   { return 3 + rigCount }
+
+// startChain funds the devnet's accounts (deployer, orderer, operators, relayer, spares) on a new
+// chain and dials it.
+func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
+	o := d.opts
 	alloc := types.GenesisAlloc{}
-	for i := 0; i < spareIdx+o.FundedKeys; i++ {
+	for i := 0; i < spareIndex(rigCount)+o.FundedKeys; i++ {
 		alloc[crypto.PubkeyToAddress(DevKey(i).PublicKey)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1000), big.NewInt(params.Ether))}
 	}
 	for i := range o.FundedKeys {
-		d.FundedKeys = append(d.FundedKeys, DevKey(spareIdx+i))
+		d.FundedKeys = append(d.FundedKeys, DevKey(spareIndex(rigCount)+i))
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
@@ -223,71 +263,84 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
 		Heartbeat: max(heartbeat, 0), L1Block: o.L1Block, L1Interval: o.L1Interval, Logger: o.Logger})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	d.Chain = chain
-	if d.client, err = chain.Dial(ctx); err != nil {
-		return nil, err
-	}
-	chainID := new(big.Int).SetUint64(o.ChainID)
+	d.client, err = chain.Dial(ctx)
+	return err
+}
 
-	// The reference contract and the seed's three launch jobs.
-	deployer := bind.NewKeyedTransactor(DevKey(0), chainID)
+// deployContract deploys the reference contract from the deployer's account.
+func (d *Devnet) deployContract(ctx context.Context) error {
+	deployer := bind.NewKeyedTransactor(DevKey(0), new(big.Int).SetUint64(d.ChainID))
 	deployer.Context = ctx
-	addr, tx, err := deployAgentRig(deployer, d.client, chain.L1 != nil, o.CommitWindow, o.RevealWindow)
+	addr, tx, err := deployAgentRig(deployer, d.client, d.Chain.L1 != nil, d.opts.CommitWindow, d.opts.RevealWindow)
 	if err != nil {
-		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+		return fmt.Errorf("deploying AgentRig: %w", err)
 	}
 	if err := waitMined(ctx, d.client, tx.Hash()); err != nil {
-		return nil, fmt.Errorf("deploying AgentRig: %w", err)
+		return fmt.Errorf("deploying AgentRig: %w", err)
 	}
 	d.Contract = addr
-	d.contract = rig.NewContract(d.client, addr)
+	d.contract = agentrig.NewContract(d.client, addr)
+	return nil
+}
 
-	// The simulator, and the spec pointed at it.
+// loadSpec starts the quote simulator and loads the spec pointed at it.
+func (d *Devnet) loadSpec() error {
 	if err := d.startSim(); err != nil {
-		return nil, err
+		return err
 	}
-	spec, err := feeds.Load(o.Spec, feeds.LoadOptions{File: "sources.yaml (embedded)", Getenv: func(string) string { return "" },
+	spec, err := feeds.Load(d.opts.Spec, feeds.LoadOptions{File: "sources.yaml (embedded)", Getenv: func(string) string { return "" },
 		Sim: &feeds.SimTarget{Root: d.SimURL, Key: sim.Key, Secret: sim.Secret}})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The simulator does not throttle: devnet holds no source to a provider's real rate.
 	for i := range spec.Sources {
 		spec.Sources[i].Settings.Rate = sources.Rate{N: 1000, Per: time.Second}
 	}
 	d.Spec = spec
+	return nil
+}
 
-	builder := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+// publishJobs publishes the seed's three launch jobs as the builder, registers the rigs and
+// readies the orderer's sender.
+func (d *Devnet) publishJobs(ctx context.Context, rigCount int) error {
+	chainID := new(big.Int).SetUint64(d.ChainID)
+	builder := txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(0).PublicKey), Private: DevKey(0), From: "devnet builder"}, chainID, txm.SenderConfig{Poll: 20 * time.Millisecond})
 	for _, j := range launchJobs {
 		specURI := j.spec
 		if j.kind == numeric.Numeric {
-			specURI = spec.SpecURI
+			specURI = d.Spec.SpecURI
 		}
-		if _, err := builder.Send(ctx, addr, d.abi.PackPublishJob(uint8(j.kind), j.quorum, j.price, j.slash, j.tolBps, specURI), nil); err != nil {
-			return nil, fmt.Errorf("publishing %q: %w", j.name, err)
+		if _, err := builder.Send(ctx, d.Contract, d.abi.PackPublishJob(uint8(j.kind), j.quorum, j.price, j.slash, j.tolBps, specURI), nil); err != nil {
+			return fmt.Errorf("publishing %q: %w", j.name, err)
 		}
 	}
 	for i := 0; i < rigCount; i++ {
 		if err := d.RegisterRig(ctx, operatorKey(i)); err != nil {
-			return nil, fmt.Errorf("registering rig %d: %w", i+1, err)
+			return fmt.Errorf("registering rig %d: %w", i+1, err)
 		}
 	}
-	d.orderer = rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, rig.SenderConfig{Poll: 20 * time.Millisecond})
+	d.orderer = txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(DevKey(1).PublicKey), Private: DevKey(1), From: "devnet orderer"}, chainID, txm.SenderConfig{Poll: 20 * time.Millisecond})
+	return nil
+}
 
-	// The rig runners, each a separate "process" with its own RPC connection, journal and
-	// reconciler.
+// startRunners attaches the rig runners, each a separate "process" with its own RPC
+// connection, journal and reconciler; the last process relays, unless Options.NoRelayer.
+func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
+	o := d.opts
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d.cancel, d.runCtx = cancel, runCtx
 	if last := len(o.Layout) - 1; last >= 0 && !o.NoRelayer && o.RelayerFeeBps > 0 {
-		if err := d.consentToRelayerFee(ctx, rigCount-o.Layout[last], rigCount, DevKey(relayerIdx), o.RelayerFeeBps); err != nil {
-			return nil, err
+		if err := d.consentToRelayerFee(ctx, rigCount-o.Layout[last], rigCount, DevKey(relayerIndex(rigCount)), o.RelayerFeeBps); err != nil {
+			return err
 		}
 	}
 	head, err := d.client.BlockNumber(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	window := o.CommitWindow
 	if window == 0 {
@@ -296,19 +349,19 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 	next := 0
 	for i, n := range o.Layout {
 		cfg := rig.Config{
-			Contract: addr, JobID: PriceJobID, FromBlock: head,
-			Poll: 100 * time.Millisecond, SpecURI: spec.SpecURI, Inputs: rig.SpecInputRules(spec), Now: o.Now,
+			Contract: d.Contract, JobID: PriceJobID, FromBlock: head,
+			Poll: 100 * time.Millisecond, SpecURI: d.Spec.SpecURI, Inputs: task.SpecInputRules(d.Spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
-			Logger:       o.Logger.With("rig_process", i+1), Sender: rig.SenderConfig{Poll: 20 * time.Millisecond},
+			Logger:       o.Logger.With("rig_process", i+1), Sender: txm.SenderConfig{Poll: 20 * time.Millisecond},
 		}
 		for ; n > 0; n-- {
 			k := operatorKey(next)
 			next++
-			cfg.Operators = append(cfg.Operators, rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: fmt.Sprintf("devnet operator %d", next)})
+			cfg.Operators = append(cfg.Operators, task.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: fmt.Sprintf("devnet operator %d", next)})
 		}
 		if i == len(o.Layout)-1 && !o.NoRelayer {
-			k := DevKey(relayerIdx)
-			cfg.Relayer = &rig.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
+			k := DevKey(relayerIndex(rigCount))
+			cfg.Relayer = &task.Key{Address: crypto.PubkeyToAddress(k.PublicKey), Private: k, From: "devnet relayer"}
 		}
 		if o.Metrics != nil {
 			cfg.Metrics = o.Metrics(i)
@@ -318,25 +371,24 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 		d.stops = append(d.stops, nil)
 		d.journals = append(d.journals, nil)
 		if err := d.attach(ctx, runCtx, i); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	ok = true
-	return d, nil
+	return nil
 }
 
 // RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake
 // slashes, through the operator code `pricerig operator register` uses. Tests use it to attach
 // a rig process of their own, like a separate `pricerig rig`.
 func (d *Devnet) RegisterRig(ctx context.Context, key *ecdsa.PrivateKey) error {
-	owner := rig.NewSender(d.client, rig.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
-		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
+	owner := txm.NewSender(d.client, task.Key{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key, From: "devnet operator"},
+		new(big.Int).SetUint64(d.ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
 	stake := new(big.Int).Mul(big.NewInt(int64(d.opts.Stake)), launchJobs[PriceJobID-1].slash)
-	plan, err := rig.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
+	plan, err := txm.Prepare(ctx, d.client, owner.Address(), d.contract.RegisterCall(PriceJobID, owner.Address(), stake))
 	if err != nil {
 		return err
 	}
-	r, err := rig.SendPlan(ctx, owner, plan)
+	r, err := txm.SendPlan(ctx, owner, plan)
 	if err != nil {
 		return err
 	}
@@ -390,19 +442,19 @@ const orderBatch = 20
 // transactions are prepared first and then sent together, so the tasks are ordered in one block
 // (a few hundred fit a block's gas) and come to be drawn at once.
 func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) ([]uint64, error) {
-	rules := rig.SpecInputRules(d.Spec)
-	var plans []rig.Plan
+	rules := task.SpecInputRules(d.Spec)
+	var plans []txm.Plan
 	for start := 0; start < len(symbols); start += orderBatch {
 		batch := symbols[start:min(start+orderBatch, len(symbols))]
-		pairs := make([]rig.OrderInput, len(batch))
+		pairs := make([]agentrig.OrderInput, len(batch))
 		for i, s := range batch {
-			pairs[i] = rig.OrderInput{Symbol: s, Minute: minute}
+			pairs[i] = agentrig.OrderInput{Symbol: s, Minute: minute}
 		}
-		inputs, err := rig.BuildInputs(rules, pairs, time.Time{})
+		inputs, err := agentrig.BuildInputs(rules, pairs, time.Time{})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := rig.Prepare(ctx, d.client, d.orderer.Address(), d.contract.OrderCall(PriceJobID, launchJobs[PriceJobID-1].price, inputs))
+		plan, err := txm.Prepare(ctx, d.client, d.orderer.Address(), d.contract.OrderCall(PriceJobID, launchJobs[PriceJobID-1].price, inputs))
 		if err != nil {
 			return nil, fmt.Errorf("ordering: %w", err)
 		}
@@ -412,7 +464,7 @@ func (d *Devnet) Order(ctx context.Context, symbols []string, minute time.Time) 
 	var g errgroup.Group
 	for i, plan := range plans {
 		g.Go(func() error {
-			rec, err := rig.SendPlan(ctx, d.orderer, plan)
+			rec, err := txm.SendPlan(ctx, d.orderer, plan)
 			if err != nil {
 				return fmt.Errorf("ordering: %w", err)
 			}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 	_ "github.com/pricerig/pricerig/sources/all"
 )
 
@@ -59,7 +59,7 @@ func TestDevnetSettlesEveryTaskInBothModes(t *testing.T) {
 			t.Fatalf("task %d: %d rigs", rep.TaskID, len(rep.Rigs))
 		}
 		for _, r := range rep.Rigs {
-			if r.State != rig.StateSettled || !r.Inside || r.Price != rep.Answer || r.DistanceBps != "0.00" {
+			if r.State != journal.StateSettled || !r.Inside || r.Price != rep.Answer || r.DistanceBps != "0.00" {
 				t.Errorf("task %d rig %d: %+v (answer %s)", rep.TaskID, r.RigID, r, rep.Answer)
 			}
 		}

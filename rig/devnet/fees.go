@@ -9,7 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // consentToRelayerFee has the operators of rigs from..to-1 (the relayed process's) consent
@@ -18,29 +19,29 @@ import (
 // in its accounts. It runs before the rigs start following the chain.
 func (d *Devnet) consentToRelayerFee(ctx context.Context, from, to int, relayerKey *ecdsa.PrivateKey, bps uint16) error {
 	payee := crypto.PubkeyToAddress(relayerKey.PublicKey)
-	relayer := rig.NewSender(d.client, rig.Key{Address: payee, Private: relayerKey, From: "devnet relayer"},
-		new(big.Int).SetUint64(d.ChainID), rig.SenderConfig{Poll: 20 * time.Millisecond})
-	domain := rig.Domain{ChainID: new(big.Int).SetUint64(d.ChainID), Contract: d.Contract}
+	relayer := txm.NewSender(d.client, task.Key{Address: payee, Private: relayerKey, From: "devnet relayer"},
+		new(big.Int).SetUint64(d.ChainID), txm.SenderConfig{Poll: 20 * time.Millisecond})
+	domain := task.Domain{ChainID: new(big.Int).SetUint64(d.ChainID), Contract: d.Contract}
 	for i := from; i < to; i++ {
-		op := rig.Key{Address: crypto.PubkeyToAddress(operatorKey(i).PublicKey), Private: operatorKey(i)}
+		op := task.Key{Address: crypto.PubkeyToAddress(operatorKey(i).PublicKey), Private: operatorKey(i)}
 		nonce, err := d.contract.NextFeeNonce(ctx, op.Address)
 		if err != nil {
 			return err
 		}
-		fee := rig.OperatorFee{Operator: op.Address, Bps: bps, Payee: payee, Nonce: nonce}
+		fee := task.OperatorFee{Operator: op.Address, Bps: bps, Payee: payee, Nonce: nonce}
 		digest, err := domain.OperatorFeeDigest(fee)
 		if err != nil {
 			return err
 		}
-		sig, err := rig.NewKeySigner(op.Private).SignDigest(digest)
+		sig, err := task.NewKeySigner(op.Private).SignDigest(digest)
 		if err != nil {
 			return err
 		}
-		plan, err := rig.Prepare(ctx, d.client, relayer.Address(), d.contract.SetOperatorFeeCall(fee, sig))
+		plan, err := txm.Prepare(ctx, d.client, relayer.Address(), d.contract.SetOperatorFeeCall(fee, sig))
 		if err != nil {
 			return fmt.Errorf("operator fee of %s: %w", op.Address.Hex(), err)
 		}
-		if _, err := rig.SendPlan(ctx, relayer, plan); err != nil {
+		if _, err := txm.SendPlan(ctx, relayer, plan); err != nil {
 			return fmt.Errorf("operator fee of %s: %w", op.Address.Hex(), err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // SoloAnswerGas is the gas of a commit and of a reveal sent alone, each rig's own transaction,
@@ -45,8 +45,8 @@ func (d *Devnet) SoloAnswerGas(ctx context.Context, taskID, drawn uint64) (commi
 		}
 		// A salt as random as the rigs' own: a reveal's calldata costs 16 gas a non-zero byte
 		// and 4 a zero one, so a salt of zeros made the simulated reveals 384 gas cheaper.
-		salt := rig.Salt(crypto.Keccak256Hash([]byte{byte(i + 1)}))
-		c, err := rig.Commitment(id, rigID, answer, salt)
+		salt := task.Salt(crypto.Keccak256Hash([]byte{byte(i + 1)}))
+		c, err := task.Commitment(id, rigID, answer, salt)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // tcpProxy forwards connections to a target until killed: Kill closes the listener and cuts
@@ -113,7 +114,7 @@ func TestRigsFollowHeadsBySubscriptionAndPollWhenItDrops(t *testing.T) {
 	if !reports[0].Agreed || reports[0].Reveals != 3 {
 		t.Fatalf("with process 1 polling: %+v", reports[0])
 	}
-	if e, ok := d.entryOf(ctx, 0, ids[0]); !ok || e.State != rig.StateSettled {
+	if e, ok := d.entryOf(ctx, 0, ids[0]); !ok || e.State != journal.StateSettled {
 		t.Fatalf("process 1's entry: %+v %v", e, ok)
 	}
 	if m := d.Runners[0].HeadsMode(); m != rig.HeadsPolling {

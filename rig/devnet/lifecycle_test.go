@@ -28,6 +28,7 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // pricerFunc adapts a function to rig.Pricer.
@@ -90,17 +91,17 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func (d *Devnet) entryOf(ctx context.Context, process int, taskID uint64) (rig.Entry, bool) {
+func (d *Devnet) entryOf(ctx context.Context, process int, taskID uint64) (journal.Entry, bool) {
 	j := d.journals[process]
 	if j == nil {
-		return rig.Entry{}, false
+		return journal.Entry{}, false
 	}
 	for _, id := range d.Runners[process].RigIDs() {
 		if e, ok, err := j.Get(ctx, taskID, id); err == nil && ok {
 			return e, true
 		}
 	}
-	return rig.Entry{}, false
+	return journal.Entry{}, false
 }
 
 // roomyWindows are commit and reveal windows for a test that needs every rig to answer, not one
@@ -156,17 +157,17 @@ func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := ids[0]
-	var before rig.Entry
+	var before journal.Entry
 	waitFor(ctx, t, "the victim's commit", func() bool {
 		e, ok := d.entryOf(ctx, 0, task)
 		before = e
-		return ok && e.State == rig.StateCommitted
+		return ok && e.State == journal.StateCommitted
 	})
 	victimRig := before.RigID
 	if err := d.Kill(0); err != nil {
 		t.Fatal(err)
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	info, err := contract.Task(ctx, new(big.Int).SetUint64(task))
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
 		t.Fatalf("task after restart: %+v", rep)
 	}
 	after, ok := d.entryOf(ctx, 0, task)
-	if !ok || after.RigID != victimRig || after.State != rig.StateSettled || !after.Inside {
+	if !ok || after.RigID != victimRig || after.State != journal.StateSettled || !after.Inside {
 		t.Fatalf("victim after restart: %+v", after)
 	}
 	if after.Salt != before.Salt || after.Answer != before.Answer || after.Commitment != before.Commitment {
@@ -291,7 +292,7 @@ func TestRigRidesOutAnRPCOutage(t *testing.T) {
 	waitFor(ctx, t, "the other rigs' commits", func() bool {
 		a, ok1 := d.entryOf(ctx, 0, ids[0])
 		b, ok2 := d.entryOf(ctx, 2, ids[0])
-		return ok1 && ok2 && a.State == rig.StateCommitted && b.State == rig.StateCommitted
+		return ok1 && ok2 && a.State == journal.StateCommitted && b.State == journal.StateCommitted
 	})
 	if _, ok := d.entryOf(ctx, 1, ids[0]); ok {
 		t.Fatal("the cut-off rig journaled a task it could not have seen")
@@ -338,13 +339,13 @@ func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
 	waitFor(ctx, t, "the honest rigs' commits", func() bool {
 		a, ok1 := d.entryOf(ctx, 1, ids[0])
 		b, ok2 := d.entryOf(ctx, 2, ids[0])
-		return ok1 && ok2 && a.State == rig.StateCommitted && b.State == rig.StateCommitted
+		return ok1 && ok2 && a.State == journal.StateCommitted && b.State == journal.StateCommitted
 	})
 	adjustTime(ctx, t, d, agentrig.DefaultWindow+time.Second) // the commit window closes
 	waitFor(ctx, t, "the honest rigs' reveals", func() bool {
 		a, _ := d.entryOf(ctx, 1, ids[0])
 		b, _ := d.entryOf(ctx, 2, ids[0])
-		return a.State == rig.StateRevealed && b.State == rig.StateRevealed
+		return a.State == journal.StateRevealed && b.State == journal.StateRevealed
 	})
 	adjustTime(ctx, t, d, agentrig.DefaultWindow+time.Second) // the reveal window closes
 	reports, err := d.Wait(ctx, ids)
@@ -356,7 +357,7 @@ func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
 		t.Fatalf("task: %+v", rep)
 	}
 	e, ok := d.entryOf(ctx, 0, ids[0])
-	if !ok || e.State != rig.StateMissed || e.Reason == "" {
+	if !ok || e.State != journal.StateMissed || e.Reason == "" {
 		t.Fatalf("the rig that could not price: %+v", e)
 	}
 }
@@ -382,7 +383,7 @@ func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 			t.Fatalf("task: %+v", rep)
 		}
 		for _, r := range rep.Rigs {
-			if r.State != rig.StateSettled {
+			if r.State != journal.StateSettled {
 				t.Fatalf("rig %d: %+v", r.RigID, r)
 			}
 		}
@@ -411,7 +412,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	taskID := new(big.Int).SetUint64(ids[0])
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	waitFor(ctx, t, "three commits on chain", func() bool {
 		info, err := contract.Task(ctx, taskID)
 		return err == nil && info.CommittedMask == 0b111
@@ -468,7 +469,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 	}
 	for i := range d.Runners {
 		e, _ := d.entryOf(ctx, i, ids[0])
-		if e.Salt != salts[i] || e.State != rig.StateSettled {
+		if e.Salt != salts[i] || e.State != journal.StateSettled {
 			t.Fatalf("process %d after the reorg: %+v", i, e)
 		}
 		// a commit mined again after the reorg is the same rig's one commit of the task
@@ -488,7 +489,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 		senders[addr] = true
 	}
 	var onChain chainSpend
-	var journaled map[common.Hash]rig.TxRecord
+	var journaled map[common.Hash]journal.TxRecord
 	waitFor(ctx, t, "the journals to hold the chain's transactions", func() bool {
 		onChain = spendOnChain(ctx, t, d, senders, d.configs[0].FromBlock)
 		journaled, _ = journalSpend(ctx, t, d)

@@ -20,7 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // nitroChain starts a Nitro-style chain at L1 block l1 with one funded key.
@@ -111,7 +111,7 @@ func testNitroNumbers(t *testing.T, start uint64) {
 		t.Fatalf("receipt l1BlockNumber %d, block's %d", got, l1)
 	}
 	receiptJSON, _ := json.Marshal(receipt)
-	if part, err := rig.ParseReceiptL1(receiptJSON); err != nil || part.GasUsed != 0 || part.Fee == nil || part.Fee.Sign() != 0 || part.Extra {
+	if part, err := txm.ParseReceiptL1(receiptJSON); err != nil || part.GasUsed != 0 || part.Fee == nil || part.Fee.Sign() != 0 || part.Extra {
 		t.Fatalf("the receipt's L1 part reads %+v (%v): the devnet charges no L1 gas, and says so in Nitro's field", part, err)
 	}
 	var mix common.Hash

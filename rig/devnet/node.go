@@ -3,12 +3,16 @@
 // AgentRig contract, the provider simulator, rig runners and an orderer. `pricerig devnet` and the
 // end-to-end tests are built on it.
 //
-// node.go starts the chain (the node); sequencer.go seals its blocks; nitro.go is what makes it Robinhood
-// Chain (Nitro's header fields, the L1 clock, the ArbOS stand-in); nitrorpc.go answers JSON-RPC
-// as Nitro does; devnet.go starts the whole devnet (accounts, contract, jobs, rigs) and orders
-// tasks; process.go starts, kills and restarts one rig process; report.go follows the tasks to
-// their end; ledger.go reads what the chain itself holds of a run (blocks, receipts, events), to
-// count apart from what the rigs journal. README.md says why it is built this way.
+// node.go starts the chain, the node served over JSON-RPC; sequencer.go seals its blocks;
+// nitro.go is what makes it Robinhood Chain (Nitro's header fields, the L1 clock, the ArbOS
+// stand-in, the devnet build of the contract); nitrorpc.go answers JSON-RPC as Nitro does;
+// arbos_gen.go and contracts_gen.go are the ArbOS stand-in's binding and the two contracts'
+// bytecode (scripts/build-contract); devnet.go starts the whole devnet (accounts, contract, jobs,
+// rigs) and orders tasks; process.go starts, kills and restarts one rig process; fees.go has
+// operators consent to the relayer's fee; floor.go measures a commit's and a reveal's gas sent
+// alone (the floor batches are held against); report.go follows the tasks to their end;
+// ledger.go reads what the chain itself holds of a run (blocks, receipts, events), to count apart
+// from what the rigs journal. README.md says why the chain is built this way.
 package devnet
 
 import (

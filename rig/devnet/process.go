@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -46,12 +47,12 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 			heads.Close()
 		}
 	}
-	journal, err := rig.OpenJournal(d.JournalPath(i))
+	j, err := journal.OpenJournal(d.JournalPath(i))
 	if err != nil {
 		closeAll()
 		return err
 	}
-	d.journals[i] = journal
+	d.journals[i] = j
 	reconciler, err := feeds.New(d.Spec, feeds.Deps{Deps: sources.Deps{Now: d.opts.Now, Logger: cfg.Logger}})
 	if err != nil {
 		return err
@@ -60,7 +61,7 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	if d.opts.WrapPricer != nil {
 		pricer = d.opts.WrapPricer(i, pricer)
 	}
-	r, err := rig.NewRunner(ctx, client, journal, pricer, cfg)
+	r, err := rig.NewRunner(ctx, client, j, pricer, cfg)
 	if err != nil {
 		closeAll()
 		return fmt.Errorf("rig process %d: %w", i+1, err)

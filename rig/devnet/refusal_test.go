@@ -18,6 +18,8 @@ import (
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -98,13 +100,13 @@ func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
 		says string
 	}{
 		{"hash mismatch", crypto.Keccak256Hash([]byte(goodURI + " ")), goodURI, "hash", "input hash does not match"},
-		{"non-data URI", rig.InputHash("https://example.com/nvda.json"), "https://example.com/nvda.json", "uri", "not a data: URI"},
-		{"bad JSON", rig.InputHash(`data:application/json,{"symbol":"NVDA",`), `data:application/json,{"symbol":"NVDA",`, "json", "not the expected JSON"},
-		{"unknown symbol", rig.InputHash(good("AAPL", minute)), good("AAPL", minute), "symbol", `unknown symbol: "AAPL"`},
-		{"unaligned minute", rig.InputHash(good("SPY", minute.Add(30*time.Second))), good("SPY", minute.Add(30*time.Second)), "minute", "not aligned"},
-		{"a minute a day in the future", rig.InputHash(good("TSLA", minute.Add(24*time.Hour))), good("TSLA", minute.Add(24*time.Hour)), "window", "closes after the task's commit window"},
+		{"non-data URI", task.InputHash("https://example.com/nvda.json"), "https://example.com/nvda.json", "uri", "not a data: URI"},
+		{"bad JSON", task.InputHash(`data:application/json,{"symbol":"NVDA",`), `data:application/json,{"symbol":"NVDA",`, "json", "not the expected JSON"},
+		{"unknown symbol", task.InputHash(good("AAPL", minute)), good("AAPL", minute), "symbol", `unknown symbol: "AAPL"`},
+		{"unaligned minute", task.InputHash(good("SPY", minute.Add(30*time.Second))), good("SPY", minute.Add(30*time.Second)), "minute", "not aligned"},
+		{"a minute a day in the future", task.InputHash(good("TSLA", minute.Add(24*time.Hour))), good("TSLA", minute.Add(24*time.Hour)), "window", "closes after the task's commit window"},
 	}
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	rigIDs := map[uint64]bool{}
 	for _, r := range d.Runners {
 		for _, id := range r.RigIDs() {
@@ -130,7 +132,7 @@ func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
 			continue
 		}
 		for _, r := range rep.Rigs {
-			if r.State != rig.StateSettled || !r.Inside || r.DistanceBps != "0.00" {
+			if r.State != journal.StateSettled || !r.Inside || r.DistanceBps != "0.00" {
 				t.Errorf("%s: rig %+v", c.name, r)
 			}
 		}
@@ -251,13 +253,13 @@ func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) 
 	waitFor(ctx, t, "the two other rigs' commits", func() bool {
 		a, ok1 := d.entryOf(ctx, 1, ids[0])
 		b, ok2 := d.entryOf(ctx, 2, ids[0])
-		return ok1 && ok2 && a.State == rig.StateCommitted && b.State == rig.StateCommitted
+		return ok1 && ok2 && a.State == journal.StateCommitted && b.State == journal.StateCommitted
 	})
-	if e, ok := d.entryOf(ctx, 0, ids[0]); ok && e.State != rig.StateDrawn {
+	if e, ok := d.entryOf(ctx, 0, ids[0]); ok && e.State != journal.StateDrawn {
 		t.Fatalf("the rig with no sources answered: %+v", e)
 	}
 	// Chain time moves inside the rig's commit margin: it has no time left to price, and skips.
-	info, err := rig.NewContract(d.client, d.Contract).Task(ctx, new(big.Int).SetUint64(ids[0]))
+	info, err := agentrig.NewContract(d.client, d.Contract).Task(ctx, new(big.Int).SetUint64(ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,13 +271,13 @@ func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) 
 	adjustTime(ctx, t, d, time.Duration(int64(info.CommitDeadline)-int64(head.Time))*time.Second-margin/2)
 	waitFor(ctx, t, "the skip", func() bool {
 		e, ok := d.entryOf(ctx, 0, ids[0])
-		return ok && e.State == rig.StateSkipped
+		return ok && e.State == journal.StateSkipped
 	})
 	adjustTime(ctx, t, d, agentrig.DefaultWindow) // the commit window closes
 	waitFor(ctx, t, "the two other rigs' reveals", func() bool {
 		a, _ := d.entryOf(ctx, 1, ids[0])
 		b, _ := d.entryOf(ctx, 2, ids[0])
-		return a.State == rig.StateRevealed && b.State == rig.StateRevealed
+		return a.State == journal.StateRevealed && b.State == journal.StateRevealed
 	})
 	adjustTime(ctx, t, d, agentrig.DefaultWindow+time.Second) // the reveal window closes
 	reports, err := d.Wait(ctx, ids)
@@ -287,7 +289,7 @@ func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) 
 		t.Fatalf("task: %+v, want the two other rigs agreeing on the price", rep)
 	}
 	e, _ := d.entryOf(ctx, 0, ids[0])
-	if e.State != rig.StateSkipped || e.Refusal != "" || e.Reason == "" || e.Answer != ([32]byte{}) {
+	if e.State != journal.StateSkipped || e.Refusal != "" || e.Reason == "" || e.Answer != ([32]byte{}) {
 		t.Fatalf("the rig with no sources: %+v, want skipped, no refusal, no answer", e)
 	}
 	if _, found, _ := d.journals[0].RefusalReason(ctx, ids[0]); found {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/journal"
 )
 
 // TaskReport is how one task ended.
@@ -31,7 +31,7 @@ type TaskReport struct {
 type RigReport struct {
 	RigID       uint64
 	Price       string
-	State       rig.State
+	State       journal.State
 	DistanceBps string // to the stored median
 	Inside      bool
 }
@@ -39,7 +39,7 @@ type RigReport struct {
 // Wait follows the tasks until each is settled or refunded, emitting each step of their life,
 // and reports how they ended.
 func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
-	contract := rig.NewContract(d.client, d.Contract)
+	contract := agentrig.NewContract(d.client, d.Contract)
 	last := map[uint64]string{}
 	done := map[uint64]TaskReport{}
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -112,7 +112,7 @@ func describe(info agentrig.AgentRigTaskInfo) (string, string) {
 	return fmt.Sprintf("phase %d", info.Phase), ""
 }
 
-func (d *Devnet) report(ctx context.Context, contract *rig.Contract, id uint64, info agentrig.AgentRigTaskInfo) (TaskReport, error) {
+func (d *Devnet) report(ctx context.Context, contract *agentrig.Contract, id uint64, info agentrig.AgentRigTaskInfo) (TaskReport, error) {
 	rep := TaskReport{TaskID: id, Phase: agentrig.Phase(info.Phase)}
 	ans, err := contract.AnswerOf(ctx, new(big.Int).SetUint64(id))
 	if err != nil {
@@ -140,7 +140,7 @@ func (d *Devnet) report(ctx context.Context, contract *rig.Contract, id uint64, 
 	return rep, nil
 }
 
-func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (rig.Entry, bool) {
+func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (journal.Entry, bool) {
 	for _, j := range d.journals {
 		if j == nil {
 			continue
@@ -149,7 +149,7 @@ func (d *Devnet) journalEntry(ctx context.Context, taskID, rigID uint64) (rig.En
 			return e, true
 		}
 	}
-	return rig.Entry{}, false
+	return journal.Entry{}, false
 }
 
 // Summary is a one-line description of a report, for logs.

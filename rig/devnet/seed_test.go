@@ -15,7 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
 
 // The draw on a Nitro-style devnet seeds itself as on Robinhood Chain, where blockhash(n) of an
@@ -118,11 +118,11 @@ func drawAndCheck(ctx context.Context, t *testing.T, d *Devnet, id uint64, hash 
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := rig.Prepare(ctx, d.client, d.orderer.Address(), d.contract.DrawCall(id))
+	plan, err := txm.Prepare(ctx, d.client, d.orderer.Address(), d.contract.DrawCall(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rig.SendPlan(ctx, d.orderer, plan); err != nil {
+	if _, err := txm.SendPlan(ctx, d.orderer, plan); err != nil {
 		t.Fatal(err)
 	}
 	info, err := d.contract.Task(ctx, new(big.Int).SetUint64(id))

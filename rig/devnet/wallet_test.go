@@ -17,7 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/task"
 )
 
 // ethersNode finds node and the ethers package rig/contract pins (npm ci there installs it; so
@@ -168,7 +169,7 @@ func ethersOrders(t *testing.T, l1 uint64) {
 		t.Fatal(err)
 	}
 	minute := DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
-	inputs, err := rig.BuildInputs(rig.SpecInputRules(d.Spec), []rig.OrderInput{{Symbol: "TSLA", Minute: minute}}, time.Time{})
+	inputs, err := agentrig.BuildInputs(task.SpecInputRules(d.Spec), []agentrig.OrderInput{{Symbol: "TSLA", Minute: minute}}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

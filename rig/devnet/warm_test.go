@@ -18,6 +18,9 @@ import (
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	rigjournal "github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -103,7 +106,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(client.Close)
-		journal, err := rig.OpenJournal(url)
+		journal, err := rigjournal.OpenJournal(url)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,9 +114,9 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 		m := rig.NewMetrics(prometheus.NewRegistry())
 		cfg := rig.Config{
 			Contract: d.Contract, JobID: PriceJobID, FromBlock: head, Poll: 100 * time.Millisecond,
-			SpecURI: d.Spec.SpecURI, Inputs: rig.SpecInputRules(d.Spec), CommitMargin: time.Minute,
-			Operators: []rig.Key{{Address: addr, Private: key, From: "warm test " + name}},
-			Sender:    rig.SenderConfig{Poll: 20 * time.Millisecond}, Metrics: m, Logger: logger.With("instance", name),
+			SpecURI: d.Spec.SpecURI, Inputs: task.SpecInputRules(d.Spec), CommitMargin: time.Minute,
+			Operators: []task.Key{{Address: addr, Private: key, From: "warm test " + name}},
+			Sender:    txm.SenderConfig{Poll: 20 * time.Millisecond}, Metrics: m, Logger: logger.With("instance", name),
 			// A stopped instance releases its lease, so the takeover waits one Renew, not the
 			// TTL; a TTL long beside a loaded machine's late renewals keeps each instance's
 			// leadership what the test made it (a 2 s TTL lapsed under load: the follower was
@@ -158,7 +161,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := rig.NewReferenceDeployment(d.contract)
+	deploy := agentrig.NewReferenceDeployment(d.contract)
 	var ours []uint64
 	symbolsOfOurs := map[string]bool{}
 	waitFor("every task drawn", func() bool {
@@ -195,7 +198,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	// the leader goes; the follower takes over and answers from what it priced
 	leader.stop()
 	<-leader.done
-	journal, err := rig.OpenJournal(url)
+	journal, err := rigjournal.OpenJournal(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	waitFor("the new leader to answer every task of our rig", func() bool {
 		for _, id := range ours {
 			e, ok, err := journal.Get(ctx, id, ourRig)
-			if err != nil || !ok || e.State == rig.StateDrawn {
+			if err != nil || !ok || e.State == rigjournal.StateDrawn {
 				return false
 			}
 		}

@@ -1,0 +1,25 @@
+// Package history is pricerig's price history: a store of every source's 1-minute bars and of
+// the reconciled answer of every minute with its provenance. feeds/backfill fills it; `pricerig
+// price --db` and the rig answer from it (Price), the audit reads it to find gaps, and `backfill
+// export` writes it out for other tools.
+//
+// The store is a SQLite file (one machine, the default) or a PostgreSQL database (several
+// machines filling and reading one history); both hold the same tables, made by the same
+// migrations, opened and versioned through internal/sqldb. Coverage, windows and runs are plain
+// rows; bars and answers are packed in day blocks (pack.go). Times are unix seconds of the
+// minute's start (UTC) and prices are integers × 10^8.
+//
+// Files:
+//   - store.go: Store, Open and OpenExisting, the write transaction and its retries.
+//   - schema.go: the schema version, the migrations, the tables loaded in bulk.
+//   - store_sqlite.go, store_postgres.go: each database's write transaction (SQLite's raw
+//     driver path; PostgreSQL's COPY through staging tables).
+//   - write.go: the writer's API — what a plan reads (Fetched), a fetched window or page
+//     (PutWindow), answers (RulesetID, PutAnswers), runs (BeginRun, EndRun).
+//   - read.go: the readers — Coverage, Gaps, Bars, ReadBars, HasBar, Answers, Lookup.
+//   - price.go: Price, the stored answer as the live reconciler would give it, and RulesText.
+//   - days.go, pack.go: the day blocks, read, merged and packed; migrate_days.go: the
+//     migration that packed the former row tables.
+//   - spans.go: Span and the coverage arithmetic (Merge, Missing, Find).
+//   - export.go, parquet.go: Export as CSV, JSON lines or Parquet.
+package history

@@ -1,0 +1,109 @@
+package rig
+
+import (
+	"math/big"
+	"sync"
+	"time"
+)
+
+// The pace of the draw/settle schedule (task.ScheduleOrder ranks the rigs; due, in phases.go,
+// decides when our rank's turn has come): a process sends a task's draw or settle only once the
+// task has stayed in that phase for its rank times the stage delay. Rank 0 sends at once; when
+// its process is down, rank 1 takes over one stage delay later, and so on. Whatever still slips
+// through (two ranks racing) is caught by the sender's simulation against the pending state.
+//
+// A fixed stage delay is not enough: when the machine or the chain is slow, rank 0's
+// transaction is still on its way when rank 1's delay runs out, and a node whose pending state
+// does not show it yet (geth caches its pending block for up to 2 s; an Arbitrum node has no
+// pool to show) lets rank 1's through too, to revert. So the delay stretches with how long this
+// process's own draws and settles take from coming due to being mined (stagePace: its peers on
+// the chain see about the same), and a rank also waits for as many blocks as its rank since
+// the stage began, so a stalled chain does not bring the next rank in on a transaction that
+// waits in the pool.
+
+// unknownRank is the rank of a process that could not read the job's rigs (and none of whose
+// rigs is among a task's drawn ones): the back of the schedule, behind as many rigs as the
+// reference contract looks at in a draw (MAX_SCAN in contract/AgentRig.sol). It still sends, so a
+// task moves on when every process's node fails that read.
+const unknownRank = 64
+
+// DefaultStageDelay is the stage delay of a chain: how long a rank waits for the one before it.
+// It leaves room for a transaction to be broadcast, mined and seen by the next rank. Robinhood
+// Chain (4663) makes 250 ms blocks that a rig sees over a real network: 2 s (eight blocks). The
+// devnet runs the same chain id and block interval on purpose — it imitates Robinhood Chain, so
+// a devnet signature is a mainnet one and the schedule's handover is timed there as on mainnet —
+// and so takes the same 2 s. go-ethereum's local chains (1337: geth --dev, the simulated backend)
+// seal on the machine the rigs run on: 1 s. Elsewhere 4 s.
+func DefaultStageDelay(chainID *big.Int) time.Duration {
+	switch chainID.Uint64() {
+	case 1337:
+		return time.Second
+	case 4663:
+		return 2 * time.Second
+	}
+	return 4 * time.Second
+}
+
+// paceSamples is how many of the latest sends stagePace keeps; paceFactor is the stretch over
+// the slowest of them (room for a peer a little slower than us); paceCap bounds the stretch, in
+// stage delays, so a send stuck behind a fee bump does not hold the next rank back for long.
+const (
+	paceSamples = 32
+	paceFactor  = 2
+	paceCap     = 10
+)
+
+// stagePace measures how long this process's draws and settles take from the moment they come
+// due to their receipt, and stretches the stage delay to fit: the delay is at least paceFactor
+// times the slowest of the last paceSamples sends and of the sends still on their way (so a
+// burst stretches it before any of them is mined).
+type stagePace struct {
+	mu      sync.Mutex
+	recent  []time.Duration // ring of the last paceSamples
+	next    int
+	pending map[string]time.Time // key -> when it came due
+}
+
+// begin notes that the send named key came due at at.
+func (p *stagePace) begin(key string, at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending == nil {
+		p.pending = map[string]time.Time{}
+	}
+	p.pending[key] = at
+}
+
+// end notes that the send named key is over at at; mined says whether it reached a block
+// (one not sent, because it would revert, is no measure of mining).
+func (p *stagePace) end(key string, at time.Time, mined bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start, ok := p.pending[key]
+	delete(p.pending, key)
+	if !ok || !mined {
+		return
+	}
+	d := at.Sub(start)
+	if len(p.recent) < paceSamples {
+		p.recent = append(p.recent, d)
+		return
+	}
+	p.recent[p.next] = d
+	p.next = (p.next + 1) % paceSamples
+}
+
+// delay is the stage delay to use at now: base, stretched to paceFactor times the slowest
+// recent or pending send, at most paceCap times base.
+func (p *stagePace) delay(base time.Duration, now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var slowest time.Duration
+	for _, d := range p.recent {
+		slowest = max(slowest, d)
+	}
+	for _, start := range p.pending {
+		slowest = max(slowest, now.Sub(start))
+	}
+	return min(max(base, paceFactor*slowest), paceCap*base)
+}
