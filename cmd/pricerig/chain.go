@@ -68,6 +68,9 @@ func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn,
 	if f.chainID != 0 {
 		nw.ChainID = f.chainID
 	}
+	if spec != nil && spec.Networks[nw.Name].Blocks != "" {
+		nw.Blocks = spec.Networks[nw.Name].Blocks
+	}
 	url := f.rpc
 	if url == "" {
 		url = nw.RPC

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -127,17 +126,17 @@ Gas costs what Robinhood Chain charges: every transaction pays 0.01 gwei per gas
 under Ethereum's rules up to Osaka, so 'operator status --journal' and 'audit --journal' show
 what a rig would earn and pay there (the devnet charges no L1 part: rig/devnet/README.md).
 
-With --l1-block N the chain numbers its blocks as Robinhood Chain does: the contract's
-block.number is an L1 block number starting at N (21000000: a young chain whose own block
-numbers are far below L1's; 1: an old one) and moving every --l1-interval; blocks and receipts
-carry Nitro's l1BlockNumber, "pending" is "latest". Blocks are sealed for transactions only,
-and with --heartbeat also empty ones that often.`,
+The chain numbers its blocks as Robinhood Chain does: the contract's block.number is an L1
+block number starting at --l1-block (21000000 by default: a young chain, whose own block
+numbers stay far below L1's; 1: an old one, whose own numbers soon pass L1's) and moving every
+--l1-interval; blocks and receipts carry Nitro's l1BlockNumber, "pending" is "latest", and a
+block is sealed only for transactions (--heartbeat adds empty ones that often).`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
   pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
   pricerig devnet --keep --base-fee 1                # gas at 1 gwei
-  pricerig devnet --keep --l1-block 21000000 --heartbeat 1s`,
+  pricerig devnet --keep --l1-block 1 --l1-interval 2s   # an old chain, L1 every 2 s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, specName, err := specSource(config)
@@ -197,12 +196,12 @@ and with --heartbeat also empty ones that often.`,
 			for i := range layout {
 				layout[i] = 1
 			}
-			if l1Every < 0 || heartbeat < 0 {
-				return badInput("--l1-interval and --heartbeat are not negative")
+			if l1Block == 0 || l1Every <= 0 || heartbeat < 0 {
+				return badInput("--l1-block and --l1-interval are positive, --heartbeat not negative")
 			}
 			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
 				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice,
-				L1Block: l1Block, L1Interval: l1Every, Heartbeat: cmp.Or(heartbeat, -1)}
+				L1Block: l1Block, L1Interval: l1Every, Heartbeat: heartbeat}
 			var recorder *web.Recorder
 			if httpAddr != "" {
 				recorder = web.NewRecorder(0, nil)
@@ -303,9 +302,9 @@ and with --heartbeat also empty ones that often.`,
 	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
 	cmd.Flags().StringVar(&baseFee, "base-fee", "0.01", "every transaction's gas price for the whole run, in gwei (0.01: Robinhood Chain's)")
-	cmd.Flags().Uint64Var(&l1Block, "l1-block", 0, "number blocks as Robinhood Chain does, block.number an L1 block number from this one (0: an Ethereum-style chain)")
-	cmd.Flags().DurationVar(&l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves, with --l1-block")
-	cmd.Flags().DurationVar(&heartbeat, "heartbeat", time.Second, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
+	cmd.Flags().Uint64Var(&l1Block, "l1-block", devnet.DefaultL1Block, "the L1 block number the chain starts at, its block.number (1: an old chain)")
+	cmd.Flags().DurationVar(&l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves")
+	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
 	return cmd
@@ -338,7 +337,11 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 	fmt.Fprintf(w, "    export PRICERIG_DEV_KEY=%s\n", hex.EncodeToString(crypto.FromECDSA(d.Funded)))
 	fmt.Fprintf(w, "    pricerig operator register --job 2 --stake %s %s --key-env PRICERIG_DEV_KEY --yes%s\n", audit.FormatETH(d.Stake()), chain, spec)
 	own := filepath.Join(d.Dir, "operator-rig.db")
-	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s\n", chain, d.SimURL, own, spec)
+	l1 := ""
+	if d.Chain.L1 != nil && d.Chain.L1.Interval != devnet.DefaultL1Interval {
+		l1 = " --l1-interval " + d.Chain.L1.Interval.String()
+	}
+	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s%s\n", chain, d.SimURL, own, spec, l1)
 	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s %s\n",
 		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec,
 		strings.Join(append(journals, "--journal "+own), " "))

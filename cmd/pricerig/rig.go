@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -24,6 +25,7 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
@@ -43,6 +45,8 @@ type rigFlags struct {
 	journal        string
 	db             string
 	fromBlock      uint64
+	l1RPC          string
+	l1Interval     time.Duration
 	metrics        string
 	http           string
 	httpPublic     bool
@@ -117,7 +121,9 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.StringVar(&f.relayerKeyEnv, "relayer-key-env", "", "variable holding the relayer's hex private key: relayed mode")
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
-	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
+	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: the block an hour and a minute back, the refund hour, found by time)")
+	fl.StringVar(&f.l1RPC, "l1-rpc", "", "on a Nitro chain (Robinhood Chain), an L1 node whose latest block number says when a quiet chain has passed a task's order block (default: estimated from the head's time)")
+	fl.DurationVar(&f.l1Interval, "l1-interval", 12*time.Second, "on a Nitro chain, how often its L1 makes a block (the devnet: its --l1-interval)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics, /healthz and /readyz on this address, like 127.0.0.1:9464")
 	fl.StringVar(&f.http, "http", "", "serve the operator's page (/, live) and the metrics (/metrics) on this loopback address, like 127.0.0.1:9464")
 	fl.BoolVar(&f.httpPublic, "http-public", false, "let --http bind a non-loopback address (the page is read-only and shows no secret, but it shows stakes and balances)")
@@ -211,12 +217,11 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
 	}
 	var httpListener net.Listener
-	from := f.fromBlock
-	if from == 0 {
-		if head, err := client.BlockNumber(ctx); err == nil && head > 256 {
-			from = head - 256
-		}
+	clock, stopClock, err := chainClock(ctx, conn.network, f.l1RPC, f.l1Interval)
+	if err != nil {
+		return err
 	}
+	defer stopClock()
 	var metrics *rig.Metrics
 	var current atomic.Pointer[rig.Runner] // for /readyz, once it exists
 	var reg *prometheus.Registry
@@ -260,7 +265,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
-		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
+		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
 	})
@@ -405,3 +410,27 @@ func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger, re
 // password: the user name of a database (often "postgres") is no secret, and registering it
 // would redact the word wherever it appears.
 func registerDBSecrets(target string) { redact.Register(dburl.Secrets(target)...) }
+
+// chainClock is the network's block numbering (rig.ChainClock): on a Nitro chain, reading L1's
+// block number from l1RPC when given.
+func chainClock(ctx context.Context, nw agentrig.Network, l1RPC string, interval time.Duration) (rig.ChainClock, func(), error) {
+	if interval <= 0 {
+		return nil, nil, badInput("--l1-interval %s: want a positive duration", interval)
+	}
+	var l1 rig.L1Reader
+	stop := func() {}
+	if l1RPC != "" {
+		redact.Register(redact.URLSecrets(l1RPC)...)
+		c, err := ethclient.DialContext(ctx, l1RPC)
+		if err != nil {
+			return nil, nil, failed("--l1-rpc %s: %s", redact.URL(l1RPC), shownURL(err.Error()))
+		}
+		l1, stop = c, c.Close
+	}
+	clock, err := rig.ClockFor(nw.Blocks, nw.Name, interval, l1)
+	if err != nil {
+		stop()
+		return nil, nil, badInput("network %s: %v", nw.Name, err)
+	}
+	return clock, stop, nil
+}

@@ -101,13 +101,17 @@ type Options struct {
 	// GasPrice is the gas price in wei every transaction pays for the whole run
 	// (ChainOptions.GasPrice); nil with no BaseFee means DefaultGasPrice, Robinhood Chain's.
 	GasPrice *big.Int
-	// L1Block, when positive, runs a Nitro-style chain, Robinhood Chain's numbering: the devnet
-	// build of AgentRig counts in L1 block numbers starting here and moving every L1Interval
-	// (ChainOptions.L1Block). Zero runs an Ethereum-style chain and the reference contract.
+	// L1Block is the L1 block number the chain starts at: the devnet is Robinhood Chain, whose
+	// block.number is the L1 block number, moving every L1Interval (ChainOptions.L1Block; the
+	// devnet build of AgentRig counts in it). Zero means DefaultL1Block, a young chain; 1 is an
+	// old one. L1Interval zero means DefaultL1Interval (12 s).
 	L1Block    uint64
 	L1Interval time.Duration
-	// Heartbeat seals an empty block that often while nothing is sent (ChainOptions.Heartbeat);
-	// zero means a second, negative none (Nitro's way: blocks only for transactions).
+	// EthereumBlocks runs an Ethereum-style chain instead, whose block.number is its own (and
+	// the reference contract): the devnet's old way, for tests of that numbering.
+	EthereumBlocks bool
+	// Heartbeat, when positive, seals an empty block that often while nothing is sent
+	// (ChainOptions.Heartbeat); zero means none, Robinhood Chain's way.
 	Heartbeat time.Duration
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
@@ -214,6 +218,12 @@ func (o Options) withDefaults() Options {
 	if o.GasPrice == nil && o.BaseFee == nil {
 		o.GasPrice = DefaultGasPrice
 	}
+	if o.L1Block == 0 {
+		o.L1Block = DefaultL1Block
+	}
+	if o.L1Interval <= 0 {
+		o.L1Interval = DefaultL1Interval
+	}
 	if len(o.Symbols) == 0 {
 		o.Symbols = []string{"NVDA", "TSLA", "SPY"}
 	}
@@ -256,12 +266,12 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
-	heartbeat := o.Heartbeat
-	if heartbeat == 0 {
-		heartbeat = time.Second
+	l1 := o.L1Block
+	if o.EthereumBlocks {
+		l1 = 0
 	}
 	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
-		Heartbeat: max(heartbeat, 0), L1Block: o.L1Block, L1Interval: o.L1Interval, Logger: o.Logger})
+		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, Logger: o.Logger})
 	if err != nil {
 		return err
 	}
@@ -353,6 +363,7 @@ func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
 			Poll: 100 * time.Millisecond, SpecURI: d.Spec.SpecURI, Inputs: task.SpecInputRules(d.Spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
 			Logger:       o.Logger.With("rig_process", i+1), Sender: txm.SenderConfig{Poll: 20 * time.Millisecond},
+			Clock: d.clock(),
 		}
 		for ; n > 0; n-- {
 			k := operatorKey(next)
@@ -375,6 +386,15 @@ func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
 		}
 	}
 	return nil
+}
+
+// clock is how the devnet numbers its blocks, as its rigs read them: Nitro-style, or
+// Ethereum-style with EthereumBlocks.
+func (d *Devnet) clock() rig.ChainClock {
+	if d.Chain.L1 == nil {
+		return rig.EthereumClock{}
+	}
+	return rig.NitroClock{Interval: d.Chain.L1.Interval, Network: "devnet"}
 }
 
 // RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake

@@ -42,6 +42,10 @@ func testMinute() time.Time {
 	return DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
 }
 
+// testL1Interval is the devnet's L1 block time in the end-to-end tests that are not about it:
+// a draw waits for L1 to pass its order block, up to an interval (12 s on Robinhood Chain).
+const testL1Interval = time.Second
+
 func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	t.Helper()
 	return startDevnetWithin(t, o, testbound.Cap)
@@ -59,6 +63,9 @@ func startDevnetWithin(t *testing.T, o Options, bound time.Duration) (*Devnet, c
 	}
 	if o.Logger == nil {
 		o.Logger = testLogger(t)
+	}
+	if o.L1Interval == 0 {
+		o.L1Interval = testL1Interval
 	}
 	d, err := Start(ctx, o)
 	if err != nil {

@@ -31,6 +31,10 @@ var ArbOSAddress = common.HexToAddress("0x00000000000000000000000000000000000A4B
 // DefaultL1Interval is how often the L1 block number moves: Ethereum's 12 s slot.
 const DefaultL1Interval = 12 * time.Second
 
+// DefaultL1Block is the L1 block number a devnet starts at: a young chain, whose own block
+// numbers stay far below L1's as Robinhood Chain's do (L1 was past 21 million in 2024).
+const DefaultL1Block = 21_000_000
+
 // NitroHeader is what a Nitro block header holds beyond Ethereum's (OffchainLabs/go-ethereum
 // core/types/arb_types.go, HeaderInfo): mixHash packs sendCount (bytes 0-8), l1BlockNumber (8-16)
 // and the ArbOS version (16-24), big-endian; extraData is the sendRoot. Nitro's RPC shows the
@@ -106,6 +110,19 @@ func arbOSAccount(l1 uint64, sequencer common.Address) types.Account {
 	}
 }
 
+// nextNonce is the sequencer's next nonce: past every transaction of its in the pool. After a
+// reorg the pool holds the dropped blocks' startBlock calls again, which go-ethereum's pool nonce
+// (TxPool.Nonce) does not count until they are promoted.
+func (s *Sequencer) nextNonce() uint64 {
+	pool := s.eth.TxPool()
+	next := pool.Nonce(s.addr)
+	pending, queued := pool.ContentFrom(s.addr)
+	for _, tx := range append(pending, queued...) {
+		next = max(next, tx.Nonce()+1)
+	}
+	return next
+}
+
 // startBlockGas bounds a startBlock call that moves the L1 number by steps: the call, and a
 // storage write of a fresh slot (22,100 gas) and a hash per L1 number recorded, at most 256 of
 // them (10.3 million gas, under Osaka's cap of 2^24 a transaction). What the call leaves unused
@@ -124,7 +141,7 @@ func (s *Sequencer) startBlock(parent *types.Header, l1 uint64) error {
 	steps := l1 - min(l1, nitroHeader(parent).L1BlockNumber)
 	tx, err := types.SignNewTx(s.key, types.LatestSignerForChainID(cfg.ChainID), &types.DynamicFeeTx{
 		ChainID:   cfg.ChainID,
-		Nonce:     s.eth.TxPool().Nonce(s.addr),
+		Nonce:     s.nextNonce(),
 		GasTipCap: tip,
 		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(baseFee, big.NewInt(2)), tip),
 		Gas:       startBlockGas(steps),

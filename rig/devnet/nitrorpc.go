@@ -19,9 +19,12 @@ import (
 // methods replace theirs of the same name. Each calls go-ethereum's own method on an in-process
 // server that holds only go-ethereum's eth services, then adds what Nitro adds:
 //
-//   - "pending" is "latest" everywhere: Nitro has no pending block or pool to read
-//     (OffchainLabs/nitro arbitrum/apibackend.go: the pending block is the latest one, and
-//     GetPoolNonce is the latest state's nonce);
+//   - "pending" is "latest" everywhere but in eth_getTransactionCount: Nitro has no pending
+//     block or pool to read (OffchainLabs/nitro arbitrum/apibackend.go: the pending block is the
+//     latest one, and GetPoolNonce is the latest state's nonce). Its sequencer has mined a
+//     transaction by the time eth_sendRawTransaction returns; the devnet's holds one
+//     MinBlockInterval in its pool, so the pending nonce counts the pool's transactions too, as
+//     Nitro's counts them once sent: every mined transaction, and every one still held;
 //   - blocks and headers, newHeads notifications included, carry l1BlockNumber, sendCount and
 //     sendRoot, read from the header's mixHash and extraData (OffchainLabs/go-ethereum
 //     internal/ethapi/api.go, fillArbitrumNitroHeaderInfo);
@@ -131,11 +134,6 @@ func (api *nitroAPI) GetBlockReceipts(ctx context.Context, block rpc.BlockNumber
 // SendRawTransactionSync is eth_sendRawTransactionSync (EIP-7966), whose answer is the receipt.
 func (api *nitroAPI) SendRawTransactionSync(ctx context.Context, input hexutil.Bytes, timeoutMs *uint64) (json.RawMessage, error) {
 	return api.withReceiptInfo(api.call(ctx, "sendRawTransactionSync", input, timeoutMs))
-}
-
-// GetTransactionCount is eth_getTransactionCount; of "pending", the latest state's nonce.
-func (api *nitroAPI) GetTransactionCount(ctx context.Context, address common.Address, block *rpc.BlockNumberOrHash) (json.RawMessage, error) {
-	return api.call(ctx, "getTransactionCount", address, latest(block))
 }
 
 // GetBalance is eth_getBalance, "pending" read as "latest".

@@ -29,7 +29,7 @@ import (
 func TestTheDrawSeedFollowsNitrosBlockhashRecord(t *testing.T) {
 	ctx := testContext(t)
 	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 7,
-		L1Block: 21_000_000, Heartbeat: -1})
+		L1Block: 21_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}

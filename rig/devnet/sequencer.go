@@ -116,6 +116,11 @@ func (s *Sequencer) seal(timestamp uint64) error {
 	if timestamp <= parent.Time {
 		timestamp = parent.Time + 1
 	}
+	// The pool settles what it was given, and a reorg's dropped transactions, before the block
+	// is built from it (and before the sequencer's own nonce is read from it).
+	if err := s.eth.TxPool().Sync(); err != nil {
+		return fmt.Errorf("syncing the pool: %w", err)
+	}
 	var mix common.Hash
 	var extra []byte
 	if s.clock != nil {
@@ -128,8 +133,7 @@ func (s *Sequencer) seal(timestamp uint64) error {
 	} else if _, err := rand.Read(mix[:]); err != nil { // prevrandao, as the simulated beacon's
 		return err
 	}
-	// The pool settles what it was given before the block is built from it.
-	if err := s.eth.TxPool().Sync(); err != nil {
+	if err := s.eth.TxPool().Sync(); err != nil { // the startBlock just added
 		return fmt.Errorf("syncing the pool: %w", err)
 	}
 	number := new(big.Int).Add(parent.Number, common.Big1)

@@ -154,7 +154,7 @@ func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1Block(t *testing.T) {
 func ethersOrders(t *testing.T, l1 uint64) {
 	ethersNode(t)
 	ctx := testContext(t)
-	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 4, L1Block: l1, Heartbeat: -1})
+	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 4, L1Block: l1})
 	if err != nil {
 		t.Fatal(err)
 	}
