@@ -46,6 +46,18 @@ func testMinute() time.Time {
 // a draw waits for L1 to pass its order block, up to an interval (12 s on Robinhood Chain).
 const testL1Interval = time.Second
 
+// bothChains runs an end-to-end test on a young chain (its own block numbers far below L1's, as
+// Robinhood Chain's are) and on an old one (its own numbers soon past L1's): the rigs compare
+// the contract's order blocks with L1 numbers on both.
+func bothChains(t *testing.T, test func(t *testing.T, l1 uint64)) {
+	for _, c := range []struct {
+		name string
+		l1   uint64
+	}{{"young", DefaultL1Block}, {"old", 1}} {
+		t.Run(c.name, func(t *testing.T) { test(t, c.l1) })
+	}
+}
+
 func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	t.Helper()
 	return startDevnetWithin(t, o, testbound.Cap)
@@ -143,10 +155,14 @@ func waitSettled(ctx context.Context, t *testing.T, d *Devnet, ids []uint64) []T
 }
 
 func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
+	bothChains(t, rigKilledBetweenCommitAndRevealRevealsAfterRestart)
+}
+
+func rigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T, l1 uint64) {
 	// The other two rigs price only once the victim is dead, so the reveal window cannot open
 	// (it opens when every drawn rig committed) before the kill.
 	gate := make(chan struct{})
-	d, ctx := startDevnet(t, Options{NoRelayer: true, WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
+	d, ctx := startDevnet(t, Options{L1Block: l1, NoRelayer: true, WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
 		if i == 0 {
 			return p
 		}

@@ -89,7 +89,11 @@ func (d *Devnet) senders() map[common.Address]int {
 // each task is drawn and settled by exactly one transaction, and no transaction of the whole
 // run reverts (before the schedule, 6 of 9 draws and 6 of 9 settles did).
 func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
-	d, ctx := startDevnet(t, Options{})
+	bothChains(t, oneSenderPerDrawAndSettleAndNothingReverts)
+}
+
+func oneSenderPerDrawAndSettleAndNothingReverts(t *testing.T, l1 uint64) {
+	d, ctx := startDevnet(t, Options{L1Block: l1})
 	start, err := d.client.BlockNumber(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +151,11 @@ func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
 // TestWhenRankZeroIsDownTheNextRankDraws: the process of the rig ranked first for a task's draw
 // is down; one stage delay later the second-ranked process draws it, once, and nothing reverts.
 func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
-	d, ctx := startDevnet(t, Options{})
+	bothChains(t, whenRankZeroIsDownTheNextRankDraws)
+}
+
+func whenRankZeroIsDownTheNextRankDraws(t *testing.T, l1 uint64) {
+	d, ctx := startDevnet(t, Options{L1Block: l1})
 	contract := agentrig.NewContract(d.client, d.Contract)
 	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
 	if err != nil {
@@ -215,10 +223,14 @@ func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
 // the settle are each mined once, from the process ranked k — the handover reaches every rank,
 // not only rank 1 — with at most one reverted transaction in the round; all read from the chain.
 func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
+	bothChains(t, scheduleHoldsWhenEachRankIsKilled)
+}
+
+func scheduleHoldsWhenEachRankIsKilled(t *testing.T, l1 uint64) {
 	const processes = 5
 	// Five rounds of kills and restarts: 360 s under -race at a load of 10-13 on 2 cores, so
 	// more than testbound.Cap.
-	d, ctx := startDevnetWithin(t, Options{Layout: []int{1, 1, 1, 1, 1}}, 15*time.Minute)
+	d, ctx := startDevnetWithin(t, Options{L1Block: l1, Layout: []int{1, 1, 1, 1, 1}}, 15*time.Minute)
 	contract := agentrig.NewContract(d.client, d.Contract)
 	jobRigs, err := contract.JobRigs(ctx, PriceJobID)
 	if err != nil || len(jobRigs) != processes {
