@@ -238,6 +238,11 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	if err != nil {
 		return nil, err
 	}
+	// A node that is not of a Nitro-style network's kind (its heads carry no l1BlockNumber) is
+	// refused at once: every look at the chain would fail the same way.
+	if _, err := cfg.Clock.ReadHead(ctx, backend); errors.Is(err, ErrNoL1BlockNumber) {
+		return nil, err
+	}
 	if cfg.FromBlock == 0 {
 		if cfg.FromBlock, err = startBlock(ctx, backend); err != nil {
 			return nil, err
