@@ -292,7 +292,7 @@ func nitroRunner(t *testing.T, f *fakeNitro) *Runner {
 	t.Cleanup(func() { j.Close() })
 	key, _ := crypto.GenerateKey()
 	r, err := NewRunner(t.Context(), f, j, nil, Config{JobID: 2, Deployment: f, FromBlock: 1, StageDelay: time.Second, Now: f.clock,
-		Clock: NitroClock{Interval: fakeL1Interval, Network: "fake"}, Operators: []task.Key{{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key}},
+		Clock: agentrig.NitroClock{Interval: fakeL1Interval, Network: "fake"}, Operators: []task.Key{{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key}},
 		Sender: txm.SenderConfig{Poll: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
-func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head Head, batch *answerBatch) error {
+func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head agentrig.Head, batch *answerBatch) error {
 	if info.JobID != r.cfg.JobID {
 		r.finish(t)
 		return nil
@@ -38,9 +38,11 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 	if info.Phase == agentrig.PhaseDraw && !drawable {
 		stage = "wait " + stage
 	}
-	quiet := r.quietWindow(head, info, now)
+	// On a quiet Nitro chain a window may have ended by the clock while the chain, whose head is
+	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go).
+	quietPhase, quiet := agentrig.QuietPhase(r.cfg.Clock, info, now)
 	if quiet {
-		stage = "quiet " + stage // a new stage: the schedule's ranks count from now
+		stage = fmt.Sprintf("quiet %d ", quietPhase) + stage
 	}
 	if stage != t.stage {
 		t.stage, t.stageSince, t.stageBlock = stage, now, head.Number.Uint64()
@@ -51,10 +53,10 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 		// mined vanished in a reorg (still undrawn a stage delay later).
 		if drawable && !now.Before(t.drawRetryAt) && r.due(ctx, t, head, nil) {
 			t.drawRetryAt = now.Add(r.pace.delay(r.cfg.StageDelay, now))
-			quiet := r.cfg.Clock.Number(head) <= info.OrderBlock // a quiet chain, past it by L1's clock
+			stale := r.cfg.Clock.Number(head) <= info.OrderBlock // a quiet chain, past it by L1's clock
 			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
-				if quiet {
-					r.sendQuiet(ctx, "draw", t.id, 0, r.anySender(), r.chain.DrawCall(t.id), quietDrawGas, tooEarly)
+				if stale {
+					r.sendQuiet(ctx, "draw", t.id, 0, r.anySender(), r.chain.DrawCall(t.id), agentrig.QuietDrawGas, agentrig.TooEarly)
 					return
 				}
 				r.sendAny(ctx, "draw", t.id, r.chain.DrawCall(t.id))
@@ -74,9 +76,6 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 			}
 			r.commit(ctx, t, info, head, rigID, batch)
 		}
-		if quiet && r.due(ctx, t, head, info.RigIDs) {
-			r.quietReveal(ctx, t, info, mine)
-		}
 	case agentrig.PhaseReveal:
 		for rigID, idx := range mine {
 			switch {
@@ -88,11 +87,6 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 				r.advance(ctx, t.id, rigID, journal.StateCommitted, nil)
 				r.reveal(ctx, t, rigID, batch)
 			}
-		}
-		if quiet && r.due(ctx, t, head, info.RigIDs) {
-			r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
-				r.sendQuiet(ctx, "settle", t.id, 0, r.anySender(), r.chain.SettleCall(t.id), quietSettleGas, wrongPhase(agentrig.PhaseReveal))
-			})
 		}
 	case agentrig.PhaseSettle:
 		for rigID, idx := range mine {
@@ -116,6 +110,9 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 		}
 		r.finish(t)
 	}
+	if quiet && r.due(ctx, t, head, info.RigIDs) {
+		r.quietStep(ctx, t, info, mine, quietPhase)
+	}
 	return nil
 }
 
@@ -123,7 +120,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 // been in its current phase for our rank in the schedule times the stage delay, stretched to
 // how long our own sends take to be mined, and for at least as many blocks as our rank (see
 // task.ScheduleOrder, drawn ranks first for settle, and stagePace).
-func (r *Runner) due(ctx context.Context, t *taskState, head Head, drawn []uint64) bool {
+func (r *Runner) due(ctx context.Context, t *taskState, head agentrig.Head, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
 		if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
@@ -153,7 +150,7 @@ func (r *Runner) due(ctx context.Context, t *taskState, head Head, drawn []uint6
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.
-func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head Head, rigID uint64, batch *answerBatch) {
+func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head agentrig.Head, rigID uint64, batch *answerBatch) {
 	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil {
 		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)

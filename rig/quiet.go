@@ -1,87 +1,31 @@
 package rig
 
-// A quiet chain. Robinhood Chain (Nitro) seals a block only for a transaction, and simulating a
-// call reads the latest block: its block.number (the L1 number) and block.timestamp. While nobody
-// sends anything, a task's order block never looks passed and its windows never look closed,
-// so every simulation of the step that would move the chain on says it is too early — and no
-// transaction ever moves it. The step's own transaction makes the block it is judged in: stamped
-// now, under the L1 number of now. So when the network's clock says the time has come (L1 past
-// the order block, the wall clock past a window's end) and the chain's head is simply older, the
-// scheduled process sends it, with a fixed gas (it cannot be estimated), refused only if the
-// simulation gives another reason than the chain's lag. A Nitro sequencer mines a transaction
-// at once or refuses it, so the next rank, a stage delay later, finds it done.
+// A quiet chain (agentrig/quiet.go says what it is): when the network's clock says a step's time
+// has come and the chain's head is merely older, the process whose turn it is in the schedule
+// sends it anyway — the draw past the order block by L1's clock, the settle past the reveal
+// window, or, behind a closed commit window, one reveal of ours, whose block opens the reveal
+// window for every other rig's — refused only if its simulation gives another reason than the
+// chain's lag. A Nitro sequencer mines a transaction at once or refuses it, so the next rank, a
+// stage delay later, finds it done.
 
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
-// quietMargin is how long past a window's end by the wall clock a quiet chain's block is sent
-// for: room for the sequencer's clock a little behind ours.
-const quietMargin = 2 * time.Second
-
-// The gas a quiet send carries, which the node cannot estimate on a chain that says it is too
-// early; unused gas is not charged. A draw scans at most 64 rigs (MAX_SCAN) for a quorum of up
-// to five; a settle pays up to five rigs; a reveal is one rig's (about 70,000 gas measured).
-const (
-	quietDrawGas   = 800_000
-	quietSettleGas = 800_000
-	quietRevealGas = 300_000
-)
-
-// quietWindow reports whether a commit or reveal window of the task has ended by the wall
-// clock while the chain's newest block is older than its end, on a network with no pool (Nitro):
-// the chain says the window is open only because nothing was sealed since.
-func (r *Runner) quietWindow(head Head, info agentrig.TaskView, now time.Time) bool {
-	if r.cfg.Clock.Pooled() {
-		return false
-	}
-	var end time.Time
-	switch info.Phase {
-	case agentrig.PhaseCommit:
-		end = info.CommitDeadline
-	case agentrig.PhaseReveal:
-		end = info.RevealDeadline
-	default:
-		return false
-	}
-	return !end.IsZero() && time.Unix(int64(head.Time), 0).Before(end) && !now.Before(end.Add(quietMargin))
-}
-
-// tooEarly is the draw's refusal while the chain is not past the order block.
-func tooEarly(err error) bool { return agentrig.IsRevert(err, "TooEarly") }
-
-// wrongPhase is a call's refusal while the chain still holds the task in phase p.
-func wrongPhase(p agentrig.Phase) func(error) bool {
-	return func(err error) bool {
-		re, ok := agentrig.DecodeRevert(err)
-		if !ok || re.Name != "WrongPhase" {
-			return false
-		}
-		v, ok := re.Value.(*agentrig.AgentRigWrongPhase)
-		return ok && agentrig.Phase(v.Phase) == p
-	}
-}
-
-// sendQuiet sends call from s on a quiet chain: simulated first, and stopped unless it goes
-// through or is refused only for the chain's lag (early); then sent with gas, not estimated.
+// sendQuiet sends call from s on a quiet chain (agentrig.SendQuiet), as sendAny sends.
 func (r *Runner) sendQuiet(ctx context.Context, what string, taskID, rigID uint64, s *txm.Sender, call txm.Call, gas uint64, early func(error) bool) {
-	if err := s.Simulate(ctx, call.To, call.Data, call.Value); err != nil && !early(err) {
-		r.logSendError(what, taskID, rigID, err)
-		return
-	}
 	if err := r.lead.gate(ctx); err != nil {
 		r.logSendError(what, taskID, rigID, err)
 		return
 	}
 	key := fmt.Sprintf("%s/%d", what, taskID)
 	r.pace.begin(key, r.cfg.Now())
-	rec, err := s.SendChecked(ctx, call.To, call.Data, call.Value, gas)
+	rec, err := agentrig.SendQuiet(ctx, s, call, gas, early)
 	r.pace.end(key, r.cfg.Now(), rec != nil)
 	if err != nil {
 		r.logSendError(what, taskID, rigID, err)
@@ -91,6 +35,18 @@ func (r *Runner) sendQuiet(ctx context.Context, what string, taskID, rigID uint6
 	// A reveal journals as mined ones do (a one-entry revealMany unless the chain skipped it).
 	if what == reveals.name && rigID != 0 && (s != r.relayer || !r.deploy.Skipped(rec)[0]) {
 		r.revealed(ctx, taskID, rigID, rec)
+	}
+}
+
+// quietStep sends the step a quiet chain waits for: the settle, or one reveal of ours.
+func (r *Runner) quietStep(ctx context.Context, t *taskState, info agentrig.TaskView, mine map[uint64]int, phase agentrig.Phase) {
+	switch phase {
+	case agentrig.PhaseReveal:
+		r.quietReveal(ctx, t, info, mine)
+	case agentrig.PhaseSettle:
+		r.spawn(ctx, fmt.Sprintf("settle/%d", t.id), func(ctx context.Context) {
+			r.sendQuiet(ctx, "settle", t.id, 0, r.anySender(), r.chain.SettleCall(t.id), agentrig.QuietSettleGas, agentrig.WrongPhaseIn(info.Phase))
+		})
 	}
 }
 
@@ -122,7 +78,7 @@ func (r *Runner) quietReveal(ctx context.Context, t *taskState, info agentrig.Ta
 		}
 		a := answerTx{kind: reveals, entry: entry}
 		r.spawn(ctx, a.key(), func(ctx context.Context) {
-			r.sendQuiet(ctx, reveals.name, t.id, rigID, sender, call, quietRevealGas, wrongPhase(agentrig.PhaseCommit))
+			r.sendQuiet(ctx, reveals.name, t.id, rigID, sender, call, agentrig.QuietRevealGas, agentrig.WrongPhaseIn(agentrig.PhaseCommit))
 		})
 		return // one block opens the window for all
 	}

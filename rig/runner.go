@@ -71,8 +71,8 @@ type Config struct {
 	// journal the runner always leads.
 	Lease LeaseConfig
 	// Clock says how the network numbers the blocks the contract counts in (chainclock.go):
-	// nil means EthereumClock, the chain's own block numbers; Robinhood Chain's is a NitroClock.
-	Clock ChainClock
+	// nil means agentrig.EthereumClock, the chain's own block numbers; Robinhood Chain's is a agentrig.NitroClock.
+	Clock agentrig.ChainClock
 	// Heads delivers new heads, so the runner looks at the chain as soon as a block arrives (see
 	// heads.go); nil means the backend's own subscription when it has one (an RPC client over
 	// websockets), polling alone otherwise.
@@ -99,7 +99,7 @@ func (c Config) withDefaults() Config {
 		c.Now = time.Now
 	}
 	if c.Clock == nil {
-		c.Clock = EthereumClock{}
+		c.Clock = agentrig.EthereumClock{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -240,7 +240,7 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	}
 	// A node that is not of a Nitro-style network's kind (its heads carry no l1BlockNumber) is
 	// refused at once: every look at the chain would fail the same way.
-	if _, err := cfg.Clock.ReadHead(ctx, backend); errors.Is(err, ErrNoL1BlockNumber) {
+	if _, err := cfg.Clock.ReadHead(ctx, backend); errors.Is(err, agentrig.ErrNoL1BlockNumber) {
 		return nil, err
 	}
 	if cfg.FromBlock == 0 {

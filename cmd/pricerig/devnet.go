@@ -342,8 +342,8 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 		l1 = " --l1-interval " + d.Chain.L1.Interval.String()
 	}
 	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s%s\n", chain, d.SimURL, own, spec, l1)
-	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s %s\n",
-		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec,
+	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s%s %s\n",
+		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec, l1,
 		strings.Join(append(journals, "--journal "+own), " "))
 	fmt.Fprintf(w, "    pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
 	fmt.Fprintf(w, "    pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)

@@ -61,6 +61,7 @@ func newOrderCmd(a *app) *cobra.Command {
 		wait     bool
 		timeout  time.Duration
 		actAfter time.Duration
+		l1Every  time.Duration
 		journals []string
 	)
 	cmd := &cobra.Command{
@@ -158,7 +159,11 @@ the reason is printed when a rig journal that answered it is given with --journa
 			waitCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
-			answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
+			clock, err := agentrig.ClockFor(conn.network.Blocks, conn.network.Name, l1Every, nil)
+			if err != nil {
+				return badInput("network %s: %v", conn.network.Name, err)
+			}
+			answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: actAfter, Clock: clock, Step: func(id uint64, p agentrig.Phase, detail string) {
 				if detail != "" {
 					detail = ": " + detail
 				}
@@ -184,6 +189,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow each task to its answer and print it")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "give up waiting after this long")
 	cmd.Flags().DurationVar(&actAfter, "act-after", 10*time.Second, "with --wait: draw or settle a task from this key when nobody has for this long")
+	cmd.Flags().DurationVar(&l1Every, "l1-interval", 12*time.Second, "with --wait on a Nitro chain (Robinhood Chain): how often its L1 makes a block, to know when a quiet chain is past an order block")
 	cmd.Flags().StringSliceVar(&journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
 	return cmd
 }

@@ -411,13 +411,13 @@ func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger, re
 // would redact the word wherever it appears.
 func registerDBSecrets(target string) { redact.Register(dburl.Secrets(target)...) }
 
-// chainClock is the network's block numbering (rig.ChainClock): on a Nitro chain, reading L1's
+// chainClock is the network's block numbering (agentrig.ChainClock): on a Nitro chain, reading L1's
 // block number from l1RPC when given.
-func chainClock(ctx context.Context, nw agentrig.Network, l1RPC string, interval time.Duration) (rig.ChainClock, func(), error) {
+func chainClock(ctx context.Context, nw agentrig.Network, l1RPC string, interval time.Duration) (agentrig.ChainClock, func(), error) {
 	if interval <= 0 {
 		return nil, nil, badInput("--l1-interval %s: want a positive duration", interval)
 	}
-	var l1 rig.L1Reader
+	var l1 agentrig.L1Reader
 	stop := func() {}
 	if l1RPC != "" {
 		redact.Register(redact.URLSecrets(l1RPC)...)
@@ -427,7 +427,7 @@ func chainClock(ctx context.Context, nw agentrig.Network, l1RPC string, interval
 		}
 		l1, stop = c, c.Close
 	}
-	clock, err := rig.ClockFor(nw.Blocks, nw.Name, interval, l1)
+	clock, err := agentrig.ClockFor(nw.Blocks, nw.Name, interval, l1)
 	if err != nil {
 		stop()
 		return nil, nil, badInput("network %s: %v", nw.Name, err)

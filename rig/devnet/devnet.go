@@ -390,11 +390,11 @@ func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
 
 // clock is how the devnet numbers its blocks, as its rigs read them: Nitro-style, or
 // Ethereum-style with EthereumBlocks.
-func (d *Devnet) clock() rig.ChainClock {
+func (d *Devnet) clock() agentrig.ChainClock {
 	if d.Chain.L1 == nil {
-		return rig.EthereumClock{}
+		return agentrig.EthereumClock{}
 	}
-	return rig.NitroClock{Interval: d.Chain.L1.Interval, Network: "devnet"}
+	return agentrig.NitroClock{Interval: d.Chain.L1.Interval, Network: "devnet"}
 }
 
 // RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake

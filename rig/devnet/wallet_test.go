@@ -142,30 +142,24 @@ const { ethers } = require(process.env.ETHERS_MODULES + '/ethers');
 })().catch((e) => { console.error(e); process.exit(1); });
 `
 
-// A task ordered by ethers.js on a young and an old Nitro-style devnet is stored with the
-// order's receipt's l1BlockNumber as its order block (AgentRig's block.number on Robinhood
-// Chain), not the rollup block number of the receipt.
-func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1Block(t *testing.T) {
-	for _, l1 := range []uint64{21_000_000, 1} {
-		t.Run(fmt.Sprint(l1), func(t *testing.T) { ethersOrders(t, l1) })
-	}
+// The issue's whole: on a young and an old Nitro-style devnet with its rigs, a task ordered by
+// ethers.js is stored with the order's receipt's l1BlockNumber as its order block (AgentRig's
+// block.number on Robinhood Chain), not the receipt's rollup block number, is drawn and settled
+// in agreement by the devnet's rigs with no reverted transaction, and an ethers.js wallet then
+// sends thirty transfers in a row.
+func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1BlockAndSettles(t *testing.T) {
+	bothChains(t, ethersOrders)
 }
 
 func ethersOrders(t *testing.T, l1 uint64) {
 	ethersNode(t)
-	ctx := testContext(t)
-	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 4, L1Block: l1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	for _, k := range d.FundedKeys[1:] {
-		if err := d.RegisterRig(ctx, k); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d, ctx := startDevnet(t, Options{FundedKeys: 2, L1Block: l1})
 	// Some L1 blocks pass, so that on the old chain the rollup numbers are past L1's.
 	if err := d.Chain.Do(func(s *Sequencer) error { return s.AdjustTime(time.Minute) }); err != nil {
+		t.Fatal(err)
+	}
+	start, err := d.Head(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	minute := DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
@@ -181,7 +175,7 @@ func ethersOrders(t *testing.T, l1 uint64) {
 		Receipt map[string]json.RawMessage
 		TaskID  string
 	}
-	runEthers(t, orderScript, map[string]any{"rpc": d.Chain.URL, "key": "0x" + hex.EncodeToString(crypto.FromECDSA(d.Funded)),
+	runEthers(t, orderScript, map[string]any{"rpc": d.Chain.URL, "key": "0x" + hex.EncodeToString(crypto.FromECDSA(d.FundedKeys[0])),
 		"contract": d.Contract.Hex(), "abi": json.RawMessage(abiJSON), "job": PriceJobID, "uri": inputs[0].URI,
 		"price": launchJobs[PriceJobID-1].price.String()}, &out)
 	id, ok := new(big.Int).SetString(out.TaskID, 10)
@@ -198,5 +192,32 @@ func ethersOrders(t *testing.T, l1 uint64) {
 	}
 	if (l1 == 1) != (block > receiptL1) {
 		t.Fatalf("rollup block %d against L1 block %d: want a young chain below L1's numbers, an old one above", block, receiptL1)
+	}
+	reports := waitSettled(ctx, t, d, []uint64{id.Uint64()})
+	if !reports[0].Agreed || reports[0].Reveals != 3 {
+		t.Fatalf("task %s: %+v", id, reports[0])
+	}
+	head, err := d.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txs, err := d.Mined(ctx, start, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs {
+		if tx.Reverted {
+			t.Errorf("reverted: %s of tasks %v in block %d", tx.Method, tx.Tasks, tx.Block)
+		}
+	}
+	var sent struct {
+		Sent     int
+		Failures []string
+	}
+	to := crypto.PubkeyToAddress(d.FundedKeys[0].PublicKey)
+	runEthers(t, walletScript, map[string]any{"rpc": d.Chain.URL, "key": "0x" + hex.EncodeToString(crypto.FromECDSA(d.FundedKeys[1])),
+		"to": to.Hex(), "sends": 30}, &sent)
+	if sent.Sent != 30 || len(sent.Failures) != 0 {
+		t.Fatalf("%d of 30 transfers went through; failures: %q", sent.Sent, sent.Failures)
 	}
 }

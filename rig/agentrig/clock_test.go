@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 import (
 	"context"
@@ -12,23 +12,18 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
-
-	"github.com/pricerig/pricerig/rig/journal"
-	"github.com/pricerig/pricerig/rig/task"
 )
 
 func recordedBody(t *testing.T, name string) json.RawMessage {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "nitro", name))
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "nitro", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return raw
 }
 
-// Recorded Nitro heads (testdata/nitro, README there says where each comes from) read as the L1
+// Recorded Nitro heads (rig/testdata/nitro, README there says where each comes from) read as the L1
 // numbers they carry: an Arbitrum One block far past its L1 number (an old chain) and an
 // Arbitrum head far below it (a young chain, as Robinhood Chain is). A head without
 // l1BlockNumber, on a network numbered Nitro-style, is a clear error naming the network.
@@ -84,42 +79,5 @@ func TestClocksReachTheNumberTheirChainIsAt(t *testing.T) {
 	}
 	if got := (EthereumClock{}).Reached(t.Context(), head, t0.Add(time.Hour)); got != 500 {
 		t.Errorf("Ethereum-style: reached %d, want the head's 500", got)
-	}
-}
-
-// ethereumNode is a node of an Ethereum-style chain: its heads carry no l1BlockNumber.
-type ethereumNode struct {
-	*fakeNitro
-	raw *rpc.Client
-}
-
-func (n ethereumNode) Client() *rpc.Client { return n.raw }
-
-type ethereumRPC struct{ f *fakeNitro }
-
-func (s *ethereumRPC) GetBlockByNumber(context.Context, rpc.BlockNumber, bool) (json.RawMessage, error) {
-	return json.Marshal(s.f.header(uint64(len(s.f.blocks) - 1)))
-}
-
-// A rig told its network is Nitro-style refuses to start on a node whose heads carry no
-// l1BlockNumber, saying so, instead of failing every look at the chain.
-func TestARigOnANitroNetworkRefusesANodeWithoutL1Numbers(t *testing.T) {
-	f := newFakeNitro(t, 21_000_000, 10)
-	srv := rpc.NewServer()
-	if err := srv.RegisterName("eth", &ethereumRPC{f}); err != nil {
-		t.Fatal(err)
-	}
-	node := ethereumNode{fakeNitro: f, raw: rpc.DialInProc(srv)}
-	defer node.raw.Close()
-	j, err := journal.OpenJournal(filepath.Join(t.TempDir(), "journal.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	key, _ := crypto.GenerateKey()
-	_, err = NewRunner(t.Context(), node, j, nil, Config{JobID: 2, Deployment: f, Clock: NitroClock{Network: "robinhood"},
-		Operators: []task.Key{{Address: crypto.PubkeyToAddress(key.PublicKey), Private: key}}})
-	if !errors.Is(err, ErrNoL1BlockNumber) || !strings.Contains(err.Error(), "network robinhood") {
-		t.Fatalf("NewRunner on an Ethereum-style node: %v", err)
 	}
 }

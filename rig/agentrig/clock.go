@@ -1,4 +1,4 @@
-package rig
+package agentrig
 
 // How a network numbers the blocks AgentRig counts in. The contract stores block.number as a
 // task's order block and draws once block.number is past it; on Ethereum that is the chain's own
