@@ -195,7 +195,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1},
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1},
 		WrapPricer: func(_ int, p rig.Pricer) rig.Pricer { return gatedPricer{gate: gate, next: p} }})
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
 			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", "../../sources.yaml",
-			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut)
+			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	defer func() {
 		stopRig()
