@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
@@ -229,7 +230,7 @@ func (a *Auditor) sources(ctx context.Context, rep *Report) (CheckResult, []Find
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		c.State, c.Detail = CheckError, err.Error()
+		c.State, c.Detail = CheckError, redact.Error(err)
 		return c, nil
 	}
 	var samples []Sample
@@ -330,12 +331,12 @@ func (a *Auditor) rig(ctx context.Context, w Window, now time.Time) (CheckResult
 	}
 	recent, err := a.cfg.Journal.Since(ctx, w.From)
 	if err != nil {
-		c.State, c.Detail = CheckError, "reading the journal: "+err.Error()
+		c.State, c.Detail = CheckError, "reading the journal: "+redact.Error(err)
 		return c, nil
 	}
 	open, err := a.cfg.Journal.Open(ctx)
 	if err != nil {
-		c.State, c.Detail = CheckError, "reading the journal: "+err.Error()
+		c.State, c.Detail = CheckError, "reading the journal: "+redact.Error(err)
 		return c, nil
 	}
 	entries := dedupe(append(recent, open...))
@@ -352,7 +353,7 @@ func (a *Auditor) rig(ctx context.Context, w Window, now time.Time) (CheckResult
 	if book, ok := a.cfg.Journal.(Accounts); ok {
 		ledger, err := book.Ledger(ctx, w.From)
 		if err != nil {
-			c.State, c.Detail = CheckError, "reading the journal's accounts: "+err.Error()
+			c.State, c.Detail = CheckError, "reading the journal's accounts: "+redact.Error(err)
 			return c, findings
 		}
 		c.Detail += moneyDetail(ledger)
@@ -382,7 +383,7 @@ func (a *Auditor) balances(ctx context.Context, rep *Report) (CheckResult, []Fin
 	}
 	findings := CheckBalances(rep.Balances, a.cfg.MinBalance)
 	if len(errs) > 0 {
-		c.State, c.Detail = CheckError, "reading balances: "+errors.Join(errs...).Error()
+		c.State, c.Detail = CheckError, "reading balances: "+redact.Error(errors.Join(errs...))
 		return c, findings
 	}
 	c.Detail = fmt.Sprintf("%s, minimum %s ETH", plural(len(rep.Balances), "address"), FormatETH(a.cfg.MinBalance))

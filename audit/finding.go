@@ -43,6 +43,7 @@ const (
 	SourceDown         = "source_down"         // timeouts, 5xx, malformed bodies, unknown symbol
 	SourceUnauthorized = "source_unauthorized" // the provider refused the key
 	SourceRateLimited  = "source_rate_limited" // the provider answered 429
+	SourceOverQuota    = "source_over_quota"   // not asked: its quota (sources.yaml's quota:, or its free tier's) was used up
 	SourceStale        = "source_stale"        // the price is a carried bar much older than the minute
 	SourceNoData       = "source_no_data"      // no bar within max_carry for an in-session minute
 	MissingKey         = "missing_key"         // the source's key variable is unset: it is skipped

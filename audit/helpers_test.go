@@ -44,7 +44,8 @@ func mustTime(s string) time.Time {
 	return t
 }
 
-// simEnv is an in-process simulator on loopback, on a fake clock.
+// simEnv is an in-process simulator on loopback, on a fake clock, serving every bar final the
+// moment its minute ends (sim.Options.Instant): the audit of the last minutes sees every source.
 type simEnv struct {
 	sim   *sim.Server
 	url   string
@@ -54,15 +55,15 @@ type simEnv struct {
 func newSimEnv(t testing.TB, now time.Time) *simEnv {
 	t.Helper()
 	clock := &fakeClock{t: now}
-	s := sim.New(sim.Options{Seed: 3, Now: clock.Now})
+	s := sim.New(sim.Options{Seed: 3, Now: clock.Now, Instant: true})
 	hs := httptest.NewServer(s)
 	t.Cleanup(func() { s.Close(); hs.Close() })
 	return &simEnv{sim: s, url: hs.URL, clock: clock}
 }
 
 // spec is the shipped sources.yaml pointed at the simulator through base_url overrides and the
-// environment (so a key can be left unset), with pacing lifted and retries off: a test never
-// waits on a real timer.
+// environment (so a key can be left unset), with pacing lifted and retries off, and every bar
+// trusted when its minute ends (the simulator is instant): a test never waits on a real timer.
 func (e *simEnv) spec(t testing.TB, unset ...string) *feeds.Spec {
 	t.Helper()
 	base := map[string]string{}
@@ -85,6 +86,7 @@ func (e *simEnv) spec(t testing.TB, unset ...string) *feeds.Spec {
 	for i := range spec.Sources {
 		spec.Sources[i].Rate = sources.Rate{N: 1 << 30, Per: time.Second}
 		spec.Sources[i].Retries = -1 // negative: off (zero means the default)
+		spec.Sources[i].FinalAfter, spec.Sources[i].Coverage.FinalAfter = sources.FinalAtClose, 0
 	}
 	return spec
 }

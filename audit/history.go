@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/market"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -162,7 +163,7 @@ func (a *Auditor) history(ctx context.Context, w Window) (CheckResult, []Finding
 	for _, sym := range a.symbols {
 		ss, err := a.cfg.History.Answered(ctx, sym, w.From, w.To)
 		if err != nil {
-			c.State, c.Detail = CheckError, fmt.Sprintf("reading the history of %s: %v", sym, err)
+			c.State, c.Detail = CheckError, fmt.Sprintf("reading the history of %s: %s", sym, redact.Error(err))
 			return c, nil
 		}
 		stored[sym] = ss

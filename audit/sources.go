@@ -18,20 +18,21 @@ type Status string
 
 // The statuses, from healthy to broken (see rank).
 const (
-	StatusSkipped      Status = "skipped"      // not asked: outside its coverage, its publication delay, or not in the feed
+	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed), or not final yet
 	StatusOK           Status = "ok"           // a price within the outlier cut
 	StatusStale        Status = "stale"        // a price from a bar much older than the minute
 	StatusNoData       Status = "no_data"      // asked, and no bar within max_carry
 	StatusOutlier      Status = "outlier"      // a price dropped by the outlier cut
 	StatusNoKey        Status = "no_key"       // its key variable is unset
 	StatusRateLimited  Status = "rate_limited" // the provider answered 429
+	StatusOverQuota    Status = "over_quota"   // not asked: its quota was used up
 	StatusUnauthorized Status = "unauthorized" // the provider refused the key
 	StatusDown         Status = "down"         // timed out, 5xx, a malformed body, an unknown symbol
 )
 
 var statusRank = map[Status]int{
 	StatusSkipped: 0, StatusOK: 1, StatusStale: 2, StatusNoData: 3, StatusOutlier: 4,
-	StatusNoKey: 5, StatusRateLimited: 6, StatusUnauthorized: 7, StatusDown: 8,
+	StatusNoKey: 5, StatusRateLimited: 6, StatusOverQuota: 7, StatusUnauthorized: 8, StatusDown: 9,
 }
 
 // Worse reports whether s is worse than t (for a summary's headline status).
@@ -42,7 +43,7 @@ func (s Status) Priced() bool { return s == StatusOK || s == StatusStale || s ==
 
 // Failed reports whether the source failed to answer when it was asked.
 func (s Status) Failed() bool {
-	return s == StatusNoKey || s == StatusRateLimited || s == StatusUnauthorized || s == StatusDown || s == StatusNoData
+	return s == StatusNoKey || s == StatusRateLimited || s == StatusOverQuota || s == StatusUnauthorized || s == StatusDown || s == StatusNoData
 }
 
 // Sample is one reconciled minute of one symbol, as the sources check reads it. Each failed
@@ -167,8 +168,10 @@ func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Stat
 		return StatusNoData
 	case feeds.StatusNoKey:
 		return StatusNoKey
-	case feeds.StatusNotCovered:
-		return StatusSkipped
+	case feeds.StatusNotCovered, feeds.StatusNotFinal:
+		return StatusSkipped // not asked, or asked before its bar was final: no verdict on it yet
+	case feeds.StatusOverQuota:
+		return StatusOverQuota
 	case feeds.StatusPending:
 		return StatusDown // no answer within the deadline: a hanging source
 	}
@@ -191,6 +194,7 @@ var sourceWide = map[Status]string{
 	StatusDown:         SourceDown,
 	StatusUnauthorized: SourceUnauthorized,
 	StatusRateLimited:  SourceRateLimited,
+	StatusOverQuota:    SourceOverQuota,
 	StatusNoKey:        MissingKey,
 }
 
@@ -218,7 +222,9 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 			symbolOrder = append(symbolOrder, res.Symbol)
 			noAnswer[res.Symbol] = nil
 		}
-		if !res.Agreed {
+		// a minute some sources had not said their last word on yet (just closed) is no verdict
+		// on the sources: they are skipped, and the minute is audited again on the next run
+		if !res.Agreed && len(res.NotFinal()) == 0 {
 			noAnswer[res.Symbol] = append(noAnswer[res.Symbol], res)
 		}
 		for _, q := range res.Quotes {
@@ -252,7 +258,7 @@ func CheckSources(samples []Sample, th Thresholds) SourcesReport {
 	// Source-wide failures first: they explain the rest.
 	for _, src := range sourceOrder {
 		obs := bySource[src]
-		for _, st := range []Status{StatusNoKey, StatusUnauthorized, StatusRateLimited, StatusDown} {
+		for _, st := range []Status{StatusNoKey, StatusUnauthorized, StatusRateLimited, StatusOverQuota, StatusDown} {
 			var hit []Observation
 			for _, o := range obs {
 				if o.Status == st {
@@ -336,6 +342,8 @@ func sourceWideFinding(src string, st Status, hit []Observation, of int) Finding
 		f.Message = fmt.Sprintf("%s refused the key for %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	case StatusRateLimited:
 		f.Message = fmt.Sprintf("%s is rate-limiting %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
+	case StatusOverQuota:
+		f.Message = fmt.Sprintf("%s was not asked for %s, its quota used up (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	default:
 		f.Message = fmt.Sprintf("%s is down for %s (%d of %s): %s", src, strings.Join(symbols, ", "), len(hit), plural(of, "quote"), last)
 	}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func TestStatusOf(t *testing.T) {
 		{"no data", feeds.Quote{Status: feeds.StatusNoData}, StatusNoData},
 		{"no key", feeds.Quote{Status: feeds.StatusNoKey}, StatusNoKey},
 		{"not covered", feeds.Quote{Status: feeds.StatusNotCovered}, StatusSkipped},
+		{"not final yet", feeds.Quote{Status: feeds.StatusNotFinal, Kind: sources.KindNotFinal}, StatusSkipped},
 		{"pending past the deadline", feeds.Quote{Status: feeds.StatusPending}, StatusDown},
 		{"unauthorized", failedWith(sources.KindUnauthorized), StatusUnauthorized},
 		{"rate limited", failedWith(sources.KindRateLimited), StatusRateLimited},
@@ -192,12 +194,13 @@ func TestCheckSources(t *testing.T) {
 						Result: result(sym, at(0), priced("a", "100", at(0)), priced("b", "100", at(0)),
 							failedKind("c", sources.KindUnauthorized, "c: unauthorized"), failedKind("d", sources.KindRateLimited, "d: rate limited"),
 							failed("e", feeds.StatusPending, "no answer within the 20s deadline"), failed("f", feeds.StatusNoKey, "F_KEY is not set"),
-							failed("g", feeds.StatusNotCovered, "covers regular, not the pre session")),
+							failed("g", feeds.StatusNotCovered, "covers regular, not the pre session"),
+							failed("h", feeds.StatusOverQuota, "h: over quota: not sent: its quota of 25/day is used up until 2026-03-03T00:01:00Z")),
 					})
 				}
 				return out
 			},
-			want: map[string][]string{SourceUnauthorized: {"c"}, SourceRateLimited: {"d"}, SourceDown: {"e"}, MissingKey: {"f"}},
+			want: map[string][]string{SourceUnauthorized: {"c"}, SourceRateLimited: {"d"}, SourceDown: {"e"}, MissingKey: {"f"}, SourceOverQuota: {"h"}},
 			sev:  map[string]Severity{MissingKey: Warn, SourceDown: Alert},
 		},
 		{
@@ -265,5 +268,23 @@ func TestCheckSourcesSummaries(t *testing.T) {
 	}
 	if !strings.Contains(rep.Findings[0].Message, "boom") {
 		t.Errorf("the down finding should quote the error: %q", rep.Findings[0].Message)
+	}
+}
+
+// TestANotFinalMinuteIsNoFinding: a minute the sources had not said their last word on when the
+// audit asked (it had just closed) is no verdict: no no_answer, and the sources are skipped; a
+// minute the final sources could not answer still is one.
+func TestANotFinalMinuteIsNoFinding(t *testing.T) {
+	m := mustTime("2026-11-24T15:30:00Z")
+	notFinal := func(src string) feeds.Quote {
+		return feeds.Quote{Source: src, Symbol: "X", Status: feeds.StatusNotFinal, Kind: sources.KindNotFinal, Err: "provisional"}
+	}
+	rep := CheckSources([]Sample{
+		{Result: result("NVDA", m, priced("a", "100", m), notFinal("b"), notFinal("c"))},
+		{Result: result("TSLA", m, priced("a", "100", m), failed("b", feeds.StatusNoData, "none"), failed("c", feeds.StatusNoData, "none"))},
+	}, Thresholds{}.WithDefaults(25))
+	got := names(rep.Findings)
+	if !slices.Equal(got[NoAnswer], []string{"TSLA"}) {
+		t.Errorf("no_answer for %v, want TSLA only (NVDA was not final yet): %v", got[NoAnswer], got)
 	}
 }

@@ -17,8 +17,10 @@ type Rules struct {
 	MaxCarry   time.Duration // how old a carried bar may be, counted from the minute asked
 	Sessions   []market.Session
 	// Window is how far before the minute (or before the last in-session minute, for a minute
-	// outside the sessions) the first request of each source reaches. When it holds no bar,
-	// one more request reaches back to MaxCarry.
+	// outside the sessions) a quote first reads: a carry reaches back to MaxCarry, but never
+	// more than the source's MaxWindow before that (what one request reached back over before
+	// the ledger, which the stored answers of a backfill follow too). Requests ask the provider's
+	// whole window around the minute (see Price).
 	Window time.Duration
 	// Deadline bounds the whole fetch; a source that has not answered by then is pending.
 	Deadline time.Duration
@@ -56,6 +58,14 @@ const (
 	StatusNotCovered Status = "not_covered" // not in the feed, or it cannot see the minute's session or date
 	StatusError      Status = "error"       // the request failed; Err says how
 	StatusPending    Status = "pending"     // no answer yet when the reconciler stopped waiting
+	// StatusNotFinal: the source has not said the last word on the minute yet. Its bar there is
+	// younger than its final_after (provisional: Price and BarTime hold it, Final is false), or
+	// it has no bar there yet and may still publish one (no later bar, and final_after has not
+	// passed), so carrying an earlier bar would be guessing. Never priced.
+	StatusNotFinal Status = "not_final"
+	// StatusOverQuota: not asked, since the request would have passed the source's quota
+	// (sources.yaml's quota:, or its free tier's); Err says until when.
+	StatusOverQuota Status = "over_quota"
 )
 
 // Priced reports whether a status carries a price.
@@ -68,10 +78,17 @@ type Quote struct {
 	Source  string         // the source's name in sources.yaml
 	Symbol  string         // the provider's symbol
 	Status  Status         //
-	Price   numeric.Scaled // raw, in the shares of the minute; 0 unless Status.Priced()
+	Price   numeric.Scaled // raw, in the shares of the minute; 0 unless Status.Priced() or a not_final quote's provisional bar
 	BarTime time.Time      // start of the bar Price is the close of
 	Carried bool           // BarTime is before the minute asked (kept when Status turns outlier)
-	Err     string         // why there is no price, when there is none
+	// Final says the source has said the last word on the minute (its final_after passed, or a
+	// later bar proves there is none at it): the bar used will not change. Every priced quote
+	// the Reconciler makes is final; a not_final one is not.
+	Final bool
+	// FetchedAt is when the request that gave the quote was sent, by the reconciler's clock
+	// (zero when the source was not asked): what finality is judged at.
+	FetchedAt time.Time
+	Err       string // why there is no price, when there is none
 	// Kind is what kind of failure a failed request was (rate limited, unauthorized, a body
 	// over its cap…): set with every Status error (and with no_key or no_data when a request
 	// said so), "" when no request failed. Tell failures apart by it, never by Err.
@@ -117,7 +134,25 @@ type Result struct {
 	Survivors int            // priced quotes within outlier_bps of Median
 	Reason    string         // why there is no answer, when there is none
 	Early     bool           // the fetch stopped on an early quorum, before every source answered
-	Quotes    []Quote        // one per source of the spec, in spec order
+	// Unsettled says sources were not final yet when Price answered, and the final prices had
+	// not met the early quorum: any answer is from fewer final sources than it would have
+	// waited for (at least min_sources of them), or, with Provisional, not all final.
+	Unsettled bool
+	// Provisional says the answer counts bars that were not final (ReconcileProvisional, the
+	// LastResort of a rig at its commit deadline).
+	Provisional bool
+	Quotes      []Quote // one per source of the spec, in spec order
+}
+
+// NotFinal lists the sources whose quote is not final yet, in spec order.
+func (r Result) NotFinal() []string {
+	var out []string
+	for _, q := range r.Quotes {
+		if q.Status == StatusNotFinal {
+			out = append(out, q.Source)
+		}
+	}
+	return out
 }
 
 // PriceAt applies the price-at-minute rule to one source's bars: the bar that starts at minute,
@@ -195,6 +230,26 @@ func ReconcileOwned(quotes []Quote, rules Rules) Result {
 	for _, i := range priced {
 		q := &res.Quotes[i]
 		q.DistanceCentiBps = numeric.DistanceCentiBps(q.Price, ref)
+	}
+	return res
+}
+
+// ReconcileProvisional is Reconcile counting the provisional bars of not_final quotes as prices
+// (a bar at the minute younger than its source's final_after; an earlier bar a source may not
+// carry yet is never counted): the best answer at hand when a deadline comes before enough
+// sources are final (the rig at its commit deadline). Its Result says Provisional when a quote it counted was not final.
+func ReconcileProvisional(quotes []Quote, rules Rules) Result {
+	qs := slices.Clone(quotes)
+	for i := range qs {
+		if qs[i].Status == StatusNotFinal && qs[i].Price > 0 {
+			qs[i].Status = StatusOK // Reconcile sets ok or carried from Carried
+		}
+	}
+	res := ReconcileOwned(qs, rules)
+	for _, q := range res.Quotes {
+		if q.Status.Priced() && !q.Final {
+			res.Provisional = true
+		}
 	}
 	return res
 }

@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pricerig/pricerig/market"
-	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -22,14 +22,25 @@ var (
 	ErrNotClosed      = errors.New("minute has not closed yet")
 	ErrTooOld         = errors.New("minute is older than every source's 1-minute history")
 	ErrNoAnswer       = errors.New("no answer")
+	// ErrNotFinal: no answer from the final prices, and some sources are not final yet (the
+	// minute closed too recently; asking again later, or waiting with WaitFinal, may answer).
+	ErrNotFinal = errors.New("not final yet")
 )
 
 // Deps are what a Reconciler gets from its host. Now is the clock every decision reads (is the
-// minute closed, how far back each source reaches, which splits have happened).
+// minute closed, how far back each source reaches, which splits have happened, is a bar final).
 type Deps struct {
 	sources.Deps
 	// After starts the deadline timer; nil means a real timer. Tests fire the deadline by hand.
 	After func(time.Duration) <-chan time.Time
+	// Wait returns once the clock reads until, or with the context's error; nil means a real
+	// timer on Now. It is how Price waits for sources to be final (WaitFinal): a test's fake
+	// clock moves to until and returns at once.
+	Wait func(ctx context.Context, until time.Time) error
+	// Ledger keeps every bar the sources return, and every quote is derived from it (the fetch
+	// only fills it): the history store every process on it shares, or nil for a MemoryLedger
+	// of the reconciler's own.
+	Ledger Ledger
 }
 
 // Member is one source of the spec as the reconciler holds it.
@@ -50,15 +61,50 @@ type Config struct {
 
 // Reconciler prices a symbol at a minute from every source of its feed at once.
 type Reconciler struct {
-	cfg  Config
-	deps Deps
+	cfg    Config
+	deps   Deps
+	ledger Ledger
+	// inflight counts the fetches running, those a Price that stopped early left behind too
+	inflight sync.WaitGroup
+	// unit is the request a fetch asks around a minute: Unit (a benchmark's reference asks as
+	// pricerig did before the ledger)
+	unit func(cov sources.Coverage, t time.Time) market.Span
 }
+
+// Drain waits for the fetches a Price that stopped on an early quorum left running (each ends
+// by its round's deadline): a process about to exit lets them keep their bars in the ledger.
+func (r *Reconciler) Drain() { r.inflight.Wait() }
 
 // NewReconciler builds a reconciler over sources already built (tests, or hosts that build
 // their own).
 func NewReconciler(cfg Config, d Deps) *Reconciler {
 	d.Deps = d.Deps.WithDefaults()
-	return &Reconciler{cfg: cfg, deps: d}
+	if d.Wait == nil {
+		now := d.Now
+		d.Wait = func(ctx context.Context, until time.Time) error { return sleepUntil(ctx, now, until) }
+	}
+	ledger := d.Ledger
+	if ledger == nil {
+		ledger = NewMemoryLedger()
+	}
+	return &Reconciler{cfg: cfg, deps: d, ledger: ledger, unit: Unit}
+}
+
+// sleepUntil waits on a real timer until now() reads until.
+func sleepUntil(ctx context.Context, now func() time.Time, until time.Time) error {
+	for {
+		d := until.Sub(now())
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
 }
 
 // New builds the sources of a loaded spec and a reconciler over them.
@@ -133,7 +179,24 @@ func (r *Reconciler) Members() []Member { return slices.Clone(r.cfg.Members) }
 // PriceOption changes one Price call.
 type PriceOption func(*priceOptions)
 
-type priceOptions struct{ earlyQuorum int }
+type priceOptions struct {
+	earlyQuorum int
+	until       time.Time // answer by then, waiting for finality; zero: do not wait
+	lastResort  bool
+}
+
+// WaitFinal makes Price wait for sources that are not final yet (StatusNotFinal), answering by
+// until (the reconciler's clock): each is asked again when its final_after passes, if that round
+// (up to the rules' deadline) can end by until, and Price answers as soon as enough final prices
+// agree (the early quorum over the final ones, as the fetch stops early) or every source is
+// final. Without it Price makes one round of requests and reports the sources not final yet.
+func WaitFinal(until time.Time) PriceOption { return func(o *priceOptions) { o.until = until } }
+
+// LastResort, with WaitFinal, is a rig's answer at its commit deadline: when sources are still
+// not final by then, they are asked once more at the last moment a round can end by until, and
+// if the final prices give no answer (fewer than min_sources), the provisional bars count too
+// (ReconcileProvisional): the Result says Unsettled and Provisional.
+func LastResort() PriceOption { return func(o *priceOptions) { o.lastResort = true } }
 
 // WaitAll makes Price wait for every source (or the deadline): it never stops early, neither on
 // an early quorum nor when no answer is possible any more. The rig's self-check wants every
@@ -150,11 +213,14 @@ func Aligned(t time.Time) bool { return t.Equal(t.Truncate(time.Minute)) }
 type task struct {
 	idx      int
 	src      sources.Source
-	symbol   string
-	from, to time.Time // first request
-	floor    time.Time // the second request, if the first holds no bar, covers [floor, from)
-	adjusted bool      // the source returns split-adjusted prices
-	splits   []Split   // the feed's splits, to undo the adjustment
+	symbol   string           // the provider's
+	feed     string           // the feed's symbol: the ledger's
+	known    []market.Session // the source's sessions among the rules': where it can say a minute had no trade
+	from, to time.Time        // the minutes around the one asked the quote reads: [from, to)
+	floor    time.Time        // how far back a carry reaches: max_carry, the lookback, MaxWindow before from
+	adjusted bool             // the source returns split-adjusted prices
+	splits   []Split          // the feed's splits, to undo the adjustment
+	cov      sources.Coverage
 }
 
 // Price reconciles the price of symbol at minute.
@@ -165,10 +231,15 @@ type task struct {
 // history reaches back that far and whose publication delay has passed. The others get a
 // not_covered or no_key quote.
 //
-// Each asked source gets one request for [effective − window, effective + 1m) (clipped to its
-// lookback) and, only when that holds no bar at or before the minute, a second one reaching back
-// to max_carry (clipped to its lookback and its MaxWindow). A Saturday minute thus costs one
-// request per source, reaching back to Friday's last in-session minute.
+// Each asked source's quote is derived from the bar ledger (Deps.Ledger), which is asked first:
+// a source is asked only for what the ledger does not know final. Then it gets one request for
+// the provider's request unit around the effective minute (its New York date, or the run of
+// dates or the month the provider answers at once; of a day still growing, the rest from its
+// last final bar), clipped to its lookback and to what its delay lets it serve, and, only when
+// the price needs a carry from before what that held, a second one reaching back to max_carry
+// (clipped to its lookback and to MaxWindow before the window). A Saturday minute thus costs one
+// request per source, Friday's date, and a minute whose sources' dates the ledger holds final
+// costs none.
 //
 // When to stop: every source answered; or the deadline passed (the rest are pending); or, early,
 // the priced answers number at least the early quorum — max(min_sources, early_quorum, or a
@@ -232,8 +303,15 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 		return res, fmt.Errorf("%w: %s", ErrTooOld, minute.Format(time.RFC3339))
 	}
 
-	early := r.gather(ctx, tasks, quotes, minute, now, o.earlyQuorum)
+	early := r.settle(ctx, tasks, quotes, minute, effective, o)
 	final := Reconcile(quotes, rules)
+	unsettled := len(final.NotFinal()) > 0 && !finalQuorum(final.Quotes, tasks, o.earlyQuorum, rules)
+	if !final.Agreed && o.lastResort && unsettled {
+		if best := ReconcileProvisional(quotes, rules); best.Agreed {
+			final = best
+		}
+	}
+	final.Unsettled = unsettled
 	final.Symbol, final.Minute, final.Effective, final.Session, final.Early = symbol, minute, effective, session, early
 	for _, q := range final.Quotes {
 		r.deps.Logger.Debug("quote", slog.String("symbol", symbol), slog.Time("minute", minute),
@@ -244,6 +322,10 @@ func (r *Reconciler) Price(ctx context.Context, symbol string, minute time.Time,
 	if !final.Agreed {
 		if len(tasks) == 0 {
 			final.Reason = "no source of the feed can answer this minute"
+		}
+		if waiting := final.NotFinal(); len(waiting) > 0 {
+			final.Reason = notFinalReason(final, r.deps.Now())
+			return final, fmt.Errorf("%w: %s", ErrNotFinal, final.Reason)
 		}
 		return final, fmt.Errorf("%w: %s", ErrNoAnswer, final.Reason)
 	}
@@ -296,11 +378,17 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 			continue
 		}
 		t := task{
-			idx: i, src: m.Source, symbol: q.Symbol,
+			idx: i, src: m.Source, symbol: q.Symbol, feed: feed.Symbol, known: market.IntersectSessions(cov.Sessions, rules.Sessions),
 			from: effective.Add(-rules.Window), to: effective.Add(time.Minute),
 			floor:    minute.Add(-rules.MaxCarry),
 			adjusted: cov.Adjustment == sources.SplitAdjusted || cov.Adjustment == sources.SplitDividendAdjusted,
 			splits:   r.cfg.Splits[feed.Symbol],
+			cov:      cov,
+		}
+		if !cov.Final(effective, now) {
+			// a fresh minute: ask up to now as well, since a later bar is what shows that the
+			// source published past a minute it has no bar at (Derive)
+			t.to = latest(t.to, now.Truncate(time.Minute))
 		}
 		if t.from.Before(lb) {
 			t.from = lb
@@ -314,170 +402,6 @@ func (r *Reconciler) plan(feed Feed, quotes []Quote, minute, effective time.Time
 		tasks = append(tasks, t)
 	}
 	return tasks, candidates, tooOld
-}
-
-// gather runs the tasks concurrently and writes their quotes; it reports whether it stopped on an
-// early quorum.
-func (r *Reconciler) gather(ctx context.Context, tasks []task, quotes []Quote, minute, now time.Time, earlyQuorum int) (early bool) {
-	if len(tasks) == 0 {
-		return false
-	}
-	rules := r.cfg.Rules
-	if err := context.Cause(ctx); err != nil {
-		for _, t := range tasks {
-			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, "stopped: "+err.Error()
-		}
-		return false
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type answer struct {
-		idx int
-		q   Quote
-	}
-	answers := make(chan answer, len(tasks)) // buffered: a late answer never blocks its goroutine
-	for _, t := range tasks {
-		q := quotes[t.idx] // a copy: the goroutine never touches quotes, which gather owns
-		go func() { answers <- answer{t.idx, r.fetch(ctx, t, q, minute, now)} }()
-	}
-	var deadline <-chan time.Time
-	if r.deps.After != nil {
-		deadline = r.deps.After(rules.Deadline)
-	} else {
-		timer := time.NewTimer(rules.Deadline)
-		defer timer.Stop()
-		deadline = timer.C
-	}
-	quorum := effectiveQuorum(earlyQuorum, rules.MinSources, len(tasks))
-	done := make(map[int]bool, len(tasks))
-	why := ""
-	for len(done) < len(tasks) && why == "" {
-		select {
-		case a := <-answers:
-			quotes[a.idx] = a.q
-			done[a.idx] = true
-			if earlyQuorum != WaitForAll {
-				why = stopEarly(quotes, tasks, done, quorum, rules)
-				early = why != ""
-			}
-		case <-deadline:
-			why = fmt.Sprintf("no answer within the %s deadline", rules.Deadline)
-		case <-ctx.Done():
-			why = "stopped: " + context.Cause(ctx).Error()
-		}
-	}
-	for _, t := range tasks {
-		if !done[t.idx] {
-			quotes[t.idx].Status, quotes[t.idx].Err = StatusPending, why
-		}
-	}
-	return early
-}
-
-// effectiveQuorum is the number of agreeing priced answers that ends the fetch early.
-func effectiveQuorum(early, minSources, asked int) int {
-	q := early
-	switch {
-	case early == WaitForAll:
-		return asked
-	case early <= 0:
-		q = asked/2 + 1
-	}
-	q = max(q, minSources)
-	return min(q, asked)
-}
-
-// stopEarly says why the fetch can stop before every source answered, or "".
-func stopEarly(quotes []Quote, tasks []task, done map[int]bool, quorum int, rules Rules) string {
-	if len(done) == len(tasks) {
-		return ""
-	}
-	var priced []Quote
-	for idx := range done {
-		if quotes[idx].Status.Priced() {
-			priced = append(priced, quotes[idx])
-		}
-	}
-	running := len(tasks) - len(done)
-	if len(priced)+running < max(rules.MinSources, 1) {
-		return fmt.Sprintf("stopped: only %s can still give a price; min_sources is %d", plural(len(priced)+running, "source"), rules.MinSources)
-	}
-	if len(priced) < quorum {
-		return ""
-	}
-	if rec := Reconcile(priced, rules); rec.Survivors == len(priced) {
-		return fmt.Sprintf("stopped: %d sources agreed first", len(priced))
-	}
-	return ""
-}
-
-// fetch asks one source and applies the price-at-minute rule to what it returns.
-func (r *Reconciler) fetch(ctx context.Context, t task, q Quote, minute, now time.Time) Quote {
-	rules := r.cfg.Rules
-	start := time.Now() // latency is a measurement for reports, not a decision: the real clock
-	bar, found, failed := r.ask(ctx, t, &q, t.from, t.to, minute, now)
-	if failed {
-		q.Latency = time.Since(start)
-		return q
-	}
-	if !found && t.floor.Before(t.from) {
-		bar, found, failed = r.ask(ctx, t, &q, t.floor, t.from, minute, now)
-		if failed {
-			q.Latency = time.Since(start)
-			return q
-		}
-	}
-	q.Latency = time.Since(start)
-	if !found {
-		q.Status = StatusNoData
-		q.Err = fmt.Sprintf("no bar in the %s before %s", rules.MaxCarry, minute.Format(time.RFC3339))
-		return q
-	}
-	q.Status, q.Price, q.BarTime, q.Carried = StatusOK, bar.Close, bar.Start, !bar.Start.Equal(minute)
-	if q.Carried {
-		q.Status = StatusCarried
-	}
-	return q
-}
-
-// ask makes one request and looks for the price at the minute in its bars. failed means q now
-// holds the failure.
-func (r *Reconciler) ask(ctx context.Context, t task, q *Quote, from, to, minute, now time.Time) (bar sources.Bar, found, failed bool) {
-	q.Requests++
-	bars, err := t.src.Bars(ctx, t.symbol, from, to)
-	if err != nil {
-		if errors.Is(err, sources.ErrNoData) {
-			return sources.Bar{}, false, false // an empty window, as some providers report it
-		}
-		q.Status, q.Err, q.Kind = classify(err), redact.String(err.Error()), sources.KindOf(err)
-		return sources.Bar{}, false, true
-	}
-	if t.adjusted {
-		bars, err = Unadjust(bars, t.splits, now)
-		if err != nil {
-			q.Status, q.Err, q.Kind = StatusError, redact.String(err.Error()), sources.KindOf(err)
-			return sources.Bar{}, false, true
-		}
-	}
-	rules := r.cfg.Rules
-	in := bars[:0:0]
-	for _, b := range bars {
-		if !b.Start.Before(from) && b.Start.Before(to) && market.InSessions(b.Start, rules.Sessions) {
-			in = append(in, b)
-		}
-	}
-	bar, _, found = PriceAt(in, minute, rules.MaxCarry)
-	return bar, found, false
-}
-
-func classify(err error) Status {
-	switch {
-	case errors.Is(err, sources.ErrNoData):
-		return StatusNoData
-	case errors.Is(err, sources.ErrNoKey):
-		return StatusNoKey
-	}
-	return StatusError
 }
 
 func ceilMinute(t time.Time) time.Time {

@@ -138,6 +138,10 @@ type LoadOptions struct {
 type SimTarget struct {
 	Root        string
 	Key, Secret string
+	// Instant says the simulator serves every bar final the moment its minute ends
+	// (sim.Options.Instant): every source's final_after is then 0, so a test pricing the last
+	// closed minute does not wait for finality the simulator does not emulate.
+	Instant bool
 }
 
 // DefaultFile is the name problems are reported under when LoadOptions.File is empty.

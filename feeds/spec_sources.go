@@ -18,7 +18,7 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
-var commonSourceKeys = []string{"type", "base_url", "key_env", "secret_env", "rate", "timeout", "retries"}
+var commonSourceKeys = []string{"type", "base_url", "key_env", "secret_env", "rate", "quota", "timeout", "retries", "final_after"}
 
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
@@ -51,27 +51,71 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	if !ok {
 		return SourceSpec{}, false
 	}
-	src := SourceSpec{Settings: sources.Settings{Name: e.key, Options: map[string]string{}}, Line: lineOf(e.node)}
-	values := map[string]entry{}
-	for _, kv := range entries {
-		values[kv.key] = kv
-	}
-	typeEntry, hasType := values["type"]
-	if !hasType {
-		l.errorf(e.node, join(path, "type"), "missing (one of %s)", knownTypes())
+	factory, ok := l.sourceType(e, path, entries)
+	if !ok {
 		return SourceSpec{}, false
+	}
+	src := SourceSpec{Settings: sources.Settings{Name: e.key, Type: factory.Type, Options: map[string]string{}}, Line: lineOf(e.node)}
+	src.NeedsKey, src.NeedsSecret = factory.NeedsKey, factory.NeedsSecret
+	good, optionLines := l.sourceKeys(entries, path, factory, &src)
+	for _, req := range factory.Required {
+		if _, set := src.Options[req]; !set {
+			l.errorf(e.node, join(path, req), "missing (type %s requires it: %s)", src.Type, factory.Options[req])
+			good = false
+		}
+	}
+	if factory.NeedsKey && src.KeyEnv == "" {
+		l.errorf(e.node, join(path, "key_env"), "missing: type %s needs a key; name the environment variable that holds it", src.Type)
+		good = false
+	}
+	if factory.NeedsSecret && src.SecretEnv == "" {
+		l.errorf(e.node, join(path, "secret_env"), "missing: type %s needs a secret; name the environment variable that holds it", src.Type)
+		good = false
+	}
+	if src.Rate.IsZero() {
+		src.Rate = factory.DefaultRate
+	}
+	src.Quota = src.Quota.Or(factory.DefaultQuota)
+	l.resolve(&src)
+	if src.BaseURL == "" {
+		l.errorf(e.node, join(path, "base_url"), "missing")
+		good = false
+	}
+	if !good {
+		return SourceSpec{}, false
+	}
+	return l.trial(e, path, factory, src, optionLines)
+}
+
+// sourceType reads a source's type: and returns the factory registered for it.
+func (l *loader) sourceType(e entry, path string, entries []entry) (sources.Factory, bool) {
+	var typeEntry *entry
+	for i := range entries {
+		if entries[i].key == "type" {
+			typeEntry = &entries[i]
+		}
+	}
+	if typeEntry == nil {
+		l.errorf(e.node, join(path, "type"), "missing (one of %s)", knownTypes())
+		return sources.Factory{}, false
 	}
 	typ, ok := l.str(typeEntry.value, join(path, "type"))
 	if !ok {
-		return SourceSpec{}, false
+		return sources.Factory{}, false
 	}
 	factory, known := sources.Lookup(typ)
 	if !known {
 		l.errorf(typeEntry.value, join(path, "type"), "unknown source type %q (known: %s)", typ, knownTypes())
-		return SourceSpec{}, false
+		return sources.Factory{}, false
 	}
-	src.Type = typ
-	src.NeedsKey, src.NeedsSecret = factory.NeedsKey, factory.NeedsSecret
+	factory.Type = typ // a factory registered under a test's name may not repeat it
+	return factory, true
+}
+
+// sourceKeys reads a source's keys into src: the keys every source has, and the options its
+// type declares. It reports whether all were good, and the node of each option (an option's
+// error, found when the source is built, points at it).
+func (l *loader) sourceKeys(entries []entry, path string, factory sources.Factory, src *SourceSpec) (bool, map[string]ast.Node) {
 	good := true
 	optionLines := map[string]ast.Node{}
 	for _, kv := range entries {
@@ -111,6 +155,10 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 				src.Rate = r
 			}
 			good = good && ok
+		case "quota":
+			q, ok := l.quota(kv.value, kpath)
+			good = good && ok
+			src.Quota = q
 		case "timeout":
 			d, ok := l.duration(kv.value, kpath, 10*time.Minute)
 			good = good && ok
@@ -122,9 +170,13 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 			if v == 0 {
 				src.Retries = sources.NoRetries // written 0 means none; absent keeps the default
 			}
+		case "final_after":
+			d, ok := l.finalAfter(kv.value, kpath)
+			good = good && ok
+			src.FinalAfter = d
 		default:
 			if _, isOption := factory.Options[kv.key]; !isOption {
-				l.errorf(kv.node, kpath, "unknown key for type %s (want %s)", typ, strings.Join(allowedKeys(factory), ", "))
+				l.errorf(kv.node, kpath, "unknown key for type %s (want %s)", factory.Type, strings.Join(allowedKeys(factory), ", "))
 				good = false
 				continue
 			}
@@ -134,33 +186,38 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 			optionLines[kv.key] = kv.value
 		}
 	}
-	for _, req := range factory.Required {
-		if _, set := src.Options[req]; !set {
-			l.errorf(e.node, join(path, req), "missing (type %s requires it: %s)", typ, factory.Options[req])
-			good = false
-		}
+	return good, optionLines
+}
+
+// maxFinalAfter bounds final_after: a provider whose bars settle later than a day is a daily
+// provider, which the delay option describes.
+const maxFinalAfter = 24 * time.Hour
+
+// finalAfter reads final_after: a duration from 0 (the bar is final when its minute ends, which
+// is FinalAtClose: an unset value means the type's default) to maxFinalAfter.
+func (l *loader) finalAfter(n ast.Node, path string) (time.Duration, bool) {
+	s, ok := l.scalar(n, path)
+	if !ok {
+		return 0, false
 	}
-	if factory.NeedsKey && src.KeyEnv == "" {
-		l.errorf(e.node, join(path, "key_env"), "missing: type %s needs a key; name the environment variable that holds it", typ)
-		good = false
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		l.errorf(n, path, "duration %q: want a Go duration like 35s or 15m (0: final when the minute ends)", s)
+		return 0, false
 	}
-	if factory.NeedsSecret && src.SecretEnv == "" {
-		l.errorf(e.node, join(path, "secret_env"), "missing: type %s needs a secret; name the environment variable that holds it", typ)
-		good = false
+	if d < 0 || d > maxFinalAfter {
+		l.errorf(n, path, "duration %s: must be at least 0 and at most %s", d, maxFinalAfter)
+		return 0, false
 	}
-	if src.Rate.IsZero() {
-		src.Rate = factory.DefaultRate
+	if d == 0 {
+		return sources.FinalAtClose, true
 	}
-	l.resolve(&src)
-	if src.BaseURL == "" {
-		l.errorf(e.node, join(path, "base_url"), "missing")
-		good = false
-	}
-	if !good {
-		return SourceSpec{}, false
-	}
-	// Build the source once, with no network, to let its type check its options and say what it
-	// covers. Placeholders stand in for unset secrets: the built source is dropped here.
+	return d, true
+}
+
+// trial builds the source once, with no network, to let its type check its options and say
+// what it covers. Placeholders stand in for unset secrets: the built source is dropped here.
+func (l *loader) trial(e entry, path string, factory sources.Factory, src SourceSpec, optionLines map[string]ast.Node) (SourceSpec, bool) {
 	trial := src.Settings
 	trial.Options = maps.Clone(src.Options)
 	if src.Missing != "" {
@@ -186,6 +243,20 @@ func (l *loader) source(e entry) (SourceSpec, bool) {
 	return src, true
 }
 
+// quota reads quota: one limit (25/day) or several (50/hour, 1000/day), or none.
+func (l *loader) quota(n ast.Node, path string) (sources.Quota, bool) {
+	s, ok := l.scalar(n, path)
+	if !ok {
+		return nil, false
+	}
+	q, err := sources.ParseQuota(s)
+	if err != nil {
+		l.errorf(n, path, "%v", err)
+		return nil, false
+	}
+	return q, true
+}
+
 // resolve applies the overrides and reads the secrets.
 func (l *loader) resolve(src *SourceSpec) {
 	if u, ok := l.opts.BaseURLs[src.Type]; ok {
@@ -196,6 +267,9 @@ func (l *loader) resolve(src *SourceSpec) {
 	}
 	if sim := l.opts.Sim; sim != nil {
 		src.BaseURL = strings.TrimRight(sim.Root, "/") + "/" + src.Type
+		if sim.Instant {
+			src.FinalAfter = sources.FinalAtClose
+		}
 		if src.KeyEnv != "" || src.NeedsKey {
 			src.Key = sim.Key
 		}

@@ -28,6 +28,7 @@ sources:
     type: test-plain
     base_url: https://plain.example
     rate: 30/min
+    quota: 50/hour, 1000/day
     timeout: 3s
     retries: 1
     feed: iex
@@ -77,7 +78,7 @@ func TestLoadGood(t *testing.T) {
 	plain, keyed := spec.Sources[0], spec.Sources[1]
 	if plain.Name != "plain" || plain.Type != "test-plain" || plain.BaseURL != "https://plain.example" ||
 		plain.Rate != (sources.Rate{N: 30, Per: time.Minute}) || plain.Timeout != 3*time.Second || plain.Retries != 1 ||
-		plain.Options["feed"] != "iex" || plain.Line != 13 || !plain.Usable() {
+		plain.Options["feed"] != "iex" || plain.Line != 13 || !plain.Usable() || plain.Quota.String() != "50/hour, 1000/day" {
 		t.Errorf("plain: %+v", plain)
 	}
 	if keyed.Key != "id-1" || keyed.Secret != "s3cret" || keyed.Options["region"] != "us" || !keyed.Usable() ||
@@ -132,7 +133,7 @@ func TestLoadMissingKeyIsAWarning(t *testing.T) {
 	if keyed.Usable() || keyed.Missing != "KEYED_SECRET is not set" {
 		t.Errorf("keyed: usable=%v missing=%q", keyed.Usable(), keyed.Missing)
 	}
-	if len(spec.Warnings) != 1 || spec.Warnings[0].String() != "sources.yaml:20: sources.keyed: KEYED_SECRET is not set; the source is skipped" {
+	if len(spec.Warnings) != 1 || spec.Warnings[0].String() != "sources.yaml:21: sources.keyed: KEYED_SECRET is not set; the source is skipped" {
 		t.Errorf("warnings %v", spec.Warnings)
 	}
 	if keyed.Key != "id-1" {
@@ -215,6 +216,11 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`s.yaml:6: sources.p.rate: rate "200/mn": period must be s, min, h, day or a duration like 10s`},
 		},
 		{
+			name: "bad quota names file line and key",
+			yaml: "version: 1\nsources:\n  p:\n    type: test-plain\n    base_url: http://x\n    quota: 25/week\nfeeds: {NVDA: {p: NVDA}}\n",
+			want: []string{`s.yaml:6: sources.p.quota: quota "25/week": the period must be hour, day or month`},
+		},
+		{
 			name: "every error, not just the first",
 			yaml: `version: 1
 colour: blue
@@ -231,9 +237,18 @@ feeds:
 				"s.yaml:3: reconcile.outlier_bps: 0 is out of range 1..10000",
 				`s.yaml:3: reconcile.sessions: unknown session "lunch" (want one of overnight, pre, regular, post)`,
 				`s.yaml:5: sources.p.timeout: duration "soon": want a Go duration like 90s, 30m or 96h`,
-				"s.yaml:5: sources.p.rattle: unknown key for type test-plain (want type, base_url, key_env, secret_env, rate, timeout, retries, feed, sessions)",
+				"s.yaml:5: sources.p.rattle: unknown key for type test-plain (want type, base_url, key_env, secret_env, rate, quota, timeout, retries, final_after, feed, sessions)",
 				`s.yaml:6: sources.q.type: unknown source type "nasdaq"`,
 				`s.yaml:8: feeds.NVDA.nope: no source named "nope" in sources`,
+			},
+		},
+		{
+			name: "bad final_after names file line and key",
+			yaml: "version: 1\nsources:\n  p:\n    type: test-plain\n    base_url: http://x\n    final_after: -5s\n  q: {type: test-plain, base_url: http://y, final_after: soon}\n  r: {type: test-plain, base_url: http://z, final_after: 48h}\nfeeds: {NVDA: {p: NVDA, q: NVDA, r: NVDA}}\n",
+			want: []string{
+				"s.yaml:6: sources.p.final_after: duration -5s: must be at least 0 and at most 24h0m0s",
+				`s.yaml:7: sources.q.final_after: duration "soon": want a Go duration like 35s or 15m (0: final when the minute ends)`,
+				"s.yaml:8: sources.r.final_after: duration 48h0m0s: must be at least 0 and at most 24h0m0s",
 			},
 		},
 		{
@@ -509,5 +524,39 @@ func TestLoadRetriesZeroMeansNone(t *testing.T) {
 	}
 	if plain, keyed := spec.Sources[0], spec.Sources[1]; plain.Retries != sources.NoRetries || keyed.Retries != 0 {
 		t.Errorf("retries %d and %d, want %d (none) and 0 (the default)", plain.Retries, keyed.Retries, sources.NoRetries)
+	}
+}
+
+// TestFinalAfterReachesTheSourcesCoverage: final_after in sources.yaml is what the built
+// source's coverage says (and so what the reconciler waits for); 0 trusts a bar when its minute
+// ends; an unset one is the type's documented default.
+func TestFinalAfterReachesTheSourcesCoverage(t *testing.T) {
+	const text = `version: 1
+sources:
+  a: {type: yahoo, base_url: http://a}
+  b: {type: yahoo, base_url: http://b, final_after: 0}
+  c: {type: yahoo, base_url: http://c, final_after: 90s}
+feeds: {NVDA: {a: NVDA, b: NVDA, c: NVDA}}
+`
+	spec, err := Load([]byte(text), LoadOptions{Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yahoo, _ := sources.Lookup("yahoo")
+	for name, want := range map[string]time.Duration{"a": yahoo.FinalAfter, "b": 0, "c": 90 * time.Second} {
+		s, _ := spec.Source(name)
+		if s.Coverage.FinalAfter != want {
+			t.Errorf("%s: coverage final_after %v, want %v", name, s.Coverage.FinalAfter, want)
+		}
+		src, err := BuildSource(s, sources.Deps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.Coverage().FinalAfter; got != want {
+			t.Errorf("%s built: final_after %v, want %v", name, got, want)
+		}
+	}
+	if yahoo.FinalAfter <= 0 {
+		t.Errorf("yahoo's default final_after is %v", yahoo.FinalAfter)
 	}
 }

@@ -130,6 +130,11 @@ func Params(s string) string {
 // and the start of a secret cut short before an ellipsis.
 func String(s string) string { return With(s, nil) }
 
+// Error is err's text, redacted as String does: for an error shown or kept anywhere the
+// command's redacting writers do not stand in front of (a served page, /readyz, a file, a
+// database row).
+func Error(err error) string { return String(err.Error()) }
+
 // With is String with more secrets: secrets prepared by Secrets (a client's own key, of any
 // length), redacted before the registered ones.
 func With(s string, secrets []string) string {

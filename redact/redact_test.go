@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -206,5 +207,13 @@ func TestRegisterWhileRedacting(t *testing.T) {
 		if got := String("the secret is " + s); strings.Contains(got, s) {
 			t.Fatalf("%q is not redacted after Register: %q", s, got)
 		}
+	}
+}
+
+func TestErrorRedactsAnErrorsText(t *testing.T) {
+	Register("err-secret-4711")
+	err := fmt.Errorf("rpc unavailable: %w", errors.New(`Post "https://node/v3/err-secret-4711?apikey=zzz": refused`))
+	if got, want := Error(err), `rpc unavailable: Post "https://node/v3/REDACTED?apikey=REDACTED": refused`; got != want {
+		t.Fatalf("Error = %q, want %q", got, want)
 	}
 }

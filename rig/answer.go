@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -95,12 +96,15 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskVie
 		}
 		return
 	}
+	if res.Unsettled {
+		r.unsettled(ctx, log, t.id, res)
+	}
 	if r.pricedWhileFollowing(t.id) {
 		r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.WarmAnswers })
 		log.Info("answering from the price taken while following: no fetch at the takeover")
 	}
 	for _, q := range res.Quotes {
-		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey {
+		if !q.Status.Priced() && q.Status != feeds.StatusNotCovered && q.Status != feeds.StatusNoKey && q.Status != feeds.StatusNotFinal {
 			if m := r.cfg.Metrics; m != nil {
 				m.SourceErrors.WithLabelValues(q.Source, string(q.Status)).Inc()
 			}
@@ -117,6 +121,44 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskVie
 		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
 			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
 	})
+}
+
+// unsettled logs, counts and journals an answer taken before its sources were final enough:
+// by the commit deadline, from fewer final prices than the early quorum, or with provisional
+// bars. The task is still answered: a rig that skipped it would be slashed for sure.
+func (r *Runner) unsettled(ctx context.Context, log *slog.Logger, taskID uint64, res feeds.Result) {
+	mark := unsettledMarkOf(taskID, res, r.cfg.Now())
+	var unfinal []string
+	for _, s := range mark.Sources {
+		if s.Status == string(feeds.StatusNotFinal) || s.Price > 0 && !s.Final {
+			unfinal = append(unfinal, s.Name)
+		}
+	}
+	log.Warn("answering before the sources were final enough", "outcome", mark.Outcome, "price", res.Price.String(),
+		"not_final", strings.Join(unfinal, ","))
+	if m := r.cfg.Metrics; m != nil {
+		m.Unsettled.WithLabelValues(mark.Outcome).Inc()
+	}
+	if err := r.journal.MarkUnsettled(r.lead.fenced(ctx), mark); err != nil {
+		log.Error("journaling the unsettled answer", "error", err)
+	}
+}
+
+// unsettledMarkOf is the journal's mark of an answer reconciled in res before its sources were
+// final enough: every asked source's status, bar, finality and fetch time.
+func unsettledMarkOf(taskID uint64, res feeds.Result, at time.Time) journal.UnsettledMark {
+	m := journal.UnsettledMark{TaskID: taskID, Symbol: res.Symbol, Minute: res.Minute, At: at, Price: res.Price, Outcome: journal.UnsettledFinalSubset}
+	if res.Provisional {
+		m.Outcome = journal.UnsettledProvisional
+	}
+	for _, q := range res.Quotes {
+		if q.Status == feeds.StatusNotCovered || q.Status == feeds.StatusNoKey {
+			continue
+		}
+		m.Sources = append(m.Sources, journal.MarkedSource{Name: q.Source, Status: string(q.Status), Price: q.Price,
+			BarTime: q.BarTime.UTC(), Final: q.Final, FetchedAt: q.FetchedAt.UTC()})
+	}
+	return m
 }
 
 // refuse journals the spec's refusal_answer for each of our rigs drawn for a task the spec
@@ -185,8 +227,10 @@ func (r *Runner) priceAs(ctx context.Context, taskID uint64, input task.Input, b
 	}
 	r.mu.Unlock()
 	if fetch {
+		// Wait for the sources to be final within the budget (the commit window less its
+		// margin); by then, answer from what is final or, as a last resort, provisional.
 		pctx, cancel := context.WithTimeout(ctx, budget)
-		call.result, call.err = r.pricer.Price(pctx, input.Symbol, input.Minute)
+		call.result, call.err = r.pricer.Price(pctx, input.Symbol, input.Minute, feeds.WaitFinal(r.cfg.Now().Add(budget)), feeds.LastResort())
 		cancel()
 		close(call.done)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 )
@@ -259,7 +260,8 @@ func (r *Runner) Ready() (ready bool, why string) {
 	case at.IsZero():
 		return false, "no look at the chain yet"
 	case err != nil:
-		return false, "last look at the chain failed: " + err.Error()
+		// served on /readyz: redacted as stdout and stderr are (the RPC URL's key is in err)
+		return false, "last look at the chain failed: " + redact.Error(err)
 	case time.Since(at) > 5*r.cfg.Poll+5*time.Second:
 		return false, fmt.Sprintf("last look at the chain was %s ago", time.Since(at).Round(time.Second))
 	}

@@ -36,6 +36,11 @@ type Metrics struct {
 	// Prepriced counts tasks this instance priced while it followed; WarmAnswers the answers it
 	// journaled from such a price after taking over (no fetch at the takeover).
 	Prepriced, WarmAnswers prometheus.Counter
+	// Unsettled counts the tasks answered before their sources were final enough, by outcome:
+	// final_subset (from the final prices, at least min_sources, fewer than the early quorum) or
+	// provisional (provisional bars counted: too few final by the commit deadline). The journal
+	// keeps each one (UnsettledMark).
+	Unsettled *prometheus.CounterVec
 }
 
 // NewMetrics registers the runner's series with reg.
@@ -79,7 +84,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.ReorgedRevertedTxs = byRig("reorged_reverted_txs_total", "Transactions of reverted_txs_total taken back out because a reorg dropped or moved them, by rig.")
 	m.Prepriced = counter("tasks_prepriced_total", "Tasks this instance priced while it followed, ready for a takeover.")
 	m.WarmAnswers = counter("warm_answers_total", "Answers journaled from a price taken while this instance followed: no fetch at the takeover.")
-	reg.MustRegister(m.Prepriced, m.WarmAnswers)
+	m.Unsettled = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "pricerig", Subsystem: "rig", Name: "unsettled_answers_total",
+		Help: "Tasks answered before their sources were final enough by the commit deadline: from fewer final prices than the early quorum (final_subset), or counting provisional bars (provisional)."}, []string{"outcome"})
+	reg.MustRegister(m.Prepriced, m.WarmAnswers, m.Unsettled)
 	m.Leader.Set(1) // a runner on a SQLite journal always leads; a shared one sets it at its first look
 	reg.MustRegister(m.Seen, m.Committed, m.Revealed, m.Agreed, m.Slashed, m.Skipped, m.SelfDistance, m.RealizedDistance, m.CommitMargin, m.SourceErrors, m.Refused,
 		m.Leader, m.LeaseAge, m.GasPaidWei, m.EarnedWei, m.SlashedWei, m.RevertedTxs,

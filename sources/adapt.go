@@ -407,8 +407,9 @@ func clipText(s string) string {
 // factory f the adapter registers: the name defaulted to f.Type, the options checked against f
 // (an *OptionError naming the key), the key and secret required when f needs them (f.KeyHelp
 // says what is missing), base_url defaulted to f.BaseURL and checked, and the rate defaulted to
-// f.DefaultRate (the client paces at it, Coverage reports it). It returns the settings to build
-// the source with.
+// f.DefaultRate (the client paces at it, Coverage reports it), the quota to f.DefaultQuota (the
+// client counts every request against it), and final_after defaulted to f.FinalAfter. It
+// returns the settings to build the source with.
 func Keyed(s Settings, f Factory) (Settings, error) {
 	if s.Name == "" {
 		s.Name = f.Type
@@ -436,6 +437,10 @@ func Keyed(s Settings, f Factory) (Settings, error) {
 		return s, err
 	}
 	s.Rate = s.Rate.Or(f.DefaultRate)
+	s.Quota = s.Quota.Or(f.DefaultQuota)
+	if s.FinalAfter == 0 {
+		s.FinalAfter = f.FinalAfter
+	}
 	return s, nil
 }
 

@@ -38,10 +38,12 @@ type Base struct {
 
 // NewBase is the end of every adapter's New: s as Keyed returned it (name, key, base URL and
 // rate resolved), the client built from it with the provider's options, and the coverage the
-// adapter declares, whose Rate is the rate the client paces at.
+// adapter declares, whose Rate is the rate the client paces at and whose FinalAfter is the
+// settings' (FinalAtClose is 0).
 func NewBase(s Settings, d Deps, o ClientOptions, cov Coverage) Base {
 	d = d.WithDefaults()
-	cov.Rate = s.Rate
+	cov.Rate, cov.Quota = s.Rate, s.Quota
+	cov.FinalAfter = max(s.FinalAfter, 0)
 	return Base{client: NewClient(s, d, o), key: s.Key, now: d.Now, log: d.Logger, cov: cov}
 }
 

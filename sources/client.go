@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -109,6 +108,8 @@ type Client struct {
 	callers atomic.Int64 // Get calls in the flight (sent or joined), so tests can tell when callers have queued
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
+	budget  Budget // counts the requests against quota, and keeps the breaker (quota.go)
+	quota   Quota
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -174,7 +175,12 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
+		budget:  d.Budget,
+		quota:   s.Quota,
 		Sleep:   clock.Sleep,
+	}
+	if c.budget == nil {
+		c.budget = NewMemoryBudget()
 	}
 	for _, o := range append([]string{s.BaseURL}, o.Origins...) {
 		if u, err := url.Parse(o); err == nil && u.Host != "" {
@@ -320,6 +326,9 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		if err := c.wait(ctx); err != nil {
 			return nil, c.transportError(err)
 		}
+		if err := c.spend(ctx); err != nil {
+			return nil, err // not sent: over quota, or the source's breaker is open
+		}
 		start := time.Now()
 		raw, err := c.rc.R().SetContext(ctx).SetDoNotParseResponse(true).Get(target)
 		var resp *Response
@@ -360,13 +369,16 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		}
 		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
 		if !retryable {
+			c.refused(ctx, resp, 0)
 			return &result{resp: resp, val: val}, nil
 		}
 		wait := RetryAfter(resp.Header, c.deps.Now())
 		// A provider that asks for a longer pause than we would ever back off is told so by
-		// its caller, which can schedule around it, rather than asked again too early.
+		// its caller, which can schedule around it, rather than asked again too early, and is
+		// not asked again before then (its breaker opens).
 		pause := c.backoff(attempt, wait)
 		if attempt >= c.retries || wait > maxBackoff || !c.fits(ctx, pause) {
+			c.refused(ctx, resp, wait)
 			e := c.StatusError(resp, FirstLine(resp.Body))
 			e.RetryAfter = wait
 			return nil, e
@@ -515,216 +527,4 @@ func (c *Client) backoff(attempt int, atLeast time.Duration) time.Duration {
 		d = atLeast
 	}
 	return min(d, maxBackoff)
-}
-
-const cancelledMsg = "cancelled"
-
-func (c *Client) transportError(err error) *Error {
-	kind := ErrUnavailable
-	msg := "request failed"
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		msg = "timed out"
-	case errors.Is(err, context.Canceled):
-		msg = cancelledMsg
-	}
-	return &Error{Source: c.name, Kind: kind, Msg: msg, Err: errors.New(c.Redact(err.Error()))}
-}
-
-// StatusError classifies a response that is not a success into an *Error: 401, 402 and 403 are
-// ErrUnauthorized, 429 ErrRateLimited (with its Retry-After), 5xx ErrUnavailable, anything else
-// ErrBadResponse. msg is the provider's explanation, which is redacted too.
-func (c *Client) StatusError(r *Response, msg string) *Error {
-	kind := ErrBadResponse
-	switch {
-	case r.Status == http.StatusUnauthorized || r.Status == http.StatusPaymentRequired || r.Status == http.StatusForbidden:
-		kind = ErrUnauthorized
-	case r.Status == http.StatusTooManyRequests:
-		kind = ErrRateLimited
-	case r.Status >= 500:
-		kind = ErrUnavailable
-	}
-	e := &Error{Source: c.name, Kind: kind, Status: r.Status, Msg: c.message(msg)}
-	if kind == ErrRateLimited {
-		e.RetryAfter = RetryAfter(r.Header, c.deps.Now())
-	}
-	return e
-}
-
-// Fail builds an *Error of a kind for this source, with the message redacted and then clipped.
-func (c *Client) Fail(kind error, status int, msg string) *Error {
-	return &Error{Source: c.name, Kind: kind, Status: status, Msg: c.message(msg)}
-}
-
-// MaxMessage is how long an error's message may be: the provider's words, redacted, then cut.
-const MaxMessage = 200
-
-// message is the one place the sources layer cuts a message for an error: after redacting the
-// whole of it, so a secret that straddles the cut is gone, not halved.
-func (c *Client) message(msg string) string {
-	return redact.Clip(c.Redact(msg), MaxMessage)
-}
-
-// RetryAfter reads how long a provider asked us to wait: Retry-After in seconds or as an HTTP
-// date, else X-RateLimit-Reset as unix seconds (or seconds from now when small). Zero when the
-// headers say nothing usable.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.ParseInt(v, 10, 64); err == nil && secs >= 0 {
-			return time.Duration(secs) * time.Second
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return t.Sub(now)
-		}
-	}
-	if v := strings.TrimSpace(h.Get("X-RateLimit-Reset")); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-			if n > 1_000_000_000 { // an instant, not a count of seconds
-				t := time.Unix(n, 0)
-				if t.After(now) {
-					return t.Sub(now)
-				}
-				return 0
-			}
-			return time.Duration(n) * time.Second
-		}
-	}
-	return 0
-}
-
-var secretHeaderWords = []string{"authorization", "key", "secret", "token"}
-
-func isSecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range secretHeaderWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// Redact removes the source's secrets from a string: every literal key or secret value (as is
-// and query-escaped), every secret the process registered, the value of any apiKey=, apikey=,
-// token=, key=, secret= query parameter, and the start of a secret a clip cut through (see
-// package redact).
-func (c *Client) Redact(s string) string {
-	return redact.With(s, c.secrets)
-}
-
-// Redact removes every registered secret and the values of secret-looking query parameters from
-// a string.
-func Redact(s string) string {
-	return redact.String(s)
-}
-
-// Window is a half-open span of time [From, To).
-type Window struct{ From, To time.Time }
-
-// Room is the most bars a page of at most page bars can hold of one series in w (the minutes
-// of w, up to page): what a decoder sizes its slice for, so that a page's bars are not copied
-// again each time the slice grows.
-func (w Window) Room(page int) int {
-	minutes := w.To.Sub(w.From) / time.Minute
-	if minutes <= 0 || page <= 0 {
-		return 0
-	}
-	return int(min(int64(page), int64(minutes)))
-}
-
-// Windows splits [from, to) into consecutive windows no wider than max, for adapters whose
-// provider caps the span of one request. An empty or inverted span gives no windows; a max of
-// zero or less gives the span whole.
-func Windows(from, to time.Time, max time.Duration) []Window {
-	if !from.Before(to) {
-		return nil
-	}
-	if max <= 0 {
-		return []Window{{from, to}}
-	}
-	var out []Window
-	for start := from; start.Before(to); start = start.Add(max) {
-		end := start.Add(max)
-		if end.After(to) {
-			end = to
-		}
-		out = append(out, Window{start, end})
-	}
-	return out
-}
-
-// Tidy finishes the bars an adapter collected for [from, to): it keeps those that start in the
-// window, sorts them by start and drops repeats of a start (the later one wins: a later page or
-// window saw the minute last). The result is never nil, so "no trades" is an empty slice.
-//
-// Bars that are already tidy (the usual page: ascending, in the window) are returned as they
-// are, clipped to their length so an append by the caller copies: the sort and the copy were a
-// tenth of a backfill's decode CPU. Tidy never writes to bars.
-func Tidy(bars []Bar, from, to time.Time) []Bar {
-	if bars != nil && tidy(bars, from, to) {
-		return bars[:len(bars):len(bars)]
-	}
-	out := make([]Bar, 0, len(bars))
-	for _, b := range bars {
-		if !b.Start.Before(from) && b.Start.Before(to) {
-			out = append(out, b)
-		}
-	}
-	switch {
-	case ascending(out):
-	case descending(out):
-		slices.Reverse(out) // newest first (Alpha Vantage's order): no repeats, so no sort
-	default:
-		slices.SortStableFunc(out, func(a, b Bar) int { return a.Start.Compare(b.Start) })
-	}
-	kept := out[:0]
-	for _, b := range out {
-		if n := len(kept); n > 0 && kept[n-1].Start.Equal(b.Start) {
-			kept[n-1] = b
-			continue
-		}
-		kept = append(kept, b)
-	}
-	return kept
-}
-
-// Join appends the bars of one more request to those of the ones before. The first request's
-// bars are taken as they are, not copied (a backfill asks one request a call), clipped so the
-// next Join copies rather than writing into the decoder's slice.
-func Join(all, more []Bar) []Bar {
-	if all == nil {
-		return more[:len(more):len(more)]
-	}
-	return append(all, more...)
-}
-
-// ascending reports whether every bar starts after the one before; descending, before.
-func ascending(bars []Bar) bool {
-	for i := 1; i < len(bars); i++ {
-		if !bars[i-1].Start.Before(bars[i].Start) {
-			return false
-		}
-	}
-	return true
-}
-
-func descending(bars []Bar) bool {
-	for i := 1; i < len(bars); i++ {
-		if !bars[i].Start.Before(bars[i-1].Start) {
-			return false
-		}
-	}
-	return true
-}
-
-// tidy reports whether bars start in [from, to), each after the one before.
-func tidy(bars []Bar, from, to time.Time) bool {
-	for i := range bars {
-		s := bars[i].Start
-		if s.Before(from) || !s.Before(to) || (i > 0 && !bars[i-1].Start.Before(s)) {
-			return false
-		}
-	}
-	return true
 }

@@ -22,6 +22,12 @@ const (
 	KindUnknownSymbol     ErrorKind = "unknown_symbol"
 	KindNoKey             ErrorKind = "no_key"
 	KindOther             ErrorKind = "other"
+	// KindNotFinal is no failure of a request: the source answered, but not finally yet (a
+	// provisional bar, or none yet at a minute it may still publish; see Coverage.Final). The
+	// reconciler names it so a not_final quote is told from a failed one by its kind as well.
+	KindNotFinal ErrorKind = "not_final"
+	// KindOverQuota is a request not sent: it would have passed the source's quota (quota.go).
+	KindOverQuota ErrorKind = "over_quota"
 )
 
 type namedKind struct {
@@ -41,6 +47,7 @@ var kinds = []namedKind{
 	{ErrUnavailable, KindUnavailable},
 	{ErrUnknownSymbol, KindUnknownSymbol},
 	{ErrNoKey, KindNoKey},
+	{ErrOverQuota, KindOverQuota},
 }
 
 // KindOf returns the kind of an error by errors.Is and errors.As: "" for nil, KindOther for an

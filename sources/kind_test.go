@@ -49,7 +49,7 @@ func TestEveryKindHasOneSnakeCaseName(t *testing.T) {
 			t.Errorf("KindOf(an *Error of kind %v) = %q, want %q", k.err, got, k.kind)
 		}
 	}
-	for _, k := range []error{ErrNoData, ErrRateLimited, ErrUnauthorized, ErrBadResponse, ErrUnsupportedWindow, ErrUnavailable, ErrUnknownSymbol, ErrNoKey} {
+	for _, k := range []error{ErrNoData, ErrRateLimited, ErrUnauthorized, ErrBadResponse, ErrUnsupportedWindow, ErrUnavailable, ErrUnknownSymbol, ErrNoKey, ErrOverQuota} {
 		if KindOf(k) == KindOther {
 			t.Errorf("the kind %v has no name", k)
 		}

@@ -49,7 +49,12 @@ type Coverage struct {
 	MaxWindow  time.Duration // widest [from, to) one request may ask for
 	Adjustment Adjustment    // of the bars Bars returns
 	Delay      time.Duration // how long after a minute closes its bar can be asked for
-	Rate       Rate          // the request rate the source is held to
+	// FinalAfter is how long after a minute ends the source's bar for it is final: a bar
+	// fetched sooner is provisional (its close may still change), and a minute with no bar
+	// yet may still get one (see Final). 0: final when the minute ends.
+	FinalAfter time.Duration
+	Rate       Rate  // the request rate the source is held to
+	Quota      Quota // the requests it may send per hour, day or month (quota.go)
 
 	// How the provider divides history into requests, which sets the fewest requests a range
 	// costs (the backfill's floor). Cut is how one request's window is bounded; Dates is the
@@ -80,6 +85,18 @@ const (
 	CutDates
 )
 
+// FinalAt is when the source's bar for the minute that starts at minute is final: FinalAfter
+// after the minute ends.
+func (c Coverage) FinalAt(minute time.Time) time.Time {
+	return minute.Add(time.Minute + c.FinalAfter)
+}
+
+// Final reports whether what the source said at fetched about the minute that starts at minute
+// is final: a bar fetched then will not change, and no bar then means the minute will get none.
+func (c Coverage) Final(minute, fetched time.Time) bool {
+	return !fetched.Before(c.FinalAt(minute))
+}
+
 // Covers reports whether the coverage includes a session.
 func (c Coverage) Covers(s market.Session) bool {
 	for _, have := range c.Sessions {
@@ -102,6 +119,18 @@ type Source interface {
 	// Coverage says what the source can answer.
 	Coverage() Coverage
 }
+
+// FinalAtClose as Settings.FinalAfter (final_after: 0 in sources.yaml) says the source's bar is
+// final the moment its minute ends, whatever its type's default.
+const FinalAtClose time.Duration = -1
+
+// UndocumentedFinalAfter is the final_after of a provider that documents nothing about when its
+// minute bar is final, and of the generic types: a minute, twice the 30 s after which Alpaca
+// recalculates a bar for late-reported trades (exchanges have 10 s to report a trade: "Bars are
+// calculated, and available, 1 second after the close of each minute … the bar is then
+// recalculated after 30 seconds", alpaca.markets/learn-api/stock-minute-bars). Conservative: a
+// source is waited for a little longer than a documented one, never trusted sooner.
+const UndocumentedFinalAfter = 60 * time.Second
 
 // Kinds of failure. Adapters return an *Error whose Kind is one of these, so callers can tell a
 // closed market from a broken source with errors.Is.
@@ -174,6 +203,12 @@ type Settings struct {
 	Rate    Rate   // zero means the type's default
 	Timeout time.Duration
 	Retries int // 0: DefaultRetries; NoRetries (or any negative count): none
+	// FinalAfter is sources.yaml's final_after: how long after a minute ends the source's bar
+	// is final. 0: the type's Factory.FinalAfter; FinalAtClose (any negative value): when the
+	// minute ends.
+	FinalAfter time.Duration
+	// Quota is sources.yaml's quota: nil means the type's DefaultQuota, NoQuota none.
+	Quota Quota
 	// Options holds the type's own keys (for example alpaca's feed, json's price_path), as
 	// declared in its Factory.Options.
 	Options map[string]string
@@ -185,6 +220,9 @@ type Deps struct {
 	Now       func() time.Time
 	Logger    *slog.Logger
 	Transport http.RoundTripper // nil means http.DefaultTransport
+	// Budget counts every request against its source's quota and keeps its breaker (quota.go):
+	// the host's store, shared by every process on it; nil means a MemoryBudget per client.
+	Budget Budget
 }
 
 // WithDefaults fills the zero fields of d.
@@ -223,6 +261,13 @@ type Factory struct {
 	BaseURL string
 	// DefaultRate is the rate a source is held to when sources.yaml sets none.
 	DefaultRate Rate
+	// FinalAfter is final_after's default: how long after a minute ends the provider's bar for
+	// it is final, from its documentation or recorded behaviour (each adapter cites it in its
+	// README and beside its DefaultFinalAfter). 0: final when the minute ends.
+	FinalAfter time.Duration
+	// DefaultQuota is the provider's free-tier quota (its README cites it), which a source is
+	// held to when sources.yaml sets no quota: nil when the provider publishes none.
+	DefaultQuota Quota
 	// New builds a source. Adapter sets it to Keyed (so a bad option is an *OptionError naming
 	// its key and a missing key is ErrNoKey) followed by Build.
 	New func(s Settings, d Deps) (Source, error)

@@ -17,7 +17,8 @@ const (
 	colorOK   = "#2e7d32"
 	colorWarn = "#d98e04"
 	colorBad  = "#c62828"
-	// colorMuted is a status that is no failure (pending after an early quorum).
+	// colorMuted is a status that is no failure (not asked after an early quorum, pending, not
+	// covered).
 	colorMuted = "#57606a"
 )
 

@@ -226,7 +226,9 @@ func ethOrEmpty(wei *big.Int) string {
 	return audit.FormatETH(wei)
 }
 
-// minuteViews turns reconciled results into the sources section.
+// minuteViews turns reconciled results into the sources section: every source of the symbol's
+// feed, one that could not see the minute (its sessions, its history, its publishing delay) as
+// not_covered.
 func minuteViews(results []feeds.Result, l limits) []MinuteView {
 	out := make([]MinuteView, 0, len(results))
 	for _, r := range results {
@@ -237,12 +239,15 @@ func minuteViews(results []feeds.Result, l limits) []MinuteView {
 			m.NoAnswer, m.Note = true, r.Reason
 		}
 		for _, q := range r.Quotes {
-			if q.Status == feeds.StatusNotCovered {
-				continue
+			if q.Status == feeds.StatusNotCovered && q.Symbol == "" {
+				continue // not in this symbol's feed
 			}
-			// A pending source was still on its way when an early quorum ended the fetch: not a failure.
-			s := SourceView{Name: q.Source, Status: string(q.Status), centi: q.DistanceCentiBps, Distance: q.DistanceBps(),
-				Bad: (!q.Status.Priced() && q.Status != feeds.StatusPending) || q.Status == feeds.StatusOutlier}
+			// A pending source was still on its way when the fetch ended (or never asked, when an
+			// early quorum ended it), a not_final one had not published its last word yet, and a
+			// not_covered one cannot see the minute: none of them is a failure.
+			waiting := q.Status == feeds.StatusPending || q.Status == feeds.StatusNotFinal || q.Status == feeds.StatusNotCovered
+			s := SourceView{Name: q.Source, Status: sourceStatus(r, q), centi: q.DistanceCentiBps, Distance: q.DistanceBps(),
+				Bad: (!q.Status.Priced() && !waiting) || q.Status == feeds.StatusOutlier}
 			if q.Requests > 0 {
 				s.Latency = fmt.Sprintf("%d ms", q.Latency.Milliseconds())
 			}
@@ -255,6 +260,20 @@ func minuteViews(results []feeds.Result, l limits) []MinuteView {
 		out = append(out, m)
 	}
 	return out
+}
+
+// NotAsked is what the sources section says of a source the reconciler stopped waiting for
+// because an early quorum of the others agreed: its answer was never taken, and never will be.
+const NotAsked = "not asked: quorum reached early"
+
+// sourceStatus is a quote's status as the page says it. A pending quote of a fetch that stopped
+// on an early quorum (r.Early) was not asked for good, not a failure: NotAsked. "pending" stays
+// for a source still on its way when the fetch stopped for another reason (its deadline).
+func sourceStatus(r feeds.Result, q feeds.Quote) string {
+	if q.Status == feeds.StatusPending && r.Early {
+		return NotAsked
+	}
+	return string(q.Status)
 }
 
 // auditMinuteViews turns an audit's observations into the same sources section.

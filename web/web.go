@@ -8,8 +8,9 @@
 // about it. What it reads goes through small interfaces it owns (Journal, AuditLog, Chain), so a
 // PostgreSQL journal or a recorded audit serve the page as the SQLite journal does.
 //
-// The page is read-only: it answers GET and HEAD only, takes no parameter, and shows nothing
-// secret — no key, no password, and any URL only as scheme and host.
+// The page is read-only: it answers GET and HEAD only, takes no parameter, and shows no secret
+// the process knows: the chain URL only as scheme and host, and every error redacted as stdout
+// and stderr are (package redact; see README.md for what that rule can and cannot know).
 package web
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 )
@@ -146,7 +148,10 @@ func New(opts Options) *Server {
 }
 
 // Build reads the journals, the chain and the recorder into a page. What cannot be read is said
-// on the page, not returned: a page that shows half is better than none.
+// on the page, not returned: a page that shows half is better than none. Every error it says is
+// redacted as the process's stdout and stderr are (redact.Error: the RPC URL's key, which
+// go-ethereum's errors carry whole, every source's key, the journal's password); the texts it
+// reads from the journal were redacted when they were stored.
 func (s *Server) Build(ctx context.Context) Page {
 	o := s.opts
 	contract := agentrig.NewAgentRig()
@@ -173,7 +178,7 @@ func (s *Server) Build(ctx context.Context) Page {
 			// Twice the window: a task in the window may have been drawn and committed before it.
 			l, err := lj.Ledger(ctx, o.Now().Add(-2*o.Window))
 			if err != nil {
-				p.RigsNote = "journal accounts unreadable: " + err.Error()
+				p.RigsNote = "journal accounts unreadable: " + redact.Error(err)
 			} else {
 				ledgers = append(ledgers, l)
 			}
@@ -182,7 +187,7 @@ func (s *Server) Build(ctx context.Context) Page {
 		if proc.Journal != nil {
 			es, err := proc.Journal.Since(ctx, o.Now().Add(-o.Window))
 			if err != nil {
-				p.RigsNote = "journal unreadable: " + err.Error()
+				p.RigsNote = "journal unreadable: " + redact.Error(err)
 			}
 			for _, e := range es {
 				if slices.Contains(proc.RigIDs, e.RigID) || len(proc.RigIDs) == 0 {
@@ -193,12 +198,12 @@ func (s *Server) Build(ctx context.Context) Page {
 				at, report, found, err := log.LastAudit(ctx)
 				switch {
 				case err != nil:
-					p.Audit = &AuditView{At: "unreadable: " + err.Error()}
+					p.Audit = &AuditView{At: "unreadable: " + redact.Error(err)}
 				case found && at.After(auditAt):
 					if v, err := auditViewOf(report); err == nil {
 						p.Audit, auditAt = v, at
 					} else {
-						p.Audit = &AuditView{At: err.Error()}
+						p.Audit = &AuditView{At: redact.Error(err)}
 					}
 				}
 			}
@@ -254,7 +259,7 @@ func (s *Server) rigViews(ctx context.Context, c *agentrig.AgentRig, proc Proces
 			r, err = c.UnpackRigOf(info)
 		}
 		if err != nil {
-			v.Err = "rigOf: " + err.Error()
+			v.Err = "rigOf: " + redact.Error(err)
 			out = append(out, v)
 			continue
 		}

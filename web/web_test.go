@@ -3,18 +3,25 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
+	"maps"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
@@ -254,5 +261,108 @@ func TestTheMoneyColumnsComeFromTheJournalsAccounts(t *testing.T) {
 	p = New(Options{Processes: []Process{{Journal: j, RigIDs: []uint64{2}}}, Money: func(journal.Entry) Money { return Money{GasPaid: big.NewInt(1)} }}).Build(ctx)
 	if p.Tasks[0].GasPaid != "0.000000000000000001" {
 		t.Fatalf("caller's money: %+v", p.Tasks[0])
+	}
+}
+
+// downChain is a node that is down: every call fails as go-ethereum's HTTP client fails, with
+// the whole RPC URL in the error.
+type downChain struct{ url string }
+
+func (d downChain) err() error {
+	return &url.Error{Op: "Post", URL: d.url, Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+}
+
+func (d downChain) CallContract(context.Context, ethereum.CallMsg, *big.Int) ([]byte, error) {
+	return nil, d.err()
+}
+
+func (d downChain) BalanceAt(context.Context, common.Address, *big.Int) (*big.Int, error) {
+	return nil, d.err()
+}
+
+// failingJournal cannot be read, and says so with the journal's URL.
+type failingJournal struct{ err error }
+
+func (f failingJournal) Since(context.Context, time.Time) ([]journal.Entry, error) { return nil, f.err }
+func (f failingJournal) LastAudit(context.Context) (time.Time, []byte, bool, error) {
+	return time.Time{}, nil, false, f.err
+}
+
+// While the node is down the page says why, and the error it quotes (go-ethereum's, with the
+// whole URL) shows the URL's key as REDACTED, as the logs do: the command registered it. The
+// same for a journal error that quotes a secret.
+func TestThePageRedactsTheErrorsItShows(t *testing.T) {
+	const key, dbPass = "9a8b7c6d5e4f30211203f4e5d6c7b8a9", "db-pAsSwOrD-1234"
+	rpc := "http://127.0.0.1:1/v3/" + key
+	redact.Register(redact.URLSecrets(rpc)...)
+	redact.Register(dbPass)
+	s := New(Options{Chain: downChain{rpc}, ChainURL: rpc, Processes: []Process{
+		{Journal: failingJournal{errors.New("connecting to postgres://rig:" + dbPass + "@db/rig: refused")}, RigIDs: []uint64{1}}}})
+	var b bytes.Buffer
+	if err := Render(&b, s.Build(t.Context())); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, secret := range []string{key, dbPass} {
+		if i := strings.Index(html, secret); i >= 0 {
+			t.Errorf("the page shows %q: …%s…", secret, html[max(0, i-120):i+len(secret)])
+		}
+	}
+	for _, want := range []string{"rigOf: rpc unavailable: Post &#34;http://127.0.0.1:1/v3/" + redact.Mark, "journal unreadable", "unreadable: connecting"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+}
+
+// The sources section lists every source of the symbol's feed and says what each did: one the
+// reconciler stopped waiting for because an early quorum of the others agreed was not asked for
+// good ("not asked: quorum reached early", muted), one still on its way when the fetch ended
+// for its deadline stays "pending"; one that cannot see the minute is there as not_covered; a
+// source of another symbol's feed is not.
+func TestSourcesSayWhatEachSourceDid(t *testing.T) {
+	quote := func(source, symbol string, status feeds.Status) feeds.Quote {
+		q := feeds.Quote{Source: source, Symbol: symbol, Status: status, DistanceCentiBps: -1}
+		if status.Priced() {
+			q.Price, q.DistanceCentiBps = numeric.MustPrice("180.00"), 0
+		}
+		return q
+	}
+	quotes := []feeds.Quote{quote("a", "NVDA", feeds.StatusOK), quote("b", "NVDA", feeds.StatusOK), quote("c", "NVDA", feeds.StatusPending),
+		quote("d", "NVDA", feeds.StatusNotCovered), quote("e", "", feeds.StatusNotCovered)}
+	minute := time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC)
+	early := feeds.Result{Symbol: "NVDA", Minute: minute, Agreed: true, Price: numeric.MustPrice("180.00"), Early: true, Quotes: quotes}
+	late := early
+	late.Early = false
+	views := minuteViews([]feeds.Result{early, late}, limits{toleranceBps: 50, sharePercent: 50})
+	status := func(m MinuteView) map[string]string {
+		out := map[string]string{}
+		for _, s := range m.Sources {
+			out[s.Name] = s.Status
+			if s.Bad {
+				t.Errorf("%s (%s) drawn as a failure", s.Name, s.Status)
+			}
+		}
+		return out
+	}
+	if got, want := status(views[0]), map[string]string{"a": "ok", "b": "ok", "c": NotAsked, "d": "not_covered"}; !maps.Equal(got, want) {
+		t.Errorf("early quorum: %v, want %v", got, want)
+	}
+	if got, want := status(views[1]), map[string]string{"a": "ok", "b": "ok", "c": "pending", "d": "not_covered"}; !maps.Equal(got, want) {
+		t.Errorf("stopped at the deadline: %v, want %v", got, want)
+	}
+}
+
+// A source over its quota is named so on the page, and drawn as a failure: it was not asked.
+func TestTheSourceOverQuotaIsNamed(t *testing.T) {
+	over := feeds.Quote{Source: "alphavantage", Symbol: "NVDA", Status: feeds.StatusOverQuota, DistanceCentiBps: -1,
+		Err: "alphavantage: over quota: its quota of 25/day is used up until 2026-11-28T09:12:00Z"}
+	ok := feeds.Quote{Source: "alpaca", Symbol: "NVDA", Status: feeds.StatusOK, Price: numeric.MustPrice("180.00")}
+	res := feeds.Result{Symbol: "NVDA", Minute: time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC), Agreed: true, Price: ok.Price, Quotes: []feeds.Quote{ok, over}}
+	views := minuteViews([]feeds.Result{res}, limits{toleranceBps: 50, sharePercent: 50})
+	for _, s := range views[0].Sources {
+		if s.Name == "alphavantage" && (s.Status != "over_quota" || !s.Bad) {
+			t.Errorf("the source over quota is shown %q, bad %v", s.Status, s.Bad)
+		}
 	}
 }

@@ -36,6 +36,7 @@ type auditFlags struct {
 	spec       specFlags
 	journal    string
 	db         string
+	noCache    bool
 	rpc        string
 	network    string
 	addresses  []string
@@ -95,7 +96,8 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	f.spec.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
-	fl.StringVar(&f.db, "db", "", "the price history store (backfill): a SQLite file or a postgres:// URL, checked for gaps")
+	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite file or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	fl.BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything")
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
 	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(agentrig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
@@ -155,7 +157,14 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-	cfg.Deps = feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}
+	store, err := openLedger(f.db, f.noCache, logger)
+	if err != nil {
+		return err
+	}
+	if store != nil {
+		defer store.Close()
+	}
+	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
 
 	var journal *rigjournal.DBJournal
 	if f.journal != "" {
@@ -167,12 +176,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		cfg.Journal, journal = j, j
 	}
 	if f.db != "" {
-		st, err := openHistory(f.db, failedToRun)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		cfg.History = audit.StoreHistory{Store: st}
+		cfg.History = audit.StoreHistory{Store: store}
 	}
 	if f.rpc != "" {
 		var want *agentrig.Network

@@ -442,23 +442,44 @@ func TestAuditHistoryGaps(t *testing.T) {
 
 // TestAuditRPCSecretsRedacted gives --rpc a URL that carries credentials in each place node
 // providers put them (user:pass@, a /v3/KEY path, a key parameter); none may reach the JSON
-// report or stderr, though the failed balances check quotes the URL.
+// report, stderr, the --html report or the report kept in the journal, though the failed
+// balances check quotes the URL (go-ethereum's errors carry it whole). The HTML file and the
+// journal have no redacting writer in front of them: the report is redacted where the audit
+// makes its texts.
 func TestAuditRPCSecretsRedacted(t *testing.T) {
 	noEnv(t)
 	_, url := startSim(t, auditNow)
 	const pass, key, param = "pw-sEcReT-4242", "0123456789abcdef0123456789abcdef", "tok-sEcReT-9898"
 	rpc := "http://user:" + pass + "@127.0.0.1:1/v3/" + key + "?apikey=" + param
+	dir := t.TempDir()
+	journal, html := filepath.Join(dir, "rig.db"), filepath.Join(dir, "audit.html")
+	writeAuditJournal(t, journal, auditNow.Add(-time.Hour).Truncate(time.Minute))
 	code, out, stderr := runCLI(t, "audit", "--json", "--sim", url, "--minutes", "1", "--symbol", "SPY",
-		"--rpc", rpc, "--address", "0x00000000000000000000000000000000000000aa")
+		"--rpc", rpc, "--address", "0x00000000000000000000000000000000000000aa", "--journal", journal, "--html", html)
 	if code != exitBadInput {
 		t.Fatalf("exit %d, want 2\n%s", code, stderr)
 	}
-	if !strings.Contains(out+stderr, "127.0.0.1:1") {
-		t.Fatalf("the failure does not name the endpoint at all, so the check proves nothing:\n%s\n%s", out, stderr)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, s := range []string{pass, key, param} {
-		if strings.Contains(out, s) || strings.Contains(stderr, s) {
-			t.Errorf("%q printed:\nstdout %s\nstderr %s", s, out, stderr)
+	j, err := rigjournal.OpenJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, kept, ok, err := j.LastAudit(context.Background())
+	if err != nil || !ok {
+		t.Fatalf("no report kept in the journal (%v)", err)
+	}
+	for name, text := range map[string]string{"stdout": out, "stderr": stderr, "the HTML report": string(page), "the journal's report": string(kept)} {
+		if !strings.Contains(text, "127.0.0.1:1") {
+			t.Errorf("%s does not name the endpoint at all, so the check proves nothing:\n%s", name, text)
+		}
+		for _, s := range []string{pass, key, param} {
+			if i := strings.Index(text, s); i >= 0 {
+				t.Errorf("%q in %s: …%s…", s, name, text[max(0, i-200):min(len(text), i+len(s)+100)])
+			}
 		}
 	}
 }

@@ -130,6 +130,7 @@ interrupted or a window failed (run it again); 2 for bad input.
 				return failed("%v", err)
 			}
 			defer store.Close()
+			opts.Deps = budgetDeps(opts.Deps, store) // the quotas every process on the store shares
 			b, err := backfill.NewContext(cmd.Context(), store, opts)
 			if err != nil {
 				if cmd.Context().Err() != nil {

@@ -41,12 +41,24 @@ func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
+// Until moves the clock to until, when it is earlier (a wait for finality, priceWait).
+func (c *testClock) Until(ctx context.Context, until time.Time) error {
+	c.mu.Lock()
+	if until.After(c.t) {
+		c.t = until
+	}
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
 // backfillSim serves the simulator on a fake clock that the commands share, and writes a spec of
-// three sources that reach a year back, at a rate that does not hold the test back.
+// three sources that reach a year back, at a rate that does not hold the test back. Its bars are
+// final the moment their minute ends (sim.Options.Instant, final_after 0): the backfill tests
+// reach up to the clock and are about something else than finality.
 func backfillSim(t *testing.T, now time.Time) (srv *sim.Server, url, config string) {
 	t.Helper()
 	clock := &testClock{t: now}
-	srv = sim.New(sim.Options{Seed: 3, Now: clock.Now})
+	srv = sim.New(sim.Options{Seed: 3, Now: clock.Now, Instant: true})
 	hs := httptest.NewServer(srv)
 	oldNow, oldClock := priceNow, backfillClock
 	priceNow, backfillClock = clock.Now, clock
@@ -55,9 +67,9 @@ func backfillSim(t *testing.T, now time.Time) (srv *sim.Server, url, config stri
 	spec := `version: 1
 reconcile: {min_sources: 2, outlier_bps: 25, max_carry: 96h, sessions: [pre, regular, post]}
 sources:
-  alpaca: {type: alpaca, base_url: https://data.alpaca.markets, key_env: ALPACA_API_KEY_ID, secret_env: ALPACA_API_SECRET_KEY, feed: iex, rate: 100/s}
-  massive: {type: massive, base_url: https://api.massive.com, key_env: MASSIVE_API_KEY, rate: 100/s, delay: 0s}
-  alphavantage: {type: alphavantage, base_url: https://www.alphavantage.co, key_env: ALPHAVANTAGE_API_KEY, rate: 100/s, delay: 0s}
+  alpaca: {type: alpaca, base_url: https://data.alpaca.markets, key_env: ALPACA_API_KEY_ID, secret_env: ALPACA_API_SECRET_KEY, feed: iex, rate: 100/s, final_after: 0}
+  massive: {type: massive, base_url: https://api.massive.com, key_env: MASSIVE_API_KEY, rate: 100/s, delay: 0s, final_after: 0}
+  alphavantage: {type: alphavantage, base_url: https://www.alphavantage.co, key_env: ALPHAVANTAGE_API_KEY, rate: 100/s, delay: 0s, final_after: 0}
 feeds:
   NVDA: {alpaca: NVDA, massive: NVDA, alphavantage: NVDA}
   TSLA: {alpaca: TSLA, massive: TSLA, alphavantage: TSLA}

@@ -36,6 +36,7 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	spec, err := os.ReadFile("../../sources.yaml")
+	rigSpec := instantSpec(b) // the last closed minute, trusted at once like the devnet's (Instant)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 			relayers++
 		}
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{}, FundedKeys: rigCount + relayers, Stake: tasks})
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{}, FundedKeys: rigCount + relayers, Stake: tasks, Instant: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func BenchmarkRigFiveProcesses(b *testing.B) {
 	for i, p := range benchLayout {
 		proc := &rigProc{name: fmt.Sprintf("p%d", i+1), done: make(chan struct{})}
 		args := []string{"rig", "--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--sim", d.SimURL,
-			"--config", "../../sources.yaml", "--journal", filepath.Join(dir, proc.name+".db"), "--from-block", fmt.Sprint(head)}
+			"--config", rigSpec, "--journal", filepath.Join(dir, proc.name+".db"), "--from-block", fmt.Sprint(head)}
 		env := append(os.Environ(), asMain+"=1")
 		if keep != "" {
 			args = append(args, "-v")

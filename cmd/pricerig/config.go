@@ -36,6 +36,11 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.sim, "sim", "", "point every source at a provider simulator (`pricerig sim`), like http://127.0.0.1:8787")
 }
 
+// simInstant says the simulator --sim names serves every bar final when its minute ends
+// (sim.Options.Instant): a test that starts one in-process sets it, so the spec trusts its bars
+// at once (feeds.SimTarget.Instant) instead of waiting out each provider's final_after.
+var simInstant bool
+
 // load reads the spec: --config, else ./sources.yaml, else the embedded default. Problems in the
 // file are bad input (exit 2) and come back as one error with every problem on its own line.
 func (f *specFlags) load() (*feeds.Spec, error) {
@@ -45,7 +50,7 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 		if err != nil {
 			return nil, badInput("--sim: %v", err)
 		}
-		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret}
+		opts.Sim = &feeds.SimTarget{Root: root, Key: sim.Key, Secret: sim.Secret, Instant: simInstant}
 	}
 	var spec *feeds.Spec
 	var err error
@@ -117,7 +122,7 @@ func newConfigCheckCmd(a *app) *cobra.Command {
 		Use:   "check [--config FILE] [--sim URL] [--json]",
 		Short: "Validate sources.yaml and print it resolved",
 		Long: `Load the spec, check every key, and print it resolved: each source with its type, base URL,
-rate, whether its keys are set and what it covers; the feeds; the splits; the warnings (a source
+rate and quota, whether its keys are set and what it covers; the feeds; the splits; the warnings (a source
 whose key variable is unset is skipped, not an error).
 
 Exit 0 when the spec loads; exit 2 with every problem (file:line: key: message) when it does not.`,
@@ -192,13 +197,15 @@ type sourceView struct {
 	Type       string            `json:"type"`
 	BaseURL    string            `json:"base_url"`
 	Rate       string            `json:"rate"`
-	Keys       string            `json:"keys"` // set, not needed, or missing
+	Quota      string            `json:"quota"` // its requests an hour, a day or a month: "none" without one
+	Keys       string            `json:"keys"`  // set, not needed, or missing
 	Missing    string            `json:"missing,omitempty"`
 	Sessions   []string          `json:"sessions"`
 	Lookback   string            `json:"lookback"`
 	MaxWindow  string            `json:"max_window"`
 	Adjustment string            `json:"adjustment"`
 	Delay      string            `json:"delay"`
+	FinalAfter string            `json:"final_after"` // how long after its minute a bar is final
 	Options    map[string]string `json:"options,omitempty"`
 }
 
@@ -230,10 +237,10 @@ func specViewOf(spec *feeds.Spec) specView {
 	}
 	for _, s := range spec.Sources {
 		sv := sourceView{
-			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(),
+			Name: s.Name, Type: s.Type, BaseURL: s.BaseURL, Rate: s.Rate.String(), Quota: s.Quota.String(),
 			Sessions: specSessions(s.Coverage.Sessions), Lookback: specLimit(s.Coverage.Lookback),
 			MaxWindow: specLimit(s.Coverage.MaxWindow), Adjustment: string(s.Coverage.Adjustment),
-			Delay: specDuration(s.Coverage.Delay), Options: s.Options,
+			Delay: specDuration(s.Coverage.Delay), FinalAfter: specDuration(s.Coverage.FinalAfter), Options: s.Options,
 		}
 		switch {
 		case !s.Usable():
@@ -278,10 +285,10 @@ func printSpec(w io.Writer, v specView) {
 
 	fmt.Fprintln(w, "\nsources:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY")
+	fmt.Fprintln(tw, "  NAME\tTYPE\tBASE URL\tRATE\tQUOTA\tKEYS\tSESSIONS\tLOOKBACK\tMAX WINDOW\tADJUSTMENT\tDELAY\tFINAL AFTER")
 	for _, s := range v.Sources {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Keys,
-			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Type, s.BaseURL, s.Rate, s.Quota, s.Keys,
+			strings.Join(s.Sessions, ","), s.Lookback, s.MaxWindow, s.Adjustment, s.Delay, s.FinalAfter)
 	}
 	tw.Flush()
 

@@ -31,9 +31,15 @@ func TestConfigCheckBuiltIn(t *testing.T) {
 	if v.Reconcile.MinSources != 2 || v.Reconcile.OutlierBps != 25 || v.Reconcile.MaxCarry != "4d" || strings.Join(v.Reconcile.Sessions, ",") != "pre,regular,post" {
 		t.Errorf("reconcile %+v", v.Reconcile)
 	}
-	keys := map[string]string{}
+	keys, finality := map[string]string{}, map[string]string{}
 	for _, s := range v.Sources {
-		keys[s.Name] = s.Keys
+		keys[s.Name], finality[s.Name] = s.Keys, s.FinalAfter
+	}
+	// every source's final_after, each its provider's documented or conservative default
+	for name, f := range map[string]string{"yahoo": "1m", "alpaca": "35s", "massive": "15m", "pyth": "1m", "fmp": "1m"} {
+		if finality[name] != f {
+			t.Errorf("%s final_after %q, want %q", name, finality[name], f)
+		}
 	}
 	want := map[string]string{"yahoo": "not needed", "alpaca": "set", "pyth": "set", "massive": "missing", "fmp": "missing"}
 	for name, k := range want {
@@ -67,6 +73,7 @@ func TestConfigCheckTextAndSim(t *testing.T) {
 		"NVDA: yahoo=NVDA alpaca=NVDA", "pyth=Equity.US.TSLA/USD",
 		"NVDA: 2024-06-10 10:1, 2021-07-20 4:1",
 		"ok: 9 of 9 sources usable",
+		"FINAL AFTER",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)

@@ -24,6 +24,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/web"
 )
 
@@ -99,13 +100,17 @@ func newDevnetCmd(a *app) *cobra.Command {
 		l1Block   uint64
 		l1Every   time.Duration
 		heartbeat time.Duration
+		instant   bool
+		lags      []string
+		revises   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
 		Short: "Run the whole life of job-2 tasks offline: chain, contract, simulator, three rigs",
 		Long: `Run AgentRig job 2 end to end on this machine, with nothing from outside:
 
-  - go-ethereum's simulated chain, served over JSON-RPC on 127.0.0.1;
+  - a go-ethereum node served over JSON-RPC on 127.0.0.1, its blocks sealed as Robinhood
+    Chain's sequencer seals them;
   - the reference AgentRig contract, with the seed's three launch jobs published
     (job 2: NUMERIC, 0.50 %, quorum 3, price and slash 0.00001 ETH);
   - the provider simulator (every quote source's real wire format over one tape);
@@ -130,7 +135,12 @@ The chain numbers its blocks as Robinhood Chain does: the contract's block.numbe
 block number starting at --l1-block (21000000 by default: a young chain, whose own block
 numbers stay far below L1's; 1: an old one, whose own numbers soon pass L1's) and moving every
 --l1-interval; blocks and receipts carry Nitro's l1BlockNumber, "pending" is "latest", and a
-block is sealed only for transactions (--heartbeat adds empty ones that often).`,
+block is sealed only for transactions (--heartbeat adds empty ones that often).
+
+The simulated providers publish late and revise, as the real ones do (Yahoo serves the minute in
+progress, Alpaca revises a bar 30 s after it, …; --lag, --revise and --instant as 'pricerig
+sim' takes them), and the rigs wait, inside the commit window, until their sources' bars are
+final: a task for the minute that just closed commits about a minute after it closed.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
@@ -200,8 +210,15 @@ block is sealed only for transactions (--heartbeat adds empty ones that often).`
 				return badInput("--l1-block and --l1-interval are positive, --heartbeat not negative")
 			}
 			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice,
+				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice, Instant: instant,
 				L1Block: l1Block, L1Interval: l1Every, Heartbeat: heartbeat}
+			base := sim.DefaultPublication
+			if instant {
+				base = func(string) sim.Publication { return sim.Instant }
+			}
+			if opts.Publications, err = simPublications(base, lags, revises); err != nil {
+				return badInput("%v", err)
+			}
 			var recorder *web.Recorder
 			if httpAddr != "" {
 				recorder = web.NewRecorder(0, nil)
@@ -307,6 +324,9 @@ block is sealed only for transactions (--heartbeat adds empty ones that often).`
 	cmd.Flags().DurationVar(&heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
+	cmd.Flags().BoolVar(&instant, "instant", false, "every simulated provider serves a bar final the moment its minute ends, and the rigs trust it then (then --lag and --revise)")
+	cmd.Flags().StringArrayVar(&lags, "lag", nil, "PROVIDER=DURATION: the simulated provider serves each bar that long after its minute ends; PROVIDER may be all")
+	cmd.Flags().StringArrayVar(&revises, "revise", nil, "PROVIDER=DURATION: the simulated provider serves a provisional close until that long after the minute ends; PROVIDER may be all")
 	return cmd
 }
 

@@ -17,7 +17,7 @@ func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
-	code, out, stderr := runCLI(t, "devnet", "--json", "--symbols", "nvda,spy", "--config", "../../sources.yaml")
+	code, out, stderr := runCLI(t, "devnet", "--json", "--symbols", "nvda,spy", "--config", "../../sources.yaml", "--instant")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
@@ -81,7 +81,7 @@ func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 	var out, errOut lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
 	}()
 	for !strings.Contains(errOut.String(), "kept up until Ctrl-C") {
 		select {
@@ -130,7 +130,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	var out, errOut lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
 	}()
 	for !strings.Contains(errOut.String(), "pricerig operator withdraw") {
 		select {
@@ -201,7 +201,7 @@ func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"devnet", "--keep", "--rigs", "0", "--funded-keys", "3", "--commit-window", "30s", "--reveal-window", "45s",
-			"--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+			"--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
 	}()
 	for !strings.Contains(errOut.String(), "pricerig operator withdraw") {
 		select {

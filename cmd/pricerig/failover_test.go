@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
@@ -99,6 +101,7 @@ type failoverNet struct {
 	d       *devnet.Devnet
 	cluster *pgtest.Cluster
 	journal string // the instances' shared PostgreSQL journal
+	spec    string // the shipped spec, every bar trusted when its minute ends (instantSpec)
 	key     *ecdsa.PrivateKey
 	rigID   uint64
 	client  *ethclient.Client
@@ -116,12 +119,12 @@ func newFailoverNet(t *testing.T, ctx context.Context) *failoverNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1}, NoRelayer: true})
+	d, err := devnet.Start(ctx, devnet.Options{Instant: true, Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1}, NoRelayer: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	f := &failoverNet{d: d, cluster: cluster, journal: cluster.NewDatabase(t), key: d.Funded, abi: agentrig.NewAgentRig()}
+	f := &failoverNet{d: d, cluster: cluster, journal: cluster.NewDatabase(t), spec: instantSpec(t), key: d.Funded, abi: agentrig.NewAgentRig()}
 	if err := d.RegisterRig(ctx, f.key); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
 	f.started++
 	p := &rigProc{name: fmt.Sprintf("i%d", f.started), done: make(chan struct{})}
 	args := []string{"rig", "--network", "devnet", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
-		"--sim", f.d.SimURL, "--config", "../../sources.yaml", "--journal", f.journal, "--from-block", "1",
+		"--sim", f.d.SimURL, "--config", f.spec, "--journal", f.journal, "--from-block", "1",
 		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name, "--l1-interval", testL1Interval.String()}
 	if verbose {
 		args = append(args, "-v")
@@ -224,33 +227,17 @@ func (f *failoverNet) settle(t *testing.T, ctx context.Context, ids []uint64) {
 	}
 }
 
-// checkChain judges the shared rig's part in tasks by the contract's events: exactly one
-// commitment and one reveal per task, no slash; and no transaction of its key left pending.
+// checkChain judges the shared rig's part in tasks by every transaction its key sent, read
+// block by block from the chain: exactly one commit attempt and one reveal attempt per task
+// (an entry of a commitMany or revealMany counts, skipped or not), no transaction reverted, no
+// slash; and no transaction of its key left pending. Two leaders sending the same commit would
+// show as two attempts (the second reverting, or skipped in a batch), where the contract's
+// Committed and Revealed events, emitted at most once per task and rig, would not.
 func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64) {
 	t.Helper()
-	logs, err := f.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int), Addresses: []common.Address{f.d.Contract}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	commits, reveals := map[uint64]int{}, map[uint64]int{}
-	for i := range logs {
-		if ev, err := f.abi.UnpackCommittedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
-			commits[ev.TaskId.Uint64()]++
-		}
-		if ev, err := f.abi.UnpackRevealedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
-			reveals[ev.TaskId.Uint64()]++
-		}
-		if ev, err := f.abi.UnpackSlashedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
-			t.Errorf("the shared rig was slashed on task %d", ev.TaskId)
-		}
-	}
-	for _, id := range ids {
-		if commits[id] != 1 || reveals[id] != 1 {
-			t.Errorf("task %d: the shared rig committed %d and revealed %d times", id, commits[id], reveals[id])
-		}
-	}
 	addr := crypto.PubkeyToAddress(f.key.PublicKey)
 	// The instances may still be mining a last settle: wait for the key to be quiet.
+	var nonce uint64
 	for attempt := 0; ; attempt++ {
 		pending, err1 := f.client.PendingNonceAt(ctx, addr)
 		mined, err2 := f.client.NonceAt(ctx, addr, nil)
@@ -258,6 +245,7 @@ func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64
 			t.Fatal(err1, err2)
 		}
 		if pending == mined {
+			nonce = mined
 			break
 		}
 		if attempt > 100 {
@@ -265,6 +253,128 @@ func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	sent := f.sentBy(t, ctx, addr)
+	if uint64(len(sent)) != nonce {
+		t.Fatalf("found %d transactions of the shared key on chain, its nonce says %d", len(sent), nonce)
+	}
+	commits, reveals := map[uint64]int{}, map[uint64]int{}
+	for _, tx := range sent {
+		if tx.reverted {
+			t.Errorf("the shared key's %s of tasks %v reverted (tx %s)", tx.method, tx.tasks, tx.hash.Hex())
+		}
+		for _, id := range tx.tasks {
+			switch tx.method {
+			case "commit", "commitMany":
+				commits[id]++
+			case "reveal", "revealMany":
+				reveals[id]++
+			}
+		}
+	}
+	for _, id := range ids {
+		if commits[id] != 1 || reveals[id] != 1 {
+			t.Errorf("task %d: the shared key sent %d commit and %d reveal attempts, want 1 and 1", id, commits[id], reveals[id])
+		}
+	}
+	logs, err := f.client.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int), Addresses: []common.Address{f.d.Contract}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range logs {
+		if ev, err := f.abi.UnpackSlashedEvent(&logs[i]); err == nil && ev.RigId == f.rigID {
+			t.Errorf("the shared rig was slashed on task %d", ev.TaskId)
+		}
+	}
+}
+
+// sentTx is one mined transaction of a key: the contract function it called, the tasks it
+// named (each entry of a batch), and whether it reverted.
+type sentTx struct {
+	hash     common.Hash
+	method   string
+	tasks    []uint64
+	reverted bool
+}
+
+// sentBy reads every transaction from sent, block by block from the genesis to the head, with
+// its receipt, and decodes what it called from its call data.
+func (f *failoverNet) sentBy(t *testing.T, ctx context.Context, from common.Address) []sentTx {
+	t.Helper()
+	chainID, err := f.client.ChainID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := f.client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSignerForChainID(chainID)
+	contractABI := f.abi.GetABI()
+	var out []sentTx
+	for n := uint64(0); n <= head; n++ {
+		block, err := f.client.BlockByNumber(ctx, new(big.Int).SetUint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range block.Transactions() {
+			if sender, err := types.Sender(signer, tx); err != nil || sender != from {
+				continue
+			}
+			rec, err := f.client.TransactionReceipt(ctx, tx.Hash())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sentTx{hash: tx.Hash(), method: "unknown", reverted: rec.Status != types.ReceiptStatusSuccessful}
+			if tx.To() != nil && *tx.To() == f.d.Contract && len(tx.Data()) >= 4 {
+				if method, err := contractABI.MethodById(tx.Data()[:4]); err == nil {
+					s.method = method.Name
+					s.tasks = callTasks(t, method, tx.Data()[4:])
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// callTasks reads the tasks a call to the contract names: every entry of a commitMany or
+// revealMany, else its taskId argument.
+func callTasks(t *testing.T, method *abi.Method, data []byte) []uint64 {
+	t.Helper()
+	args, err := method.Inputs.Unpack(data)
+	if err != nil {
+		t.Fatalf("%s: %v", method.Name, err)
+	}
+	var ids []uint64
+	switch method.Name {
+	case "commitMany":
+		var v struct {
+			Entries    []agentrig.AgentRigCommit
+			Signatures [][]byte
+		}
+		if err := method.Inputs.Copy(&v, args); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range v.Entries {
+			ids = append(ids, e.TaskId.Uint64())
+		}
+	case "revealMany":
+		var v struct {
+			Entries    []agentrig.AgentRigReveal
+			Signatures [][]byte
+		}
+		if err := method.Inputs.Copy(&v, args); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range v.Entries {
+			ids = append(ids, e.TaskId.Uint64())
+		}
+	default:
+		if len(method.Inputs) > 0 && method.Inputs[0].Name == "taskId" {
+			ids = append(ids, args[0].(*big.Int).Uint64())
+		}
+	}
+	return ids
 }
 
 // stages says where the shared rig stood on each task: ordered, drawn, committed, revealed.

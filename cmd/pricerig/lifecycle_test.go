@@ -53,7 +53,7 @@ func startChainT(t *testing.T, o devnet.Options) *chainT {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Spec = spec
+	o.Spec, o.Instant = spec, true // the last closed minute, trusted at once (instantSpec)
 	if o.L1Interval == 0 {
 		o.L1Interval = testL1Interval
 	}
@@ -68,7 +68,7 @@ func startChainT(t *testing.T, o devnet.Options) *chainT {
 	}
 	t.Cleanup(client.Close)
 	return &chainT{t: t, ctx: ctx, d: d, client: client,
-		flags: []string{"--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--config", "../../sources.yaml"}}
+		flags: []string{"--network", "devnet", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(), "--config", instantSpec(t)}}
 }
 
 // useKey puts a key in an environment variable for --key-env and returns its address.

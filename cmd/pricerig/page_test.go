@@ -3,11 +3,18 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -21,10 +28,13 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/sources/sim"
+	"github.com/pricerig/pricerig/web"
 )
 
 // findChromium returns Debian's chromium, or fails the test in CI (CI=true) and skips it
@@ -177,10 +187,13 @@ func (g gatedPricer) Price(ctx context.Context, symbol string, minute time.Time,
 	return g.next.Price(ctx, symbol, minute, opts...)
 }
 
-// The operator's page in a real browser: a devnet, a separate `pricerig rig --http`, and
-// headless chromium. The page loads without a console error, a task's phase advances on the
-// page without a reload, every settled task shows the journal's answer and distance, the page
-// fits 1280 px and 400 px, and the audit's HTML report passes the same checks offline.
+// The operator's page in a real browser: a devnet, a separate `pricerig rig --http` reaching
+// the chain through a node with a key in its URL, and headless chromium. The page loads without
+// a console error, a task's phase advances on the page without a reload, every settled task
+// shows the journal's answer and distance and the chain's stored median, every source of the
+// spec's feed, the page fits 1280 px and 400 px, the audit exits 0 on the clean run and its HTML
+// report passes the same checks offline; then the node goes down and the page says so without
+// showing any secret.
 func TestOperatorPageInABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run in a browser")
@@ -195,7 +208,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1},
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, Instant: true, L1Interval: testL1Interval,
 		WrapPricer: func(_ int, p rig.Pricer) rig.Pricer { return gatedPricer{gate: gate, next: p} }})
 	if err != nil {
 		t.Fatal(err)
@@ -205,14 +218,31 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	if err := d.RegisterRig(ctx, key); err != nil {
 		t.Fatal(err)
 	}
+	client, err := d.Chain.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	contract := agentrig.NewContract(client, d.Contract)
+	operator := crypto.PubkeyToAddress(key.PublicKey)
+	balanceBefore, err := client.BalanceAt(ctx, operator, nil) // from here on the key pays only the rig's gas
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PRICERIG_TEST_OPERATOR", hex.EncodeToString(crypto.FromECDSA(key)))
 	journal := filepath.Join(t.TempDir(), "rig.db")
+	// The rig reaches the chain as at a hosted RPC provider, with its key in the URL's path; the
+	// test takes that node down at the end.
+	node := newKeyedNode(t, d.Chain.URL)
+	// One provider never answers the rig: each fetch ends on an early quorum of the others.
+	const hung = "tiingo"
+	simURL := hangingSim(t, d.SimURL, hung)
 	rigCtx, stopRig := context.WithCancel(ctx)
 	var out, errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
-			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", "../../sources.yaml",
+		done <- run(rigCtx, []string{"rig", "--rpc", node.URL(), "--contract", d.Contract.Hex(),
+			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", simURL, "--config", unpacedSpec(t, hung),
 			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	defer func() {
@@ -268,33 +298,31 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	if err != nil || len(entries) != len(ids) {
 		t.Fatalf("journal: %d entries (%v), want %d", len(entries), err, len(ids))
 	}
+	// The median shown is the one the contract stored (answerOf), read from the chain, not from
+	// the journal the page reads.
 	type row struct{ Answer, Median, Distance, Symbol string }
 	for _, e := range entries {
 		if e.State != rigjournal.StateSettled {
 			t.Fatalf("task %d is %s in the journal", e.TaskID, e.State)
 		}
+		stored, err := contract.AnswerOf(ctx, new(big.Int).SetUint64(e.TaskID))
+		if err != nil || !stored.Agreed {
+			t.Fatalf("task %d: answerOf %+v (%v), want an agreed answer", e.TaskID, stored, err)
+		}
 		got := evaluate[row](t, b, fmt.Sprintf(`(() => { const r = document.querySelector('tr.task[data-task="%d"][data-rig="%d"]');
 			return {Answer: r.querySelector('.answer').textContent.trim(), Median: r.querySelector('.median').textContent.trim(),
 				Distance: r.querySelector('.distance .bps').textContent.trim(), Symbol: r.querySelector('[data-label="symbol"]').textContent.trim()}; })()`, e.TaskID, e.RigID))
-		want := row{Answer: e.Price.String(), Distance: feeds.FormatCentiBps(e.RealizedCentiBps), Symbol: e.Symbol}
-		want.Median = got.Median // checked below: the stored median is not in a journal field as text
+		want := row{Answer: e.Price.String(), Median: numeric.FormatScaled(numeric.AnswerInt(stored.Answer)),
+			Distance: feeds.FormatCentiBps(e.RealizedCentiBps), Symbol: e.Symbol}
 		if got != want {
-			t.Errorf("task %d on the page: %+v, journal %+v", e.TaskID, got, want)
-		}
-		if got.Median == "" || got.Median == "—" {
-			t.Errorf("task %d shows no stored median", e.TaskID)
+			t.Errorf("task %d on the page: %+v; journal and chain %+v", e.TaskID, got, want)
 		}
 	}
 	// Every settled task shows the gas it cost the rig and what it earned, as the journal's
 	// accounts hold them; what it earned adds up to the contract's credits of the rig's key. The
 	// last settle's receipt may reach the journal a poll after the task shows settled: each row
 	// is read again until page and journal agree.
-	client, err := d.Chain.Dial(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	credits, err := agentrig.NewContract(client, d.Contract).Credits(ctx, crypto.PubkeyToAddress(key.PublicKey))
+	credits, err := contract.Credits(ctx, operator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,17 +351,33 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	if earned.Cmp(credits) != 0 {
 		t.Errorf("the journal's earnings add up to %s wei, the contract credits the rig's key %s wei", earned, credits)
 	}
-	// Each priced minute has its sources, each with a status.
+	// Each priced minute lists every source of the symbol's feed in the spec, each priced, not
+	// covered at the minute or, the hung one, "not asked" (an early quorum ended the fetch before
+	// it answered): a settled task's minute has no source "pending" for good.
 	for _, s := range symbols {
-		n := evaluate[int](t, b, fmt.Sprintf(`document.querySelectorAll('article.minute[data-symbol="%s"] tbody tr').length`, s))
-		if n < 3 {
-			t.Errorf("%s: %d sources on the page, want the spec's", s, n)
+		rows := evaluate[[][]string](t, b, fmt.Sprintf(`[...document.querySelectorAll('article.minute[data-symbol="%s"] tbody tr')].map(r =>
+			[...r.querySelectorAll('td')].map(c => c.textContent.trim()))`, s))
+		var want []string
+		for _, f := range d.Spec.Feeds {
+			if f.Symbol == s {
+				for _, fs := range f.Sources {
+					want = append(want, fs.Source)
+				}
+			}
 		}
-	}
-	// Nothing secret: the operator's key is not on the page.
-	html := evaluate[string](t, b, `document.documentElement.outerHTML`)
-	if strings.Contains(strings.ToLower(html), hex.EncodeToString(crypto.FromECDSA(key))) {
-		t.Fatal("the page shows the operator's private key")
+		var names []string
+		for _, r := range rows {
+			names = append(names, r[0])
+			switch {
+			case r[0] == hung && r[1] != web.NotAsked:
+				t.Errorf("%s: the hung source %s is %q on the page, want %q", s, r[0], r[1], web.NotAsked)
+			case r[0] != hung && !slices.Contains([]feeds.Status{feeds.StatusOK, feeds.StatusCarried, feeds.StatusNotCovered}, feeds.Status(r[1])):
+				t.Errorf("%s: source %s is %q on the page", s, r[0], r[1])
+			}
+		}
+		if len(want) == 0 || !slices.Equal(names, want) {
+			t.Errorf("%s: sources %v on the page, the spec's feed has %v", s, names, want)
+		}
 	}
 	b.screenshot(t, filepath.Join(dir, "operator-page-1280.png"))
 	b.noOverflowAt(t, 400)
@@ -343,10 +387,52 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	// The audit keeps its report in the journal: the page shows it without a reload; and its
 	// HTML report opens offline with the same sections.
 	report := filepath.Join(t.TempDir(), "audit.html")
-	code, auditOut, auditErr := runCLI(t, "audit", "--sim", d.SimURL, "--config", "../../sources.yaml", "--journal", journal,
+	code, auditOut, auditErr := runCLI(t, "audit", "--sim", d.SimURL, "--config", instantSpec(t), "--journal", journal,
 		"--since", "15m", "--html", report)
-	if code == exitBadInput {
-		t.Fatalf("audit exited %d:\n%s\n%s", code, auditOut, auditErr)
+	// What the audit's rig check must find, from the chain: every task settled agreed at the
+	// stored median, so the one rig finding there can be is the rig's loss (unprofitable) when
+	// the gas its key paid over the run exceeds what the contract credits it. The sources check
+	// judges the simulator's tape over the window (a minute with no trade, such as the first of
+	// a pre-market session, is carried from hours before: source_stale), which the chain does not
+	// decide. The exit is the README's for the findings: 0 healthy, 1 findings, 2 could not run.
+	balanceAfter, err := client.BalanceAt(ctx, operator, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := new(big.Int).Sub(balanceBefore, balanceAfter)
+	var wantRig []string
+	if spent.Cmp(credits) > 0 {
+		wantRig = []string{audit.Unprofitable}
+	}
+	_, kept, _, err := j.LastAudit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Checks   []struct{ Name, State string }
+		Findings []struct{ Check, Name string }
+	}
+	if err := json.Unmarshal(kept, &rep); err != nil {
+		t.Fatalf("the audit kept no report in the journal: %v", err)
+	}
+	var rigFound []string
+	for _, f := range rep.Findings {
+		if f.Check == audit.CheckRigName {
+			rigFound = append(rigFound, f.Name)
+		}
+	}
+	wantExit := 0
+	if len(rep.Findings) > 0 {
+		wantExit = 1
+	}
+	for _, c := range rep.Checks {
+		if c.State == string(audit.CheckError) {
+			wantExit = 2
+		}
+	}
+	if code != wantExit || wantExit == 2 || !slices.Equal(rigFound, wantRig) {
+		t.Fatalf("audit exited %d (its report says %d) with rig findings %v; the key paid %s wei of gas against %s wei credited: want exit 0 or 1 and rig findings %v\n%s\n%s",
+			code, wantExit, rigFound, spent, credits, wantRig, auditOut, auditErr)
 	}
 	b.waitFor(t, "the audit on the page", `document.querySelector('#audit .checks') !== null`)
 	if !evaluate[bool](t, b, `window.__sameDocument === true`) {
@@ -375,4 +461,128 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
+
+	// The node goes down: the page says so live, quoting go-ethereum's error, which carries the
+	// whole RPC URL; neither the page, its live update, nor /metrics shows the URL's key, a source
+	// key (with --sim every source holds the simulator's key and secret) or the operator's key.
+	b.do(t, chromedp.Navigate(page), chromedp.WaitVisible("#rigs"))
+	b.waitFor(t, "the live connection", `document.getElementById("conn").textContent === "live"`)
+	node.Down()
+	b.waitFor(t, "the node's failure on the page", `[...document.querySelectorAll('#rigs td[data-label="error"]')].some(c => c.textContent.includes("rpc unavailable"))`)
+	shown := evaluate[string](t, b, `[...document.querySelectorAll('#rigs td[data-label="error"]')].map(c => c.textContent).join("\n")`)
+	if !strings.Contains(shown, node.Host()) {
+		t.Fatalf("the page's error does not quote the node's address, so the check below proves nothing: %s", shown)
+	}
+	texts := map[string]string{"the page": evaluate[string](t, b, `document.documentElement.outerHTML`),
+		"the page loaded again": httpGet(t, ctx, page), "/metrics": httpGet(t, ctx, strings.TrimSuffix(page, "/")+"/metrics")}
+	secrets := map[string]string{"the RPC URL's key": node.Key, "the sources' key": sim.Key, "the sources' secret": sim.Secret,
+		"the operator's private key": hex.EncodeToString(crypto.FromECDSA(key))}
+	for where, text := range texts {
+		for what, secret := range secrets {
+			if i := strings.Index(strings.ToLower(text), strings.ToLower(secret)); i >= 0 {
+				t.Errorf("%s shows %s: …%s…", where, what, text[max(0, i-160):min(len(text), i+len(secret)+40)])
+			}
+		}
+	}
+	b.screenshot(t, filepath.Join(dir, "operator-page-node-down.png"))
+}
+
+// keyedNode stands for a hosted RPC provider in front of the devnet's node: it answers JSON-RPC
+// at /v3/KEY only, as Infura does, and can be taken down.
+type keyedNode struct {
+	Key string
+	srv *httptest.Server
+}
+
+func newKeyedNode(t *testing.T, target string) *keyedNode {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &keyedNode{Key: "9" + hex.EncodeToString(crypto.Keccak256([]byte(t.Name())))[:31]}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	n.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No websocket: a hijacked connection would hold Down up; the rig polls instead.
+		if r.URL.Path != "/v3/"+n.Key || r.Header.Get("Upgrade") != "" {
+			http.NotFound(w, r)
+			return
+		}
+		r.URL.Path = "/"
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(n.Down)
+	return n
+}
+
+// URL is the node's URL, key included, as an operator passes it to --rpc.
+func (n *keyedNode) URL() string { return n.srv.URL + "/v3/" + n.Key }
+
+// Host is the node's address, which its errors name.
+func (n *keyedNode) Host() string { return strings.TrimPrefix(n.srv.URL, "http://") }
+
+// Down stops the node: its port refuses connections from then on.
+func (n *keyedNode) Down() {
+	n.srv.CloseClientConnections()
+	n.srv.Close()
+}
+
+// hangingSim serves the simulator at target but never answers provider's requests (they wait
+// until the client gives up), and returns its URL for --sim.
+func hangingSim(t *testing.T, target, provider string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/"+provider+"/") {
+			<-r.Context().Done()
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// unpacedSpec is instantSpec with source's rate lifted: a source the test holds hung would
+// otherwise have its next request refused at once by its own pacing (tiingo's 50 an hour lets
+// one request a round pass, and a round's deadline is a context deadline), and the page would
+// rightly say rate_limited instead of what the test looks at.
+func unpacedSpec(t *testing.T, source string) string {
+	t.Helper()
+	file := instantSpec(t)
+	spec, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?m)^(  ` + source + `:\n(?:    .*\n)*?    rate: )\S+$`)
+	if !block.Match(spec) {
+		t.Fatalf("the spec sets no rate for %s", source)
+	}
+	if err := os.WriteFile(file, block.ReplaceAll(spec, []byte("${1}1000/s")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// httpGet reads url's body.
+func httpGet(t *testing.T, ctx context.Context, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s (%v)", url, resp.Status, err)
+	}
+	return string(body)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,23 @@ func init() { register(newPriceCmd) }
 // priceNow is the clock of the commands that price; tests set it to the simulator's.
 var priceNow = time.Now
 
+// priceWait waits until priceNow reads until (the reconciler's Deps.Wait); nil is a real timer.
+// Tests move their clock instead.
+var priceWait func(ctx context.Context, until time.Time) error
+
+// defaultFinalityWait is price's --wait default: long enough for the slowest provider's default
+// final_after (Massive's late-trade window), plus a minute for the request and the provider's
+// own lag, so that a minute asked the moment it closes is answered from final bars.
+func defaultFinalityWait() time.Duration {
+	slowest := time.Duration(0)
+	for _, typ := range sources.Types() {
+		if f, ok := sources.Lookup(typ); ok {
+			slowest = max(slowest, f.FinalAfter)
+		}
+	}
+	return slowest + time.Minute
+}
+
 // priceOutput is the JSON `pricerig price --json` prints.
 type priceOutput struct {
 	Symbol    string        `json:"symbol"`
@@ -35,6 +53,9 @@ type priceOutput struct {
 	Session   string        `json:"session,omitempty"`
 	Median    string        `json:"median,omitempty"` // before the outlier cut
 	Store     string        `json:"store,omitempty"`  // the backfilled store it came from (--db)
+	// NotFinal names the sources whose bar for the minute was not final yet when the command
+	// answered (provisional, or not published yet).
+	NotFinal []string `json:"not_final,omitempty"`
 }
 
 type quoteOutput struct {
@@ -48,14 +69,19 @@ type quoteOutput struct {
 	// ErrorKind is a failed request's kind: rate_limited, unauthorized, body_too_large…
 	ErrorKind sources.ErrorKind `json:"error_kind,omitempty"`
 	LatencyMs int64             `json:"latency_ms"`
+	// Final says the source had said its last word on the minute when it was asked (its bar
+	// is past its final_after, or it has none there for good); FetchedAt is when it was asked.
+	Final     bool   `json:"final"`
+	FetchedAt string `json:"fetched_at,omitempty"`
 }
 
 func newPriceCmd(a *app) *cobra.Command {
 	var sf specFlags
-	var asJSON bool
+	var asJSON, noWait, noCache bool
 	var db string
+	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--db prices.db] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -66,14 +92,34 @@ min_sources remain. The answer is price × 10^8.
 MINUTE is RFC 3339 UTC (2026-11-27T15:30Z or 2026-11-27T15:30:00Z) or unix seconds, aligned to
 the minute. The table shows every source's price, bar time, status and distance to the answer.
 
+Every bar a source returns is kept in a bar ledger, and the price is derived from what it holds:
+--db names its store (a SQLite file or a postgres:// URL, made if missing; a minute a backfill
+stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_HOME/pricerig/),
+and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
+window around the minute (its date, or the month or dates it answers at once), or the rest of a
+day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
+asked: its status is over_quota until it has room again.
+
+A source's bar is final only once its final_after has passed (sources.yaml; each provider's
+documented default): before that its close may still change, and a minute it has no bar for may
+still get one, so it is "not_final", never carried from the minute before and never counted. A
+minute that closed too recently is waited for (--wait, default the slowest provider's default
+final_after plus a minute): each source is asked again when it is final, and the answer comes as
+soon as enough final prices agree (the early quorum). --no-wait answers from the sources final
+now, or says which are not final yet.
+
 Exit 0 with an answer; 1 with a one-line reason when there is none (too few sources agree, the
-minute has not closed, or it is older than every source's history); 2 for bad input (unknown
-symbol, malformed or unaligned minute, a bad spec).`,
+minute has not closed, is not final yet, or is older than every source's history); 2 for bad
+input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 		Example: `  pricerig price NVDA 2026-11-27T15:30Z
   pricerig price --json TSLA 1795793400
-  pricerig price --sim http://127.0.0.1:8787 --json SPY 2026-11-27T15:30:00Z`,
+  pricerig price --sim http://127.0.0.1:8787 --json SPY 2026-11-27T15:30:00Z
+  pricerig price --no-wait NVDA 2026-11-27T15:30Z`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if wait < 0 {
+				return badInput("--wait must not be negative, got %s", wait)
+			}
 			if cmd.Flags().Changed("db") {
 				if err := storePath("--db", db); err != nil {
 					return err
@@ -92,16 +138,31 @@ symbol, malformed or unaligned minute, a bad spec).`,
 				return badInput("unknown symbol %q: the spec has %s", args[0], strings.Join(spec.Symbols(), ", "))
 			}
 			a.warn(spec)
-			if db != "" { // a backfilled minute needs no fetch (backfill.go)
-				if done, err := a.priceFromStore(cmd.Context(), db, spec, symbol, minute, asJSON); done || err != nil {
+			store, err := openLedger(db, noCache, a.logger())
+			if err != nil {
+				return err
+			}
+			if store != nil {
+				defer store.Close()
+				// a backfilled minute needs no fetch (backfill.go)
+				if done, err := a.priceFromStore(cmd.Context(), store, db != "", spec, symbol, minute, asJSON); done || err != nil {
 					return err
 				}
 			}
-			r, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}})
+			deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+			r, err := feeds.New(spec, ledgerDeps(deps, store))
 			if err != nil {
 				return failed("%v", err)
 			}
-			res, err := r.Price(cmd.Context(), symbol, minute)
+			var opts []feeds.PriceOption
+			if !noWait {
+				opts = append(opts, feeds.WaitFinal(priceNow().Add(wait)))
+			}
+			res, err := r.Price(cmd.Context(), symbol, minute, opts...)
+			if store != nil {
+				// the sources an early quorum left out keep their bars for the next minute
+				defer r.Drain()
+			}
 			switch {
 			case errors.Is(err, feeds.ErrUnknownSymbol), errors.Is(err, feeds.ErrUnaligned), errors.Is(err, feeds.ErrBeforeCalendar):
 				return badInput("%v", err)
@@ -123,7 +184,11 @@ symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&db, "db", "", "answer from a store that pricerig backfill filled (a SQLite file or a postgres:// URL), when it holds the minute; else ask the sources")
+	cmd.Flags().StringVar(&db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().BoolVar(&noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
+	cmd.Flags().DurationVar(&wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
+	cmd.MarkFlagsMutuallyExclusive("wait", "no-wait")
 	return cmd
 }
 
@@ -136,12 +201,13 @@ func reasonOf(res feeds.Result, err error) string {
 
 func priceOutputOf(res feeds.Result) priceOutput {
 	out := priceOutput{
-		Symbol:  res.Symbol,
-		Minute:  res.Minute.Format(time.RFC3339),
-		Agreed:  res.Agreed,
-		Reason:  res.Reason,
-		Session: string(res.Session),
-		Sources: []quoteOutput{},
+		Symbol:   res.Symbol,
+		Minute:   res.Minute.Format(time.RFC3339),
+		Agreed:   res.Agreed,
+		Reason:   res.Reason,
+		Session:  string(res.Session),
+		Sources:  []quoteOutput{},
+		NotFinal: res.NotFinal(),
 	}
 	if res.Agreed {
 		out.Price = res.Price.String()
@@ -155,7 +221,11 @@ func priceOutputOf(res feeds.Result) priceOutput {
 		out.Effective = res.Effective.Format(time.RFC3339)
 	}
 	for _, q := range res.Quotes {
-		qo := quoteOutput{Name: q.Source, Symbol: q.Symbol, Status: string(q.Status), Error: q.Err, ErrorKind: q.Kind, LatencyMs: q.Latency.Milliseconds()}
+		qo := quoteOutput{Name: q.Source, Symbol: q.Symbol, Status: string(q.Status), Error: q.Err, ErrorKind: q.Kind,
+			LatencyMs: q.Latency.Milliseconds(), Final: q.Final}
+		if !q.FetchedAt.IsZero() {
+			qo.FetchedAt = q.FetchedAt.UTC().Format(time.RFC3339)
+		}
 		if q.Status.Priced() {
 			p, t := q.Price.String(), q.BarTime.UTC().Format(time.RFC3339)
 			qo.Price, qo.BarTime = &p, &t
@@ -199,6 +269,9 @@ func printPrice(w io.Writer, res feeds.Result) {
 	if !res.Agreed {
 		fmt.Fprintf(w, "\nno answer: %s\n", res.Reason)
 		return
+	}
+	if nf := res.NotFinal(); len(nf) > 0 {
+		fmt.Fprintf(w, "\nnot final yet: %s (the answer is from the final prices)", strings.Join(nf, ", "))
 	}
 	priced := 0
 	for _, q := range res.Quotes {

@@ -7,17 +7,14 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/feeds/history"
 )
 
-// priceFromStore is `pricerig price --db`: it prints the stored answer when the store can give
-// it (done is true) and says that it came from the store; otherwise it says why not on stderr
-// and the caller asks the sources.
-func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
-	store, err := openHistory(db, failed)
-	if err != nil {
-		return false, err
-	}
-	defer store.Close()
+// priceFromStore prints the answer a backfill stored when the store can give it (done is true)
+// and says that it came from the store; otherwise it says why not on stderr (of a store --db
+// named), and the caller derives the price from the store's bars, asking the sources for what
+// it lacks.
+func (a *app) priceFromStore(ctx context.Context, store *history.Store, explicit bool, spec *feeds.Spec, symbol string, minute time.Time, asJSON bool) (done bool, err error) {
 	res, ok, note, err := store.Price(ctx, spec, symbol, minute)
 	if err != nil {
 		return false, failed("--db %s: %v", store.Path(), err)
@@ -26,7 +23,9 @@ func (a *app) priceFromStore(ctx context.Context, db string, spec *feeds.Spec, s
 		if note == "" {
 			note = "the store does not hold the minute"
 		}
-		fmt.Fprintf(a.stderr, "pricerig price: %s: %s; asking the sources\n", store.Path(), note)
+		if explicit { // the per-user cache holds no backfill: it has nothing to say
+			fmt.Fprintf(a.stderr, "pricerig price: %s: %s; deriving it from the bars, asking the sources for what the store lacks\n", store.Path(), note)
+		}
 		return false, nil
 	}
 	if asJSON {

@@ -16,15 +16,16 @@ import (
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
-// startSim serves the provider simulator in-process with the commands' clock set to now.
+// startSim serves the provider simulator in-process with the commands' clock set to now, every
+// bar final the moment its minute ends (the instant world: startLateSim has the real one).
 func startSim(t *testing.T, now time.Time) (*sim.Server, string) {
 	t.Helper()
 	clock := func() time.Time { return now }
-	srv := sim.New(sim.Options{Seed: 3, Now: clock})
+	srv := sim.New(sim.Options{Seed: 3, Now: clock, Instant: true})
 	hs := httptest.NewServer(srv)
-	old := priceNow
-	priceNow = clock
-	t.Cleanup(func() { priceNow = old; srv.Close(); hs.Close() })
+	old, oldInstant := priceNow, simInstant
+	priceNow, simInstant = clock, true
+	t.Cleanup(func() { priceNow, simInstant = old, oldInstant; srv.Close(); hs.Close() })
 	return srv, hs.URL
 }
 

@@ -27,7 +27,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		main() // exits
 	}
+	// The commands' per-user bar cache: none for the commands the tests run in process (each
+	// test's simulator is its own world), a throwaway one for the processes they start.
+	userCache = func() (string, error) { return "", errNoCache }
+	cache, err := os.MkdirTemp("", "pricerig-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	if binaryPath != "" && binaryPath != os.Args[0] {
 		os.RemoveAll(filepath.Dir(binaryPath)) // the failover tests' pricerig build
 	}

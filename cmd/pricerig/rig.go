@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -203,7 +204,25 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 	}()
 	logger.Info("journal", "target", journal.Target(), "shared", journal.Shared())
-	reconciler, err := feeds.New(spec, feeds.Deps{Deps: sources.Deps{Logger: logger}})
+	// the bar ledger beside the journal: in its PostgreSQL database, so the instances share the
+	// leader's bars and quota counts, or in a SQLite file next to it
+	ledgerAt := ledgerBeside(f.journal)
+	ledgerStat := os.ErrExist
+	if !rigjournal.IsPostgresURL(ledgerAt) {
+		_, ledgerStat = os.Stat(ledgerAt)
+	}
+	ledger, err := history.Open(ledgerAt)
+	if err != nil {
+		return failed("the bar ledger: %v", err)
+	}
+	defer func() {
+		ledger.Close()
+		if !started && errors.Is(ledgerStat, os.ErrNotExist) {
+			removeStoreFiles(ledgerAt)
+		}
+	}()
+	logger.Info("bar ledger", "target", ledger.Path())
+	reconciler, err := feeds.New(spec, ledgerDeps(feeds.Deps{Deps: sources.Deps{Logger: logger}}, ledger))
 	if err != nil {
 		return failed("%v", err)
 	}
@@ -305,6 +324,16 @@ func pageRole(j *rigjournal.DBJournal, r *rig.Runner) string {
 }
 
 // removeStoreFiles removes an SQLite file and its WAL companions.
+// ledgerBeside is where a rig keeps its bar ledger: in the journal's PostgreSQL database, or
+// beside its SQLite file (rig.db: rig.ledger.db). SQLite keeps one schema version a file, so
+// the two stores cannot share one.
+func ledgerBeside(journal string) string {
+	if rigjournal.IsPostgresURL(journal) {
+		return journal
+	}
+	return strings.TrimSuffix(journal, filepath.Ext(journal)) + ".ledger.db"
+}
+
 func removeStoreFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		_ = os.Remove(path + suffix)

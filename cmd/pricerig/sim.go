@@ -36,9 +36,10 @@ func newSimCmd(a *app) *cobra.Command {
 	var seed int64
 	var rateLimit int
 	var latency, cacheFor time.Duration
-	var faults, drifts, splits []string
+	var faults, drifts, splits, lags, revises []string
+	var instant bool
 	cmd := &cobra.Command{
-		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE]",
+		Use:   "sim [--addr HOST:PORT] [--seed N] [--rate-limit N] [--latency D] [--cache-for D] [--fault P=KIND] [--drift P=BPS] [--split P=RATIO@DATE] [--lag P=D] [--revise P=D] [--instant]",
 		Short: "Serve every quote provider's API from a deterministic simulated tape",
 		Long: `Serve simulated quote APIs on one loopback address until interrupted (Ctrl-C).
 
@@ -55,6 +56,16 @@ Faults, for trying the audit and the reconciler against a broken source (each fl
   --fault PROVIDER=KIND     timeout, 5xx, truncated, error-in-200, wrong-symbol or unauthorized
   --drift PROVIDER=BPS      every price of the provider off by BPS basis points
   --split PROVIDER=R@DATE   the provider pretends an unrecorded R-for-1 split on DATE (YYYY-MM-DD)
+
+Providers publish late and revise, as the real ones do (each flag repeatable; P may be "all"):
+  --lag PROVIDER=D          a minute's bar is served D after the minute ends (-1m: the minute
+                            in progress, as Yahoo serves it)
+  --revise PROVIDER=D       the bar's close is provisional until D after the minute ends, then
+                            changes once, to the tape's
+  --instant                 every bar served final the moment its minute ends (before the flags)
+By default each provider does what its documentation or recorded behaviour says: Yahoo serves
+the minute in progress, Alpaca a bar 1 s after its minute and revised at 30 s, Massive revised at
+10 s; the others serve it final when the minute ends. The setup printed says each one's.
 
 --cache-for D answers a request asked before (same path and query) with the body rendered then,
 for D, like a cache in front of a provider: the same bytes, so a benchmark run again measures
@@ -77,8 +88,11 @@ never answered from the cache; every request still counts against --rate-limit.`
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return badInput("--addr %q: want HOST:PORT, like 127.0.0.1:8787", addr)
 			}
-			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor})
+			s := sim.New(sim.Options{Seed: seed, RateLimit: rateLimit, Latency: latency, CacheFor: cacheFor, Instant: instant})
 			if err := applySimFaults(s, faults, drifts, splits); err != nil {
+				return badInput("%v", err)
+			}
+			if err := applySimPublication(s, lags, revises); err != nil {
 				return badInput("%v", err)
 			}
 			ln, err := net.Listen("tcp", addr)
@@ -124,7 +138,59 @@ never answered from the cache; every request still counts against --rate-limit.`
 	cmd.Flags().StringArrayVar(&faults, "fault", nil, "PROVIDER=KIND: make a provider fail (timeout, 5xx, truncated, error-in-200, wrong-symbol, unauthorized)")
 	cmd.Flags().StringArrayVar(&drifts, "drift", nil, "PROVIDER=BPS: shift every price of a provider by BPS basis points")
 	cmd.Flags().StringArrayVar(&splits, "split", nil, "PROVIDER=RATIO@YYYY-MM-DD: a split only this provider applies")
+	cmd.Flags().StringArrayVar(&lags, "lag", nil, "PROVIDER=DURATION: serve each bar that long after its minute ends (-1m: the minute in progress); PROVIDER may be all")
+	cmd.Flags().StringArrayVar(&revises, "revise", nil, "PROVIDER=DURATION: serve a provisional close until that long after the minute ends, then the final one; PROVIDER may be all")
+	cmd.Flags().BoolVar(&instant, "instant", false, "every provider serves a bar final the moment its minute ends (then --lag and --revise)")
 	return cmd
+}
+
+// applySimPublication reads the --lag and --revise flags into the simulator's providers.
+func applySimPublication(s *sim.Server, lags, revises []string) error {
+	pubs, err := simPublications(s.Publication, lags, revises)
+	for p, pub := range pubs {
+		s.SetPublication(p, pub)
+	}
+	return err
+}
+
+// simPublications reads the --lag and --revise flags (PROVIDER=DURATION, PROVIDER may be "all")
+// over each provider's publication by base: the publications of the providers they change.
+func simPublications(base func(provider string) sim.Publication, lags, revises []string) (map[string]sim.Publication, error) {
+	out := map[string]sim.Publication{}
+	set := func(flag string, args []string, apply func(*sim.Publication, time.Duration)) error {
+		for _, arg := range args {
+			p, v, ok := strings.Cut(arg, "=")
+			d, err := time.ParseDuration(v)
+			if !ok || err != nil {
+				return fmt.Errorf("--%s %q: want PROVIDER=DURATION, like yahoo=25s", flag, arg)
+			}
+			providers := []string{p}
+			if p == "all" {
+				providers = sim.Providers()
+			} else if !slices.Contains(sim.Providers(), p) {
+				return fmt.Errorf("--%s %q: unknown provider %q (want all or one of %s)", flag, arg, p, strings.Join(sim.Providers(), ", "))
+			}
+			for _, name := range providers {
+				pub, seen := out[name]
+				if !seen {
+					pub = base(name)
+				}
+				apply(&pub, d)
+				if err := pub.Check(); err != nil {
+					return fmt.Errorf("--%s %q: %v", flag, arg, err)
+				}
+				out[name] = pub
+			}
+		}
+		return nil
+	}
+	if err := set("lag", lags, func(p *sim.Publication, d time.Duration) { p.Lag = d }); err != nil {
+		return nil, err
+	}
+	if err := set("revise", revises, func(p *sim.Publication, d time.Duration) { p.Revise = d }); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // applySimFaults reads the --fault, --drift and --split flags into the simulator.
@@ -185,9 +251,9 @@ func printSimSetup(w io.Writer, s *sim.Server, root string, seed int64) {
 	for _, p := range providers {
 		width = max(width, len(p))
 	}
-	fmt.Fprintf(w, "pricerig sim: %d simulated providers on %s (seed %d)\n\nbase URLs:\n", len(providers), root, seed)
+	fmt.Fprintf(w, "pricerig sim: %d simulated providers on %s (seed %d)\n\nbase URLs (and when each serves a minute's bar):\n", len(providers), root, seed)
 	for _, p := range providers {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, p, s.BaseURL(root, p))
+		fmt.Fprintf(w, "  %-*s  %s  (%s)\n", width, p, s.BaseURL(root, p), s.Publication(p))
 	}
 	fmt.Fprintln(w, "\nexport these (the simulator accepts only these credentials):")
 	for _, p := range providers {

@@ -29,7 +29,8 @@ func TestSimPrintsSetupServesAndStops(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--seed", "7", "--rate-limit", "50"}, strings.NewReader(""), w, &stderr)
+		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--seed", "7", "--rate-limit", "50", "--lag", "twelvedata=25s", "--revise", "all=40s", "--lag", "udf=-1m"},
+			strings.NewReader(""), w, &stderr)
 		w.Close()
 	}()
 
@@ -47,16 +48,26 @@ func TestSimPrintsSetupServesAndStops(t *testing.T) {
 		t.Fatalf("setup does not name the seed:\n%s", text)
 	}
 
-	baseLine := regexp.MustCompile(`^  ([a-z]+) +(http://127\.0\.0\.1:\d+/[a-z]+)$`)
-	bases := map[string]string{}
+	baseLine := regexp.MustCompile(`^  ([a-z]+) +(http://127\.0\.0\.1:\d+/[a-z]+)  \((.+)\)$`)
+	bases, published := map[string]string{}, map[string]string{}
 	for _, l := range printed {
 		if m := baseLine.FindStringSubmatch(l); m != nil {
-			bases[m[1]] = m[2]
+			bases[m[1]], published[m[1]] = m[2], m[3]
 		}
 	}
 	for _, p := range sim.Providers() {
 		if !strings.HasSuffix(bases[p], "/"+p) {
 			t.Fatalf("no base URL for %s in:\n%s", p, text)
+		}
+	}
+	// when each provider serves a minute's bar: --lag and --revise over each one's default
+	for p, want := range map[string]string{
+		"twelvedata": "serves a bar 25s after its minute ends, provisional until 40s after it",
+		"alpaca":     "serves a bar 1s after its minute ends, provisional until 40s after it", // its documented 1 s lag kept
+		"udf":        "serves the minute in progress, provisional until 40s after it",
+	} {
+		if published[p] != want {
+			t.Errorf("%s: %q, want %q", p, published[p], want)
 		}
 	}
 	for _, line := range []string{"export ALPACA_API_KEY_ID=sim-key", "export ALPACA_API_SECRET_KEY=sim-secret", "export PYTH_API_KEY=sim-key"} {
@@ -151,6 +162,11 @@ func TestSimBadFlags(t *testing.T) {
 		{[]string{"sim", "--drift", "alpaca=lots"}, "basis points"},
 		{[]string{"sim", "--split", "tiingo=2"}, "RATIO@YYYY-MM-DD"},
 		{[]string{"sim", "--split", "tiingo=1@2026-11-20"}, "RATIO@YYYY-MM-DD"},
+		{[]string{"sim", "--lag", "yahoo"}, "PROVIDER=DURATION"},
+		{[]string{"sim", "--lag", "nowhere=5s"}, "unknown provider"},
+		{[]string{"sim", "--lag", "yahoo=-2m"}, "the minute in progress"},
+		{[]string{"sim", "--revise", "all=-1s"}, "no revision"},
+		{[]string{"sim", "--revise", "massive=soon"}, "PROVIDER=DURATION"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -170,7 +186,7 @@ func TestSimFaultFlagsReachTheAudit(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--fault", "yahoo=5xx", "--drift", "alpaca=40",
+		code <- run(ctx, []string{"sim", "--addr", "127.0.0.1:0", "--instant", "--fault", "yahoo=5xx", "--drift", "alpaca=40",
 			"--fault", "pyth=unauthorized"}, strings.NewReader(""), w, &stderr)
 		w.Close()
 	}()
@@ -189,7 +205,7 @@ func TestSimFaultFlagsReachTheAudit(t *testing.T) {
 	if root == "" {
 		t.Fatalf("no root URL printed; stderr %s", stderr.String())
 	}
-	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", "../../sources.yaml", "--symbol", "NVDA", "--minutes", "3")
+	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", instantSpec(t), "--symbol", "NVDA", "--minutes", "3")
 	if auditCode != exitFailure {
 		t.Fatalf("audit exit %d:\n%s\n%s", auditCode, report, auditErr)
 	}

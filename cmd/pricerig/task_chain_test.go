@@ -35,7 +35,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	var out, errOut lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml"}, strings.NewReader(""), &out, &errOut)
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
 	}()
 	defer func() {
 		cancel()

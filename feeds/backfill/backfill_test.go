@@ -10,6 +10,7 @@ import (
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -257,5 +258,30 @@ func testAcrossTheSpringDSTSwitch(t *testing.T, be storeBackend) {
 	// the New York month holds the whole range, and the carry's reach back is free within it
 	if got := e.sim.Requests("alphavantage"); got != 1 {
 		t.Errorf("alphavantage: %d requests for one March", got)
+	}
+}
+
+// TestBackfillStopsAtTheLastFinalMinute: a backfill reaching now keeps no bar younger than its
+// source's final_after (a provisional bar stored as an answer is what `price --db` would then
+// serve); the minutes after the last final one are a gap that says so.
+func TestBackfillStopsAtTheLastFinalMinute(t *testing.T) {
+	now := ny(2025, time.November, 20, 12, 0).Add(30 * time.Second)
+	e := newEnv(t, now, sim.Options{Instant: true})
+	spec := e.spec(t, three, "1000/s")
+	alpaca, _ := sources.Lookup("alpaca")
+	ready := now.Add(-alpaca.FinalAfter).Truncate(time.Minute) // 11:59: its bar is not final at 12:00:30
+	store := sqliteStore.open(t, "p.db")
+	sum := e.run(t, context.Background(), store, Options{Spec: spec, From: now.Add(-10 * time.Minute).Truncate(time.Minute), To: now.Truncate(time.Minute)})
+	last := time.Time{}
+	err := store.Bars(context.Background(), "NVDA", "alpaca", now.Add(-time.Hour), now, func(b history.StoredBar) error {
+		last = b.Start
+		return nil
+	})
+	if err != nil || !last.Before(ready) || last.IsZero() {
+		t.Fatalf("alpaca's last stored bar %v (%v), want one before %v, the first minute not final", last, err, ready)
+	}
+	gaps := sourceSummary(t, sum, "alpaca").Gaps
+	if len(gaps) == 0 || !strings.Contains(gaps[len(gaps)-1].Reason, "final 35s after it closes") {
+		t.Errorf("alpaca's gaps %+v, want the minutes not final yet", gaps)
 	}
 }

@@ -44,8 +44,13 @@ func (b *Backfill) again(ctx context.Context, m *member, r *retries, err error) 
 		if wait > maxRateWait {
 			return fmt.Errorf("%w (the provider asks to wait %s: re-run later)", err, wait)
 		}
-		m.pacer.hold(b.clock.Now().Add(wait))
 		b.log.Info("backfill rate limited", "source", m.name, "wait", wait.String())
+		if errors.Is(err, sources.ErrNotSent) {
+			// the source's breaker stopped the request before the pacer, which sits in the
+			// transport, saw it: wait here
+			return b.clock.Sleep(ctx, wait)
+		}
+		m.pacer.hold(b.clock.Now().Add(wait))
 		return nil
 	case errors.Is(err, sources.ErrUnavailable) && r.unavailable < maxUnavailRetries:
 		r.unavailable++
@@ -162,6 +167,7 @@ func (b *Backfill) fetch(ctx context.Context, m *member, j job) (history.Fetched
 	w := history.FetchedWindow{Source: m.name, Span: j.span, Symbols: j.symbols, LeadIn: j.leadIn}
 	var r retries
 	for {
+		w.Fetched = b.clock.Now()
 		bars, err := b.call(ctx, m, j)
 		if err == nil {
 			w.Bars = bars
@@ -231,7 +237,7 @@ func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- 
 		before, _, _, _ := m.pacer.state()
 		err = m.pager.Pages(ctx, provs, j.span.From, j.span.To, j.resume, func(p sources.Page) error {
 			now, _, _, _ := m.pacer.state()
-			w := history.FetchedWindow{Bars: map[string][]sources.Bar{}, Cover: map[string]history.Span{}, Requests: now - before, Next: p.Next}
+			w := history.FetchedWindow{Bars: map[string][]sources.Bar{}, Cover: map[string]history.Span{}, Requests: now - before, Next: p.Next, Fetched: b.clock.Now()}
 			j.resume = p.Next
 			before = now
 			for i, sym := range j.symbols {
@@ -266,7 +272,7 @@ func (b *Backfill) fetchPaged(ctx context.Context, m *member, j job, out chan<- 
 		if errors.Is(err, sources.ErrNoData) {
 			// nothing in what is left: proven empty, as fetch stores an empty window
 			now, _, _, _ := m.pacer.state()
-			w := history.FetchedWindow{Bars: map[string][]sources.Bar{}, Cover: map[string]history.Span{}, Requests: now - before}
+			w := history.FetchedWindow{Bars: map[string][]sources.Bar{}, Cover: map[string]history.Span{}, Requests: now - before, Fetched: b.clock.Now()}
 			for _, sym := range j.symbols {
 				w.Cover[sym] = j.span
 			}

@@ -117,7 +117,9 @@ func (b *Backfill) build() error {
 		if since := ceilMinute(m.cov.Since.UTC()); !m.cov.Since.IsZero() && since.After(m.planLB) {
 			m.liveLB, m.planLB = since, since
 		}
-		m.ready = b.now.Add(-m.cov.Delay).Truncate(time.Minute)
+		// a minute is stored once its bar is out (Delay) and final (FinalAfter): a provisional
+		// bar kept as an answer is what `price --db` would then serve
+		m.ready = b.now.Add(-max(m.cov.Delay, m.cov.FinalAfter)).Truncate(time.Minute)
 	}
 	if usable == 0 {
 		var why []string
@@ -132,6 +134,15 @@ func (b *Backfill) build() error {
 		return badInput("no usable source (%s)", strings.Join(why, "; "))
 	}
 	return nil
+}
+
+// unready says why the member's minutes from m.ready on are not asked yet: not published, or
+// not final.
+func (m *member) unready() string {
+	if m.cov.FinalAfter > m.cov.Delay {
+		return fmt.Sprintf("its bar of a minute is final %s after it closes", m.cov.FinalAfter)
+	}
+	return fmt.Sprintf("it publishes a minute %s after it closes", m.cov.Delay)
 }
 
 // reach says how far back a member's 1-minute history reaches.
@@ -161,7 +172,7 @@ func (b *Backfill) served() error {
 		case !m.liveLB.IsZero() && !b.opts.To.After(m.liveLB):
 			why = append(why, fmt.Sprintf("%s's 1-minute history %s", m.name, m.reach()))
 		default:
-			why = append(why, fmt.Sprintf("%s publishes a minute %s after it closes", m.name, m.cov.Delay))
+			why = append(why, fmt.Sprintf("%s: %s", m.name, m.unready()))
 		}
 	}
 	return badInput("no source serves a minute of %s … %s (%s)", b.opts.From.Format(time.RFC3339), b.opts.To.Format(time.RFC3339), strings.Join(why, "; "))
@@ -184,7 +195,7 @@ func (b *Backfill) need(m *member, symbol string) (history.Span, []Gap, bool) {
 	}
 	if m.ready.Before(to) {
 		if g, ok := trimToSessions(maxTime(from, m.ready), to, m.sessions); ok {
-			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: fmt.Sprintf("not published yet (it serves a minute %s after it closes)", m.cov.Delay)})
+			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: "not published or not final yet (" + m.unready() + ")"})
 		}
 		to = m.ready
 	}

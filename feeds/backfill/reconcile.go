@@ -396,7 +396,7 @@ func (b *Backfill) quote(q *feeds.Quote, s *slot, t time.Time, session market.Se
 		case !m.liveLB.IsZero() && t.Before(m.liveLB):
 			q.Status, q.Err = feeds.StatusNotCovered, "its 1-minute history "+m.reach()
 		case !t.Before(m.ready):
-			q.Status, q.Err = feeds.StatusNotCovered, fmt.Sprintf("publishes a minute %s after it closes; this one is not out yet", m.cov.Delay)
+			q.Status, q.Err = feeds.StatusNotCovered, m.unready()+"; this minute is not yet"
 		case !m.selected:
 			q.Status, q.Err = feeds.StatusPending, "not fetched: left out of this backfill (--sources)"
 		default:

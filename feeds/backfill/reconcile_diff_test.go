@@ -218,7 +218,7 @@ func copyTape(t *testing.T, from *history.Store, to *sql.DB) {
 	defer conn.Close()
 	for _, q := range []string{
 		`ATTACH DATABASE '` + from.Path() + `' AS src`,
-		`INSERT INTO coverage SELECT * FROM src.coverage`,
+		`INSERT INTO coverage SELECT source, symbol, win_from, win_to, bars FROM src.coverage`,
 		`INSERT INTO windows SELECT * FROM src.windows`,
 		`DETACH DATABASE src`,
 	} {

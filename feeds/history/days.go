@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/internal/sqldb"
-	"github.com/pricerig/pricerig/sources"
 )
 
 // Reading and writing the day blocks of bar_days and answer_days (see pack.go).
@@ -35,19 +35,21 @@ func storedDays(ctx context.Context, tx wtx, stmt string, args ...any) (map[int6
 
 // barDayRows packs one source's bars of one symbol into bar_days rows, merged over the blocks
 // the store already holds for their days (a page's first and last days are usually shared
-// with the page before and after).
-func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []sources.Bar) ([][]any, error) {
+// with the page before and after): of two bars of one minute the one fetched later is kept, and
+// a close it changed is a revision.
+func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []feeds.HeldBar) ([][]any, []revision, error) {
 	if len(bars) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	bars = sortedBars(bars)
 	first, last := dayOf(bars[0].Start.Unix()), dayOf(bars[len(bars)-1].Start.Unix())
 	held, err := storedDays(ctx, tx, `SELECT day, data FROM bar_days WHERE symbol = ? AND source = ? AND day >= ? AND day <= ?`,
 		symbol, source, first, last)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rows [][]any
+	var revised []revision
 	for len(bars) > 0 {
 		day := dayOf(bars[0].Start.Unix())
 		n := 1
@@ -59,13 +61,15 @@ func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []sourc
 		if old, ok := held[day]; ok {
 			prev, err := unpackBarDay(nil, day, old)
 			if err != nil {
-				return nil, fmt.Errorf("bars of %s %s on %s: %w", source, symbol, unix(day).Format(time.DateOnly), err)
+				return nil, nil, fmt.Errorf("bars of %s %s on %s: %w", source, symbol, unix(day).Format(time.DateOnly), err)
 			}
-			part = mergeBars(prev, part)
+			var r []revision
+			part, r = mergeBars(prev, part)
+			revised = append(revised, r...)
 		}
 		rows = append(rows, []any{symbol, day, source, len(part), packBarDay(day, part)})
 	}
-	return rows, nil
+	return rows, revised, nil
 }
 
 // answerDayRows packs one symbol's reconciled minutes (sorted) into answer_days rows, over
@@ -149,13 +153,18 @@ type BarCursor struct {
 	buf   []StoredBar
 	pos   int
 	err   error
-	tmp   []sources.Bar
+	tmp   []feeds.HeldBar
 	spare []StoredBar // the other buffer of mergeRuns
 }
 
 // openBars starts a cursor over the bars of symbol ("" every symbol) and source ("" every
 // source) starting in [from, to) (unix seconds).
 func (s *Store) openBars(ctx context.Context, symbol, source string, from, to int64) (*BarCursor, error) {
+	return s.openBarsOn(ctx, s.db, symbol, source, from, to)
+}
+
+// openBarsOn is openBars reading through q: the store, or a read snapshot of it.
+func (s *Store) openBarsOn(ctx context.Context, q querier, symbol, source string, from, to int64) (*BarCursor, error) {
 	c := &BarCursor{from: from, to: to}
 	if from >= to {
 		return c, nil
@@ -168,7 +177,7 @@ func (s *Store) openBars(ctx context.Context, symbol, source string, from, to in
 	if source != "" {
 		where, args = append(where, "source = ?"), append(args, source)
 	}
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT symbol, day, source, data FROM bar_days WHERE `+strings.Join(where, " AND ")+` ORDER BY symbol, day, source`), args...)
+	rows, err := q.QueryContext(ctx, s.Q(`SELECT symbol, day, source, data FROM bar_days WHERE `+strings.Join(where, " AND ")+` ORDER BY symbol, day, source`), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +232,7 @@ func (c *BarCursor) fill() bool {
 		runs = append(runs, len(c.buf))
 		for _, b := range c.tmp {
 			if t := b.Start.Unix(); t >= c.from && t < c.to {
-				c.buf = append(c.buf, StoredBar{Symbol: sym, Source: c.nSrc, Bar: b})
+				c.buf = append(c.buf, StoredBar{Symbol: sym, Source: c.nSrc, HeldBar: b})
 			}
 		}
 		c.advance()

@@ -1,5 +1,7 @@
-// Package history is pricerig's price history: a store of every source's 1-minute bars and of
-// the reconciled answer of every minute with its provenance. feeds/backfill fills it; `pricerig
+// Package history is pricerig's price history: a store of every source's 1-minute bars (the bar
+// ledger: each bar with when it was fetched and whether it was final, and the closes later
+// fetches changed), of the reconciled answer of every minute with its provenance, and of the
+// sources' request counts against their quotas. feeds/backfill fills it; `pricerig
 // price --db` and the rig answer from it (Price), the audit reads it to find gaps, and `backfill
 // export` writes it out for other tools.
 //
@@ -17,9 +19,13 @@
 //   - write.go: the writer's API — what a plan reads (Fetched), a fetched window or page
 //     (PutWindow), answers (RulesetID, PutAnswers), runs (BeginRun, EndRun).
 //   - read.go: the readers — Coverage, Gaps, Bars, ReadBars, HasBar, Answers, Lookup.
+//   - ledger.go: the store as the bar ledger (feeds.Ledger): Held, Keep, and the closes a later
+//     fetch changed (Revisions).
+//   - budget.go: the store as the sources' request budget (sources.Budget): the quota counts
+//     and breakers every process on the store shares (Spend, Trip, Standing).
 //   - price.go: Price, the stored answer as the live reconciler would give it, and RulesText.
 //   - days.go, pack.go: the day blocks, read, merged and packed; migrate_days.go: the
 //     migration that packed the former row tables.
-//   - spans.go: Span and the coverage arithmetic (Merge, Missing, Find).
+//   - spans.go: Span and the coverage arithmetic (Merge, Missing, Find), market's.
 //   - export.go, parquet.go: Export as CSV, JSON lines or Parquet.
 package history

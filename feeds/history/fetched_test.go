@@ -22,7 +22,7 @@ func testFetchedSeesAPageWholeOrNotAtAll(t *testing.T, be storeBackend) {
 	ctx := context.Background()
 	store := be.open(t, "fetched.db")
 	from := ny(2026, time.October, 5, 4, 0)
-	span := Span{from, from.Add(5 * 24 * time.Hour)}
+	span := Span{From: from, To: from.Add(5 * 24 * time.Hour)}
 	// the first page of a two-symbol window: NVDA proven whole, TSLA from the window's start to
 	// its bars so far, and the provider's token for the next page
 	page := FetchedWindow{Source: "alpaca", Span: span, Symbols: []string{"NVDA", "TSLA"}, Page: true, More: true, Next: "page-2",
@@ -30,7 +30,7 @@ func testFetchedSeesAPageWholeOrNotAtAll(t *testing.T, be storeBackend) {
 			"NVDA": {{Start: from, Close: numeric.Scaled(18_000_000_000), Volume: 10}},
 			"TSLA": {{Start: from.Add(time.Minute), Close: numeric.Scaled(40_000_000_000), Volume: 20}},
 		},
-		Cover:      map[string]Span{"NVDA": span, "TSLA": {from, from.Add(2 * time.Minute)}},
+		Cover:      map[string]Span{"NVDA": span, "TSLA": {From: from, To: from.Add(2 * time.Minute)}},
 		WindowBars: 2, WindowRequests: 1, Requests: 1,
 	}
 	committed := false

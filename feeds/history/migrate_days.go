@@ -20,8 +20,8 @@ func packRowTables(ctx context.Context, tx sqldb.Tx) error {
 	var out [][]any // bar_days rows, then answer_days rows (by their width)
 	var (
 		curSym, curSrc string
-		curDay         int64 = -1
-		bars           []sources.Bar
+		curDay         int64           = -1
+		bars           []feeds.HeldBar // final, fetched unknown: the rows kept no more
 	)
 	flushBars := func() {
 		if len(bars) > 0 {
@@ -39,7 +39,7 @@ func packRowTables(ctx context.Context, tx sqldb.Tx) error {
 			flushBars()
 			curSym, curSrc, curDay = sym, src, d
 		}
-		bars = append(bars, sources.Bar{Start: unix(m), Close: numeric.Scaled(c), Volume: v})
+		bars = append(bars, feeds.HeldBar{Bar: sources.Bar{Start: unix(m), Close: numeric.Scaled(c), Volume: v}, Final: true})
 		return nil
 	})
 	if err != nil {

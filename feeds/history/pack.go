@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/market"
@@ -33,7 +34,8 @@ import (
 // quote reads back with no kind.
 
 const (
-	packBars         = 1 // format byte of a bars block
+	packBars         = 1 // format byte of a bars block without fetch times (before the ledger)
+	packBarsLedger   = 2 // format byte of a bars block with each bar's fetch time and finality
 	packAnswers      = 1 // format byte of an answers block whose quotes have no error kind
 	packAnswersKinds = 2 // format byte of an answers block whose quotes keep their error kind
 	daySeconds       = 86400
@@ -129,27 +131,54 @@ func (u *unpacker) text() string {
 	return s
 }
 
-// packBarDay packs one source's bars of one symbol and day, sorted by start; of bars sharing a
-// start the last one given wins (as a re-written row replaced the stored one).
-func packBarDay(day int64, bars []sources.Bar) []byte {
-	bars = sortedBars(bars)
-	p := packer{b: make([]byte, 0, 2+len(bars)*8)}
-	p.b = append(p.b, packBars)
+// Bars blocks come in two formats too, and the reader takes both. Format 1 (packBars) holds
+// each bar's start, close and volume; stores written before the bar ledger hold it, and its bars
+// read back final with no fetch time (a backfill stored final minutes). Format 2
+// (packBarsLedger, all the writer writes) adds what the ledger keeps of each bar: the start's
+// delta is doubled, its low bit set when the bar was provisional when fetched, and after the
+// volume comes the fetch time as a zigzag delta from the bar before's (from 0 for the first):
+// the bars of one request share it, so it costs a byte a bar.
+
+// packBarDay packs one source's bars of one symbol and day, sorted by start (one bar a start).
+func packBarDay(day int64, bars []feeds.HeldBar) []byte {
+	p := packer{b: make([]byte, 0, 2+len(bars)*9)}
+	p.b = append(p.b, packBarsLedger)
 	p.u(uint64(len(bars)))
-	prevT, prevC := day, int64(0)
+	prevT, prevC, prevF := day, int64(0), int64(0)
 	for _, b := range bars {
-		t := b.Start.Unix()
-		p.u(uint64(t - prevT))
+		t, f := b.Start.Unix(), fetchedUnix(b.Fetched)
+		step := uint64(t-prevT) << 1
+		if !b.Final {
+			step |= 1
+		}
+		p.u(step)
 		p.i(int64(b.Close) - prevC)
 		p.u(uint64(b.Volume))
-		prevT, prevC = t, int64(b.Close)
+		p.i(f - prevF)
+		prevT, prevC, prevF = t, int64(b.Close), f
 	}
 	return p.b
 }
 
+// fetchedUnix is a fetch time as the store keeps it: unix seconds, 0 when unknown.
+func fetchedUnix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// fetchedTime is fetchedUnix's inverse.
+func fetchedTime(f int64) time.Time {
+	if f == 0 {
+		return time.Time{}
+	}
+	return unix(f)
+}
+
 // sortedBars orders bars by start, keeping the last of each start; it sorts a copy only when
 // they are not already strictly ascending (the adapters' usual order).
-func sortedBars(bars []sources.Bar) []sources.Bar {
+func sortedBars(bars []feeds.HeldBar) []feeds.HeldBar {
 	ordered := true
 	for i := 1; i < len(bars); i++ {
 		if !bars[i-1].Start.Before(bars[i].Start) {
@@ -161,7 +190,7 @@ func sortedBars(bars []sources.Bar) []sources.Bar {
 		return bars
 	}
 	s := slices.Clone(bars)
-	slices.SortStableFunc(s, func(a, b sources.Bar) int { return a.Start.Compare(b.Start) })
+	slices.SortStableFunc(s, func(a, b feeds.HeldBar) int { return a.Start.Compare(b.Start) })
 	out := s[:0]
 	for i, b := range s {
 		if i+1 < len(s) && s[i+1].Start.Equal(b.Start) {
@@ -173,36 +202,68 @@ func sortedBars(bars []sources.Bar) []sources.Bar {
 }
 
 // unpackBarDay appends a block's bars to dst.
-func unpackBarDay(dst []sources.Bar, day int64, blob []byte) ([]sources.Bar, error) {
-	if len(blob) == 0 || blob[0] != packBars {
+func unpackBarDay(dst []feeds.HeldBar, day int64, blob []byte) ([]feeds.HeldBar, error) {
+	if len(blob) == 0 || (blob[0] != packBars && blob[0] != packBarsLedger) {
 		return dst, fmt.Errorf("%w (bars format %v)", errCorrupt, blob[:min(len(blob), 1)])
 	}
+	ledger := blob[0] == packBarsLedger
 	u := unpacker{b: blob[1:]}
 	n := u.count()
 	dst = slices.Grow(dst, n)
-	t, c := day, int64(0)
+	t, c, f := day, int64(0), int64(0)
 	for range n {
-		t += int64(u.u())
+		step, final := u.u(), true
+		if ledger {
+			step, final = step>>1, step&1 == 0
+		}
+		t += int64(step)
 		c += u.i()
 		v := u.u()
+		if ledger {
+			f += u.i()
+		}
 		if u.err != nil {
 			return dst, u.err
 		}
-		dst = append(dst, sources.Bar{Start: unix(t), Close: numeric.Scaled(c), Volume: int64(v)})
+		dst = append(dst, feeds.HeldBar{Bar: sources.Bar{Start: unix(t), Close: numeric.Scaled(c), Volume: int64(v)}, Fetched: fetchedTime(f), Final: final})
 	}
 	return dst, u.err
 }
 
-// mergeBars is the bars of old with those of add put over them (add wins at a shared start),
-// sorted.
-func mergeBars(old, add []sources.Bar) []sources.Bar {
+// revision is a bar whose close a later fetch changed: the close held before and the one after,
+// each as fetched.
+type revision struct{ old, new feeds.HeldBar }
+
+// mergeBars is the bars of old and add (each sorted, one bar a start), the one fetched later of
+// each start kept (add's on a tie), with the starts whose close the two disagree on.
+func mergeBars(old, add []feeds.HeldBar) ([]feeds.HeldBar, []revision) {
 	if len(old) == 0 {
-		return add
+		return add, nil
 	}
-	all := make([]sources.Bar, 0, len(old)+len(add))
-	all = append(all, old...)
-	all = append(all, add...)
-	return sortedBars(all)
+	out := make([]feeds.HeldBar, 0, len(old)+len(add))
+	var revised []revision
+	i, j := 0, 0
+	for i < len(old) || j < len(add) {
+		switch {
+		case j == len(add) || (i < len(old) && old[i].Start.Before(add[j].Start)):
+			out = append(out, old[i])
+			i++
+		case i == len(old) || add[j].Start.Before(old[i].Start):
+			out = append(out, add[j])
+			j++
+		default:
+			a, b := old[i], add[j]
+			if !feeds.Later(a.Fetched, b.Fetched) {
+				a, b = b, a
+			}
+			if a.Close != b.Close {
+				revised = append(revised, revision{old: a, new: b})
+			}
+			out = append(out, b)
+			i, j = i+1, j+1
+		}
+	}
+	return out, revised
 }
 
 // dayAnswer is one stored answer in a block: an Answer without its symbol, with its ruleset's

@@ -16,18 +16,24 @@ import (
 	"github.com/pricerig/pricerig/sources"
 )
 
-// A day block holds exactly the bars packed into it, as a map keyed by start would: unsorted
-// input, repeated starts (the last wins), large and tiny prices, zero and huge volumes, and a
-// merge over a stored block.
+// A day block holds exactly the bars packed into it, as a map keyed by start would, the bar
+// fetched later of a start winning (the last given on a tie): unsorted input, repeated starts,
+// large and tiny prices, zero and huge volumes, fetch times unknown, earlier and later, bars
+// final and provisional, and a merge over a stored block, which reports every close it changed.
 func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	day := dayOf(1_764_000_000)
 	for round := range 300 {
-		model := map[int64]sources.Bar{}
-		var stored []sources.Bar
+		model := map[int64]feeds.HeldBar{}
+		var stored []feeds.HeldBar
 		for range 2 { // pack, then merge a second batch over the block
 			n := r.IntN(400)
-			bars := make([]sources.Bar, n)
+			bars := make([]feeds.HeldBar, n)
+			fetched := time.Time{}
+			if r.IntN(4) > 0 {
+				fetched = unix(day + r.Int64N(3*daySeconds))
+			}
+			batch := map[int64]feeds.HeldBar{}
 			for i := range bars {
 				start := day + int64(r.IntN(1440))*60
 				price := numeric.Scaled(1 + r.Int64N(1<<40))
@@ -38,13 +44,31 @@ func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 				if r.IntN(10) == 0 {
 					vol = r.Int64N(1 << 62)
 				}
-				bars[i] = sources.Bar{Start: unix(start), Close: price, Volume: vol}
-				model[start] = bars[i]
+				bars[i] = feeds.HeldBar{Bar: sources.Bar{Start: unix(start), Close: price, Volume: vol}, Fetched: fetched, Final: r.IntN(3) > 0}
+				batch[start] = bars[i] // the last of a start in one batch wins
+			}
+			wantRevised := 0
+			for start, b := range batch {
+				old, had := model[start]
+				if had && old.Close != b.Close {
+					wantRevised++
+				}
+				if !had || feeds.Later(old.Fetched, b.Fetched) {
+					model[start] = b
+				}
 			}
 			if round%2 == 0 {
-				slices.SortStableFunc(bars, func(a, b sources.Bar) int { return a.Start.Compare(b.Start) })
+				slices.SortStableFunc(bars, func(a, b feeds.HeldBar) int { return a.Start.Compare(b.Start) })
 			}
-			merged := mergeBars(stored, bars)
+			merged, revised := mergeBars(stored, sortedBars(bars))
+			if len(revised) != wantRevised {
+				t.Fatalf("round %d: %d revisions reported, %d closes changed", round, len(revised), wantRevised)
+			}
+			for _, x := range revised {
+				if x.old.Close == x.new.Close || !x.old.Start.Equal(x.new.Start) || !feeds.Later(x.old.Fetched, x.new.Fetched) {
+					t.Fatalf("round %d: revision %+v", round, x)
+				}
+			}
 			blob := packBarDay(day, merged)
 			var err error
 			stored, err = unpackBarDay(nil, day, blob)
@@ -52,11 +76,11 @@ func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var want []sources.Bar
+		var want []feeds.HeldBar
 		for _, b := range model {
 			want = append(want, b)
 		}
-		slices.SortFunc(want, func(a, b sources.Bar) int { return a.Start.Compare(b.Start) })
+		slices.SortFunc(want, func(a, b feeds.HeldBar) int { return a.Start.Compare(b.Start) })
 		if len(want) == 0 {
 			want = nil
 		}
@@ -66,6 +90,32 @@ func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 		if !reflect.DeepEqual(want, stored) {
 			t.Fatalf("round %d: %d bars stored, %d in the model", round, len(stored), len(want))
 		}
+	}
+}
+
+// A bars block of format 1, as stores before the ledger hold them, reads back with its bars
+// final and no fetch time.
+func TestFormatOneBarBlocksReadFinal(t *testing.T) {
+	day := dayOf(1_764_000_000)
+	// format 1: the count, then per bar the start's delta, the close's, and the volume
+	p := packer{b: []byte{packBars}}
+	p.u(2)
+	p.u(60)
+	p.i(500)
+	p.u(7)
+	p.u(60)
+	p.i(-3)
+	p.u(0)
+	got, err := unpackBarDay(nil, day, p.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []feeds.HeldBar{
+		{Bar: sources.Bar{Start: unix(day + 60), Close: 500, Volume: 7}, Final: true},
+		{Bar: sources.Bar{Start: unix(day + 120), Close: 497}, Final: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read %+v, want %+v", got, want)
 	}
 }
 
@@ -122,7 +172,7 @@ func TestAnswerDayBlocksRoundTrip(t *testing.T) {
 
 // A damaged block is an error, never a panic or a huge allocation.
 func TestCorruptBlocksAreErrors(t *testing.T) {
-	bars := packBarDay(0, []sources.Bar{{Start: unix(60), Close: 5, Volume: 1}, {Start: unix(120), Close: 7, Volume: 2}})
+	bars := packBarDay(0, []feeds.HeldBar{{Bar: sources.Bar{Start: unix(60), Close: 5, Volume: 1}, Fetched: unix(200)}, {Bar: sources.Bar{Start: unix(120), Close: 7, Volume: 2}}})
 	answers := packAnswerDay(0, []dayAnswer{{minute: 60, reason: "r", quotes: []dayQuote{{source: "a", bar: 60},
 		{source: "b", status: feeds.StatusError, err: "fetch failed", kind: sources.KindUnauthorized}}}})
 	for cut := range len(bars) - 1 {
@@ -169,7 +219,7 @@ func TestStoredBarsReadLikeRows(t *testing.T) {
 		src := []string{"alpaca", "massive", "yahoo"}[r.IntN(3)]
 		syms := []string{"NVDA", "SPY"}
 		from := base + int64(r.IntN(4*1440))*60
-		w := FetchedWindow{Source: src, Symbols: syms, Span: Span{unix(from), unix(from + 3000*60)}, Bars: map[string][]sources.Bar{}}
+		w := FetchedWindow{Source: src, Symbols: syms, Span: Span{From: unix(from), To: unix(from + 3000*60)}, Bars: map[string][]sources.Bar{}}
 		for _, sym := range syms {
 			for range r.IntN(300) {
 				m := from + int64(r.IntN(3000))*60

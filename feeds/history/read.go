@@ -23,7 +23,8 @@ func (s *Store) Coverage(ctx context.Context, source, symbol string) ([]Span, er
 
 // coverage reads a source's coverage of symbol ("" every symbol), by symbol, each sorted.
 func (s *Store) coverage(ctx context.Context, q querier, source, symbol string) (map[string][]Span, error) {
-	stmt, args := `SELECT symbol, win_from, win_to FROM coverage WHERE source = ?`, []any{source}
+	// a row with no final part is a request of minutes not final yet: nothing is covered
+	stmt, args := `SELECT symbol, win_from, win_to FROM coverage WHERE source = ? AND win_to > win_from`, []any{source}
 	if symbol != "" {
 		stmt, args = stmt+` AND symbol = ?`, append(args, symbol)
 	}
@@ -39,7 +40,7 @@ func (s *Store) coverage(ctx context.Context, q querier, source, symbol string) 
 		if err := rows.Scan(&sym, &a, &b); err != nil {
 			return nil, err
 		}
-		out[sym] = append(out[sym], Span{unix(a), unix(b)})
+		out[sym] = append(out[sym], Span{From: unix(a), To: unix(b)})
 	}
 	return out, rows.Err()
 }
@@ -54,7 +55,7 @@ func (s *Store) Gaps(ctx context.Context, source, symbol string, span Span, sess
 	var out []Span
 	for _, g := range Merge(cov, sessions).Missing(span, sessions) {
 		if from, to, ok := market.TrimToSessions(g.From, g.To, sessions); ok {
-			out = append(out, Span{from, to})
+			out = append(out, Span{From: from, To: to})
 		}
 	}
 	return out, nil
@@ -71,11 +72,11 @@ func (s *Store) HasBar(ctx context.Context, symbol, source string, minute time.T
 	return ok, c.Err()
 }
 
-// StoredBar is one stored bar.
+// StoredBar is one stored bar, with when it was fetched and whether it was final then.
 type StoredBar struct {
 	Symbol string
 	Source string
-	sources.Bar
+	feeds.HeldBar
 }
 
 // Bars calls fn for every stored bar of symbol starting in [from, to), in time order (sources

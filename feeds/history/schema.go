@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion is the version of the store's schema this pricerig writes. A store of a newer
 // version is refused rather than misread.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migration takes a store from version-1 to version, on each database in its own SQL: the same
 // tables, columns and keys, in each one's types. internal/sqldb runs the missing ones in order
@@ -225,12 +225,85 @@ CREATE TABLE answer_days (
 	data    BYTEA NOT NULL,
 	PRIMARY KEY (symbol, day)
 );
-`, packRowTables, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`}}
+`, packRowTables, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`, `DROP TABLE quotes; DROP TABLE answers; DROP TABLE bars;`}, {4, "bar ledger: fetch times, bar_revisions, quota_use, breakers", `
+-- The bar ledger (issue 26). Its bars are bar_days' (their blocks gain each bar's fetch time and
+-- finality, pack.go, without rewriting a block: the reader takes both formats), and what a
+-- source has answered is coverage's: [win_from, win_to) stays the part of a window whose every
+-- minute was final when fetched (what the backfill plans by and the audit finds gaps in; empty
+-- for a request of a minute not final yet), now with when it was fetched (0: before the ledger)
+-- and where the window asked ended (seen_to): a minute there without a bar, before a bar of the
+-- same request, was not published when the source had published past it.
+ALTER TABLE coverage ADD COLUMN fetched INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE coverage ADD COLUMN seen_to INTEGER NOT NULL DEFAULT 0;
+UPDATE coverage SET seen_to = win_to;
+
+-- A bar whose close a later fetch changed: both closes, each with its fetch (0: unknown), one
+-- row per pair of fetches compared (fetches written out of order are compared as they arrive).
+-- old_final says the old close was final when fetched: the provider changed a finished bar.
+CREATE TABLE bar_revisions (
+	source      TEXT NOT NULL,
+	symbol      TEXT NOT NULL,
+	minute      INTEGER NOT NULL,
+	seen        INTEGER NOT NULL, -- when the new close was fetched
+	old_close   INTEGER NOT NULL,
+	new_close   INTEGER NOT NULL,
+	old_fetched INTEGER NOT NULL,
+	old_final   INTEGER NOT NULL,
+	PRIMARY KEY (source, symbol, minute, seen, old_fetched)
+) WITHOUT ROWID;
+
+-- The requests each source sent, counted by minute, for its quota (sources.Quota): every
+-- process on the store spends from the same counts. Rows older than the longest quota go.
+CREATE TABLE quota_use (
+	source TEXT NOT NULL,
+	minute INTEGER NOT NULL,
+	used   INTEGER NOT NULL,
+	PRIMARY KEY (source, minute)
+) WITHOUT ROWID;
+
+-- A source not asked until until: its provider refused it (kind unauthorized) or asked for a
+-- long pause (kind rate_limited). Shared, so every process on the store backs off together.
+CREATE TABLE breakers (
+	source TEXT PRIMARY KEY,
+	opened INTEGER NOT NULL,
+	until  INTEGER NOT NULL,
+	kind   TEXT NOT NULL,
+	why    TEXT NOT NULL
+) WITHOUT ROWID;
+`, `
+ALTER TABLE coverage ADD COLUMN fetched BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE coverage ADD COLUMN seen_to BIGINT NOT NULL DEFAULT 0;
+UPDATE coverage SET seen_to = win_to;
+CREATE TABLE bar_revisions (
+	source      TEXT NOT NULL,
+	symbol      TEXT NOT NULL,
+	minute      BIGINT NOT NULL,
+	seen        BIGINT NOT NULL,
+	old_close   BIGINT NOT NULL,
+	new_close   BIGINT NOT NULL,
+	old_fetched BIGINT NOT NULL,
+	old_final   INTEGER NOT NULL,
+	PRIMARY KEY (source, symbol, minute, seen, old_fetched)
+);
+CREATE TABLE quota_use (
+	source TEXT NOT NULL,
+	minute BIGINT NOT NULL,
+	used   INTEGER NOT NULL,
+	PRIMARY KEY (source, minute)
+);
+CREATE TABLE breakers (
+	source TEXT PRIMARY KEY,
+	opened BIGINT NOT NULL,
+	until  BIGINT NOT NULL,
+	kind   TEXT NOT NULL,
+	why    TEXT NOT NULL
+);
+`, nil, "", ""}}
 
 // The tables the write path loads in bulk, each with its columns, key columns first.
 var (
 	barDaysTable    = table{"bar_days", []string{"symbol", "day", "source", "bars", "data"}, 3}
-	coverageTable   = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars"}, 3}
+	coverageTable   = table{"coverage", []string{"source", "symbol", "win_from", "win_to", "bars", "fetched", "seen_to"}, 3}
 	windowsTable    = table{"windows", []string{"source", "symbols", "win_from", "win_to", "lead_in", "requests", "bars"}, 3}
 	answerDaysTable = table{"answer_days", []string{"symbol", "day", "answers", "data"}, 2}
 	bulkTables      = []table{barDaysTable, coverageTable, windowsTable, answerDaysTable}

@@ -25,6 +25,9 @@ type FetchedWindow struct {
 	Bars     map[string][]sources.Bar // by feed symbol, raw, inside Span
 	LeadIn   bool                     // fetched only to carry a price into the range's first minutes
 	Requests int                      // the HTTP requests it took (a page's: the page's)
+	// Fetched is when it was fetched: every bar is kept with it, final (a backfill asks only
+	// for minutes whose bars are final). Zero: unknown.
+	Fetched time.Time
 	// A page (paged providers): Cover is, by symbol, the part of the window the bars written so
 	// far prove (a symbol absent has none proven yet); WindowBars and WindowRequests are the
 	// window's totals so far; More says the window has pages still to come, and Next, when the
@@ -46,18 +49,19 @@ func (s *Store) PutWindow(ctx context.Context, w FetchedWindow) (int, error) {
 	}
 	cov := make([][]any, 0, len(w.Symbols))
 	record := []any{w.Source, strings.Join(w.Symbols, ","), w.Span.From.Unix(), w.Span.To.Unix(), boolInt(w.LeadIn), w.Requests, total}
+	fetched := fetchedUnix(w.Fetched)
 	if w.Page {
 		// A page proves part of its window per symbol; a later page of the same window proves
 		// more from the same start and replaces the row. The window's record keeps its totals.
 		for _, sym := range w.Symbols {
 			if c, ok := w.Cover[sym]; ok && c.From.Before(c.To) {
-				cov = append(cov, []any{w.Source, sym, c.From.Unix(), c.To.Unix(), w.WindowBars})
+				cov = append(cov, []any{w.Source, sym, c.From.Unix(), c.To.Unix(), w.WindowBars, fetched, c.To.Unix()})
 			}
 		}
 		record[5], record[6] = w.WindowRequests, w.WindowBars
 	} else {
 		for _, sym := range w.Symbols {
-			cov = append(cov, []any{w.Source, sym, w.Span.From.Unix(), w.Span.To.Unix(), len(w.Bars[sym])})
+			cov = append(cov, []any{w.Source, sym, w.Span.From.Unix(), w.Span.To.Unix(), len(w.Bars[sym]), fetched, w.Span.To.Unix()})
 		}
 	}
 	err := s.write(ctx, func(tx wtx) error {
@@ -66,16 +70,12 @@ func (s *Store) PutWindow(ctx context.Context, w FetchedWindow) (int, error) {
 				return err
 			}
 		}
-		var rows [][]any
+		bars := make(map[string][]feeds.HeldBar, len(w.Symbols))
 		for _, sym := range w.Symbols {
-			r, err := barDayRows(ctx, tx, w.Source, sym, w.Bars[sym])
-			if err != nil {
-				return fmt.Errorf("writing bars: %w", err)
-			}
-			rows = append(rows, r...)
+			bars[sym] = feeds.HeldOf(w.Bars[sym], w.Fetched, farFuture)
 		}
-		if err := tx.upsert(ctx, barDaysTable, rows); err != nil {
-			return fmt.Errorf("writing bars: %w", err)
+		if err := putBars(ctx, tx, w.Source, w.Symbols, bars); err != nil {
+			return err
 		}
 		if err := tx.upsert(ctx, coverageTable, cov); err != nil {
 			return fmt.Errorf("writing coverage: %w", err)
@@ -91,6 +91,33 @@ func (s *Store) PutWindow(ctx context.Context, w FetchedWindow) (int, error) {
 		return nil
 	})
 	return total, err
+}
+
+// farFuture is the FinalTo of a backfill's bars: every one is final.
+var farFuture = time.Unix(1<<40, 0)
+
+// putBars merges a source's bars of each symbol into their day blocks and keeps the revisions
+// the merge found.
+func putBars(ctx context.Context, tx wtx, source string, symbols []string, bars map[string][]feeds.HeldBar) error {
+	var rows [][]any
+	var revised []revisedBar
+	for _, sym := range symbols {
+		r, rev, err := barDayRows(ctx, tx, source, sym, bars[sym])
+		if err != nil {
+			return fmt.Errorf("writing bars: %w", err)
+		}
+		rows = append(rows, r...)
+		for _, x := range rev {
+			revised = append(revised, revisedBar{sym, x})
+		}
+	}
+	if err := tx.upsert(ctx, barDaysTable, rows); err != nil {
+		return fmt.Errorf("writing bars: %w", err)
+	}
+	if err := putRevisions(ctx, tx, source, revised); err != nil {
+		return fmt.Errorf("writing revised bars: %w", err)
+	}
+	return nil
 }
 
 // putCursor keeps where a paged window stopped: the provider's token after this page while pages
@@ -172,7 +199,7 @@ WHERE c.source = ? ORDER BY c.win_from, c.symbols`), source)
 		if err := rows.Scan(&syms, &a, &b, &next, &bars, &requests); err != nil {
 			return nil, err
 		}
-		out = append(out, Cursor{strings.Split(syms, ","), Span{unix(a), unix(b)}, next, int(bars), int(requests)})
+		out = append(out, Cursor{strings.Split(syms, ","), Span{From: unix(a), To: unix(b)}, next, int(bars), int(requests)})
 	}
 	return out, rows.Err()
 }

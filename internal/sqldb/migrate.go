@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pricerig/pricerig/internal/clock"
 )
 
 // Migration takes a schema from the version before it to Version, in its database's own SQL.
@@ -60,6 +62,26 @@ func (d *DB) version(ctx context.Context, q querier) (int, error) {
 	return v, nil
 }
 
+// firstVersion is Version read before the migrations' lock. On a SQLite file that several
+// processes make at once, a connection whose first act is switching the new file to WAL finds it
+// busy without SQLite calling the busy handler (the journal mode changes only under an exclusive
+// lock, which another process's connection holds while it makes the same switch), so the read is
+// tried again, for as long as the busy timeout would have waited.
+func (d *DB) firstVersion(ctx context.Context) (int, error) {
+	v, err := d.Version(ctx)
+	if d.postgres {
+		return v, err
+	}
+	give := time.Now().Add(d.cfg.SQLite.BusyTimeout)
+	for err != nil && Retryable(err) && time.Now().Before(give) {
+		if clock.Sleep(ctx, 10*time.Millisecond) != nil {
+			break
+		}
+		v, err = d.Version(ctx)
+	}
+	return v, err
+}
+
 // migrate brings the schema to the newest version. A database already there is only read.
 // Otherwise every missing migration runs in one transaction of handle's (a handle for the
 // migrations, closed after them unless it is the owner's) under the schema lock, which reads
@@ -71,7 +93,7 @@ func (d *DB) migrate(ctx context.Context, handle func() (*sql.DB, error)) error 
 	if len(steps) > 0 {
 		newest = steps[len(steps)-1].Version
 	}
-	v, err := d.Version(ctx)
+	v, err := d.firstVersion(ctx)
 	switch {
 	case err != nil:
 		return fmt.Errorf("reading the schema version: %w", err)

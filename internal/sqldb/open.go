@@ -74,7 +74,10 @@ type DB struct {
 	target   string // the path, or the URL without its password
 }
 
-// openTimeout bounds a PostgreSQL open: connecting, reading the version, migrating.
+// openTimeout bounds a PostgreSQL open: connecting, reading the version, migrating. A SQLite
+// open reads its version under it too, but migrates with no deadline: packing a year of legacy
+// rows into day blocks (migration 3) takes as long as the file is big, and SQLite's own busy
+// timeout already bounds the wait for the lock.
 const openTimeout = 30 * time.Second
 
 // Open opens the owner's database at target: a postgres:// (or postgresql://) URL opens a
@@ -154,7 +157,7 @@ func openSQLite(path string, create bool, cfg Config) (*DB, error) {
 			return nil, err
 		}
 	}
-	if err := d.migrate(ctx, func() (*sql.DB, error) {
+	if err := d.migrate(context.Background(), func() (*sql.DB, error) {
 		// The migrations' own handle: its transactions begin IMMEDIATE whatever the owner's
 		// handle does, so the lock is taken before the version is read again.
 		m, err := sql.Open("sqlite", sqliteDSN(path, false, cfg.SQLite, true))

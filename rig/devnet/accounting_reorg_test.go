@@ -117,7 +117,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	ctx := testContext(t)
 	var mu sync.Mutex
 	metrics := map[int]*rig.Metrics{}
-	d, err := Start(ctx, Options{L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), RelayerFeeBps: 1000, Metrics: func(i int) *rig.Metrics {
+	d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), RelayerFeeBps: 1000, Metrics: func(i int) *rig.Metrics {
 		mu.Lock()
 		defer mu.Unlock()
 		metrics[i] = rig.NewMetrics(prometheus.NewRegistry())

@@ -25,7 +25,7 @@ func BenchmarkAnswerGas(b *testing.B) {
 		b.Run(l.name, func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			d, err := Start(ctx, Options{L1Interval: testL1Interval, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks, Layout: l.layout, NoRelayer: l.noRelayer})
+			d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks, Layout: l.layout, NoRelayer: l.noRelayer})
 			if err != nil {
 				b.Fatal(err)
 			}

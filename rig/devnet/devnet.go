@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -119,6 +120,14 @@ type Options struct {
 	// Events receives each step of each task's life as it happens (may be nil).
 	Events func(Event)
 	Now    func() time.Time
+	// Instant makes every simulated provider serve a minute's bar final the moment the minute
+	// ends, and the spec trust it then (sim.Options.Instant, feeds.SimTarget.Instant): the world
+	// of a test about something else than finality. By default the providers publish late and
+	// revise as the real ones do (sim's emulations), and the rigs wait for final bars.
+	Instant bool
+	// Publications change when a simulated provider serves a minute's bar and when its close is
+	// final (sim.Server.SetPublication), by provider, after Instant.
+	Publications map[string]sim.Publication
 }
 
 // Event is one step of a task's life, for printing.
@@ -302,7 +311,7 @@ func (d *Devnet) loadSpec() error {
 		return err
 	}
 	spec, err := feeds.Load(d.opts.Spec, feeds.LoadOptions{File: "sources.yaml (embedded)", Getenv: func(string) string { return "" },
-		Sim: &feeds.SimTarget{Root: d.SimURL, Key: sim.Key, Secret: sim.Secret}})
+		Sim: &feeds.SimTarget{Root: d.SimURL, Key: sim.Key, Secret: sim.Secret, Instant: d.opts.Instant}})
 	if err != nil {
 		return err
 	}
@@ -442,7 +451,16 @@ func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) 
 }
 
 func (d *Devnet) startSim() error {
-	d.Sim = sim.New(sim.Options{Seed: 1, Now: d.opts.Now})
+	d.Sim = sim.New(sim.Options{Seed: 1, Now: d.opts.Now, Instant: d.opts.Instant})
+	for p, pub := range d.opts.Publications {
+		if err := pub.Check(); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if !slices.Contains(sim.Providers(), p) {
+			return fmt.Errorf("no simulated provider %q", p)
+		}
+		d.Sim.SetPublication(p, pub)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ func devnetSettlesEveryTaskInBothModes(t *testing.T, l1 uint64) {
 	// The test waits on the tasks settling, which took more than 90 s on the loaded CI machine.
 	ctx := testContext(t)
 	var events []Event
-	d, err := Start(ctx, Options{L1Block: l1, L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), CommitWindow: roomyWindows, RevealWindow: roomyWindows,
+	d, err := Start(ctx, Options{Instant: true, L1Block: l1, L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), CommitWindow: roomyWindows, RevealWindow: roomyWindows,
 		Events: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)

@@ -63,12 +63,16 @@ func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	return startDevnetWithin(t, o, testbound.Cap)
 }
 
-// startDevnetWithin is startDevnet for a test that needs more than testbound.Cap.
+// startDevnetWithin is startDevnet for a test that needs more than testbound.Cap. Its providers
+// serve every bar final the moment its minute ends (Options.Instant): these tests order the last
+// closed minute and are about the chain, not finality (TestTheRigCommitsTheFinalPrice has the
+// providers' real lags).
 func startDevnetWithin(t *testing.T, o Options, bound time.Duration) (*Devnet, context.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
+	o.Instant = true
 	ctx, _ := testbound.Context(t, bound)
 	if o.Spec == nil {
 		o.Spec = []byte(testSpec)

@@ -49,12 +49,13 @@ type Chain struct {
 	// L1 is the chain's L1 clock: nil on an Ethereum-style chain, whose block.number is its own.
 	L1 *L1Clock
 
-	seq     *Sequencer
-	mu      sync.Mutex // serialises sealing with Do (Fork, AdjustTime, … from tests)
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	closing sync.Once
-	paused  bool
+	seq       *Sequencer
+	mu        sync.Mutex // serialises sealing with Do (Fork, AdjustTime, … from tests)
+	stop      chan struct{}
+	stopped   sync.WaitGroup
+	closing   sync.Once
+	paused    bool
+	holdAfter func() bool // see HoldAfter
 }
 
 // ChainID is the devnet's default chain id: Robinhood Chain's (4663), so that a devnet signature
@@ -134,7 +135,7 @@ func StartChainWithOptions(alloc types.GenesisAlloc, o ChainOptions) (*Chain, er
 	c := &Chain{URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: o.ID,
 		L1: seq.clock, seq: seq, stop: make(chan struct{})}
 	c.stopped.Add(1)
-	loop := sealLoop{mu: &c.mu, paused: &c.paused, seq: seq, heartbeat: o.Heartbeat, now: time.Now,
+	loop := sealLoop{mu: &c.mu, paused: &c.paused, holdAfter: &c.holdAfter, seq: seq, heartbeat: o.Heartbeat, now: time.Now,
 		onError: func(err error) { o.Logger.Warn("devnet: sealing a block failed", "err", err) }}
 	go func() {
 		defer c.stopped.Done()
@@ -264,6 +265,15 @@ func freePort() (int, error) {
 
 // Pause stops block production until Resume (to simulate a stalled chain in tests).
 func (c *Chain) Pause() { c.mu.Lock(); c.paused = true; c.mu.Unlock() }
+
+// HoldAfter pauses block production right after the first block it seals from now on after
+// which held reports true: a test stops the chain exactly where it wants it (a task just drawn,
+// no commit mined yet), where a Pause called once it sees that state may come blocks late. held
+// runs with production held and must not seal; Resume lets the chain go on.
+func (c *Chain) HoldAfter(held func() bool) { c.mu.Lock(); c.holdAfter = held; c.mu.Unlock() }
+
+// Held reports whether block production is paused (Pause, or HoldAfter having held it).
+func (c *Chain) Held() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.paused }
 
 // Resume restarts block production.
 func (c *Chain) Resume() { c.mu.Lock(); c.paused = false; c.mu.Unlock() }

@@ -134,3 +134,34 @@ func chainHoldsGasPrice(t *testing.T, price *big.Int) {
 		}
 	}
 }
+
+// HoldAfter stops the chain in exactly the block after which its condition holds: no block
+// follows it until Resume, whatever the heartbeat.
+func TestHoldAfterStopsInTheBlockWhereTheConditionHolds(t *testing.T) {
+	c, err := StartChain(types.GenesisAlloc{}, MinBlockInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testContext(t)
+	client, err := c.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	head := func() uint64 {
+		n, err := client.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	target := head() + 3
+	c.HoldAfter(func() bool { return head() >= target })
+	waitFor(ctx, t, "the hold", c.Held)
+	if got := head(); got != target {
+		t.Fatalf("held at block %d, want %d", got, target)
+	}
+	c.Resume()
+	waitFor(ctx, t, "a block after the resume", func() bool { return head() > target })
+}

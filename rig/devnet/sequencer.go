@@ -172,6 +172,7 @@ func (s *Sequencer) close() error {
 type sealLoop struct {
 	mu        *sync.Mutex // held while sealing, and by Chain.Do
 	paused    *bool
+	holdAfter *func() bool // Chain.HoldAfter's condition, checked after each block sealed
 	seq       *Sequencer
 	heartbeat time.Duration
 	now       func() time.Time
@@ -206,6 +207,9 @@ func (l sealLoop) run(stop <-chan struct{}) {
 				l.onError(err)
 			}
 			last, waiting = l.now(), time.Time{}
+			if held := *l.holdAfter; held != nil && held() {
+				*l.paused, *l.holdAfter = true, nil
+			}
 		}
 		l.mu.Unlock()
 	}

@@ -218,10 +218,12 @@ func whenRankZeroIsDownTheNextRankDraws(t *testing.T, l1 uint64) {
 
 // TestScheduleHoldsWhenEachRankIsKilled: five rig processes of one rig each. In round k the
 // processes of the rigs ranked 0..k-1 for the task's draw are down when the task is ordered,
-// and those ranked 0..k-1 for its settle are killed before the settle can come due (the chain
-// held while their reveals wait in its pool, so no rank can send before the kill). The draw and
-// the settle are each mined once, from the process ranked k — the handover reaches every rank,
-// not only rank 1 — with no reverted transaction; all read from the chain.
+// and those ranked 0..k-1 for its settle are killed before the settle can come due: the chain
+// holds itself in the block that mines the draw (HoldAfter), so no commit, reveal or settle can
+// land before this test seals the blocks, and the victims' reveals wait in its pool when they are
+// killed. The draw and the settle are each mined once, from the process ranked k — the handover
+// reaches every rank, not only rank 1 — with no reverted transaction; all
+// read from the chain. A round the test could not hold fails: it would not test the handover.
 func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
 	bothChains(t, scheduleHoldsWhenEachRankIsKilled)
 }
@@ -274,30 +276,32 @@ func scheduleHoldsWhenEachRankIsKilled(t *testing.T, l1 uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Hold the chain in the block that mines the draw: from there the commits gather in its
+		// pool and go in by blocks this test seals, so no reveal can land, and no settle come
+		// due, before the kill. (The rigs learn of the draw only from that block, so none of
+		// their commits can be in it.)
+		d.Chain.HoldAfter(func() bool {
+			info, err := contract.Task(ctx, new(big.Int).SetUint64(task))
+			return err == nil && agentrig.Phase(info.Phase) >= agentrig.PhaseCommit
+		})
 		ids, err := d.Order(ctx, []string{"SPY"}, testMinute())
 		if err != nil || ids[0] != task {
 			t.Fatalf("round %d: order %v %v", k, ids, err)
 		}
 		waitFor(ctx, t, "the draw", func() bool { return agentrig.Phase(phase(task).Phase) >= agentrig.PhaseCommit })
-		// Hold the chain from the draw on: the commits gather in its pool and go in by blocks
-		// this test seals, so no reveal can land, and no settle come due, before the kill.
-		d.Chain.Pause()
+		info := phase(task)
+		if !d.Chain.Held() || agentrig.Phase(info.Phase) != agentrig.PhaseCommit || info.CommittedMask != 0 {
+			d.Chain.Resume()
+			t.Fatalf("round %d: the chain did not hold in the draw's block (held %v, phase %d, commits %b): the settle's handover cannot be tested",
+				k, d.Chain.Held(), info.Phase, info.CommittedMask)
+		}
 		for _, i := range drawDown { // a drawn one commits late
 			if err := d.Restart(ctx, i); err != nil {
 				t.Fatal(err)
 			}
 		}
-		info := phase(task)
 		settleOrder := rigtask.ScheduleOrder(task, info.RigIds, jobRigs)
 		settleDown, settler := ranked(settleOrder, k)
-		// raced: the chain ran past the reveals before it was held (a slow look of this test);
-		// the settle then came due with every rank alive, nobody is killed, and the round shows
-		// rank 0 settling.
-		raced := agentrig.Phase(info.Phase) >= agentrig.PhaseSettle
-		if raced {
-			settleDown, settler = nil, processOf[settleOrder[0]]
-			t.Logf("round %d: the settle came due before the chain was held; rank 0 (process %d) settles", k, settler)
-		}
 		for agentrig.Phase(phase(task).Phase) == agentrig.PhaseCommit {
 			waitFor(ctx, t, "every missing commit in the pool", func() bool {
 				info := phase(task)
@@ -318,6 +322,12 @@ func scheduleHoldsWhenEachRankIsKilled(t *testing.T, l1 uint64) {
 					return phase(task).RevealedMask&(1<<idx) != 0 || d.pooled(ctx, t, i)
 				})
 			}
+		}
+		// Still held short of the settle phase: no rank can have sent the settle before the kill.
+		if now := phase(task); !d.Chain.Held() || agentrig.Phase(now.Phase) >= agentrig.PhaseSettle {
+			d.Chain.Resume()
+			t.Fatalf("round %d: the task reached phase %d (chain held %v) before ranks 0..%d were killed: the settle's handover cannot be tested",
+				k, now.Phase, d.Chain.Held(), k-1)
 		}
 		for _, i := range settleDown {
 			if err := d.Kill(i); err != nil {

@@ -1,7 +1,7 @@
 // Package journal is the rig's durable memory: what it answered for each task and with which
 // salt, how far each task got, the leader lease of instances sharing one database, the accounts
-// (every mined transaction and every settlement's payouts, to the wei) and the audit reports it
-// keeps. One DBJournal holds it all, on SQLite (one machine) or PostgreSQL (instances on several
+// (every mined transaction and every settlement's payouts, to the wei), the audit reports it
+// keeps and the marks of answers taken before their sources were final. One DBJournal holds it all, on SQLite (one machine) or PostgreSQL (instances on several
 // machines), with the same tables and numbered migrations on both. It imports nothing of the
 // rig's other packages: the runner (rig) writes it, the audit and the operator's page read it.
 //
@@ -15,4 +15,6 @@
 //     writes), their writes, and their reads since a time or a block.
 //   - ledger.go: the Ledger the accounts add up to, per task, per rig and in total (BuildLedger).
 //   - audit.go: the audit reports the journal keeps for the operator's page.
+//   - unsettled.go: the marks of tasks answered before their sources were final enough
+//     (UnsettledMark), with every source's bar, finality and fetch time, for the audit.
 package journal

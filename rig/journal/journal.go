@@ -11,6 +11,7 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 )
 
 // State is where one rig stands on one task. The journal moves it forward only.
@@ -104,6 +105,9 @@ type Journal interface {
 	Cursor(ctx context.Context, name string) (uint64, error)
 	// SetCursor records that every block up to and including block was processed.
 	SetCursor(ctx context.Context, name string, block uint64) error
+	// MarkUnsettled keeps that a task was answered before its sources were final enough, with
+	// every source's provenance (idempotent per task: the first mark stays).
+	MarkUnsettled(ctx context.Context, m UnsettledMark) error
 	// Close closes the journal.
 	Close() error
 }
@@ -362,6 +366,10 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// putEntry writes an entry. Its texts (why a task was skipped or refused; a price error's words
+// among them) are stored redacted as the process's stdout and stderr are (package redact): the
+// journal is read by the operator's page, `pricerig task` and the audit, none of which should
+// show an RPC URL's key or a source's.
 func (j *DBJournal) putEntry(ctx context.Context, x execer, e Entry) error {
 	cols := entryColumnList
 	placeholders := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
@@ -374,7 +382,7 @@ func (j *DBJournal) putEntry(ctx context.Context, x execer, e Entry) error {
 		int64(e.TaskID), int64(e.RigID), e.Symbol, fmtTime(e.Minute), string(e.State), e.Answer[:], e.Salt[:], e.Commitment[:],
 		int64(e.Price), int64(e.ExpectedMedian), e.SelfCentiBps, e.CommitTx, e.RevealTx, fmtTime(e.CommitDeadline),
 		fmtTime(e.RevealDeadline), e.StoredAnswer[:], boolInt(e.Agreed), boolInt(e.Inside), e.RealizedCentiBps,
-		e.Reason, e.Refusal, fmtTime(e.UpdatedAt))
+		redact.String(e.Reason), redact.String(e.Refusal), fmtTime(e.UpdatedAt))
 	return err
 }
 

@@ -3,12 +3,16 @@ package journal
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 )
 
 func TestJournalKeepsTheFirstSaltAcrossRestarts(t *testing.T) {
@@ -152,5 +156,37 @@ func TestJournalPathWithURISyntax(t *testing.T) {
 	}
 	if _, err := OpenJournal(filepath.Join(dir, "what?.db")); err == nil {
 		t.Fatal("a '?' in the path was accepted")
+	}
+}
+
+// The journal stores its texts redacted as stdout and stderr are: a task skipped for a price
+// error that quotes an RPC URL's key (registered by the command, as `pricerig rig` does) keeps
+// the reason without the key, for the page, `pricerig task` and the audit that read it.
+func TestJournalTextsAreStoredRedacted(t *testing.T) {
+	const key = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	rpc := "http://127.0.0.1:1/v3/" + key
+	redact.Register(redact.URLSecrets(rpc)...)
+	failure := &url.Error{Op: "Post", URL: rpc, Err: syscall.ECONNREFUSED} // as go-ethereum's HTTP client fails
+	ctx := context.Background()
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "rig.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Drawn(ctx, 7, 2, time.Date(2026, 11, 27, 15, 40, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	err = j.Advance(ctx, 7, 2, StateSkipped, func(e *Entry) { e.Reason, e.Refusal = "no reconciled price: "+failure.Error(), failure.Error() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := j.Get(ctx, 7, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{e.Reason, e.Refusal} {
+		if strings.Contains(text, key) || !strings.Contains(text, "127.0.0.1:1/v3/"+redact.Mark) {
+			t.Errorf("stored %q: want the URL with its key redacted", text)
+		}
 	}
 }

@@ -120,6 +120,8 @@ func TestEveryTypeIsComplete(t *testing.T) {
 				t.Errorf("no README: %v", err)
 			} else if !strings.Contains(string(readme), "```yaml") || !strings.Contains(string(readme), "type: "+typ) {
 				t.Errorf("sources/%s/README.md has no YAML block with type: %s", dir, typ)
+			} else if !strings.Contains(string(readme), "`final_after`") {
+				t.Errorf("sources/%s/README.md does not say when a bar is final (`final_after`) and where that comes from", dir)
 			}
 			checkTestdata(t, dir, fo)
 			checkSharedTests(t, f, fo, isGeneric)
@@ -140,6 +142,9 @@ func TestEveryTypeIsComplete(t *testing.T) {
 			}
 			if c.Rate != f.DefaultRate {
 				t.Errorf("coverage rate %v, want the type's default %v when sources.yaml sets none", c.Rate, f.DefaultRate)
+			}
+			if c.FinalAfter != f.FinalAfter || f.FinalAfter <= 0 {
+				t.Errorf("coverage final_after %v, want the type's default %v (which must not be 0: no provider's bar is final the instant its minute ends)", c.FinalAfter, f.FinalAfter)
 			}
 			// the backfill plans by these facts alone: they must agree with what the source is
 			if _, pager := src.(sources.Pager); c.Paged != pager {
@@ -179,6 +184,9 @@ func checkFactoryShape(t *testing.T, f sources.Factory, fo *folder) {
 	}
 	if !f.DefaultRate.IsZero() && !isIdent(fo.factory["DefaultRate"], "DefaultRate") {
 		t.Errorf("sources/%s: want `var DefaultRate = sources.Rate{…}` and Factory{DefaultRate: DefaultRate}", fo.dir)
+	}
+	if !fo.constNames["DefaultFinalAfter"] || !isIdent(fo.factory["FinalAfter"], "DefaultFinalAfter") {
+		t.Errorf("sources/%s: want `const DefaultFinalAfter = …` (citing where it comes from) and Factory{FinalAfter: DefaultFinalAfter}", fo.dir)
 	}
 }
 
@@ -296,6 +304,9 @@ func checkCoverageRow(t *testing.T, f sources.Factory, c sources.Coverage, rows 
 		t.Errorf("sources/README.md's coverage table has %d rows for %s, want 1", n, f.Type)
 		return
 	}
+	if d, err := time.ParseDuration(strings.Fields(row[len(row)-1] + " ")[0]); err != nil || d != f.FinalAfter {
+		t.Errorf("sources/README.md says %s is final %q after its minute, its factory says %v", f.Type, row[len(row)-1], f.FinalAfter)
+	}
 	if f.BaseURL == "" || len(row) < 7 {
 		return // a generic type's coverage is whatever sources.yaml sets
 	}
@@ -318,4 +329,31 @@ func checkCoverageRow(t *testing.T, f sources.Factory, c sources.Coverage, rows 
 func packageDir(f sources.Factory) string {
 	name := runtime.FuncForPC(reflect.ValueOf(f.Build).Pointer()).Name() // …/sources/jsonsrc.build
 	return strings.TrimPrefix(name[:strings.LastIndex(name, ".")], module)
+}
+
+// TestFinalAfterReachesCoverage: sources.yaml's final_after is what every type's coverage says
+// (the reconciler reads it there), FinalAtClose (final_after: 0) is 0, and an unset one is the
+// type's default.
+func TestFinalAfterReachesCoverage(t *testing.T) {
+	for _, typ := range sources.Types() {
+		t.Run(typ, func(t *testing.T) {
+			f, _ := sources.Lookup(typ)
+			for _, tc := range []struct {
+				set, want time.Duration
+			}{{0, f.FinalAfter}, {sources.FinalAtClose, 0}, {90 * time.Second, 90 * time.Second}} {
+				set := sources.Settings{Name: typ, Type: typ, BaseURL: "http://127.0.0.1:1", Key: sim.Key, Secret: sim.Secret,
+					Options: keyedOptions[typ], FinalAfter: tc.set}
+				if o, ok := simOptions[typ]; ok {
+					set.Options = o
+				}
+				src, err := f.New(set, sources.Deps{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := src.Coverage().FinalAfter; got != tc.want {
+					t.Errorf("final_after %v: coverage says %v, want %v", tc.set, got, tc.want)
+				}
+			}
+		})
+	}
 }

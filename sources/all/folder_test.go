@@ -25,6 +25,7 @@ type folder struct {
 	calls, tests map[string]bool
 	literals     []string             // the tests' string literals
 	consts       map[string]string    // top-level constant → its value (strings unquoted)
+	constNames   map[string]bool      // every top-level constant, whatever its value
 	factory      map[string]ast.Expr  // sources.Factory{…} of `var factory = sources.Adapter(…)`
 	imports      map[string]bool      // production imports
 	files        map[string]*ast.File // production files, by name
@@ -34,7 +35,7 @@ type folder struct {
 func readFolder(t *testing.T, dir string) *folder {
 	t.Helper()
 	f := &folder{dir: dir, calls: map[string]bool{}, tests: map[string]bool{}, consts: map[string]string{},
-		imports: map[string]bool{}, files: map[string]*ast.File{}}
+		constNames: map[string]bool{}, imports: map[string]bool{}, files: map[string]*ast.File{}}
 	entries, err := os.ReadDir(filepath.Join("..", dir))
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +95,7 @@ func readFolder(t *testing.T, dir string) *folder {
 						continue
 					}
 					if g.Tok == token.CONST {
+						f.constNames[name.Name] = true
 						if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
 							v, err := strconv.Unquote(lit.Value)
 							if err != nil {

@@ -47,6 +47,14 @@ var feeds = map[string]struct {
 	"overnight":   {[]market.Session{market.Overnight}, 0},
 }
 
+// DefaultFinalAfter: Alpaca calculates a minute bar 1 s after the minute and recalculates it 30 s
+// later for trades reported late ("Because trade data can be delivered up to 10 seconds after the
+// actual execution, the bar is then recalculated after 30 seconds", alpaca.markets/learn-api/
+// stock-minute-bars; the stream sends that bar on its updatedBars channel, forum.alpaca.markets/t/
+// alpaca-market-data-update-bars/8947: the 9:31 bar again at 9:32:30), plus 5 s for the
+// recalculated bar to reach the REST endpoint.
+const DefaultFinalAfter = 35 * time.Second
+
 // factory is the type's one Factory: registered, and what its sources are built with.
 var factory = sources.Adapter(sources.Factory{
 	Type: Type,
@@ -60,6 +68,7 @@ var factory = sources.Adapter(sources.Factory{
 	KeyHelp:     "alpaca needs a key id and a secret",
 	BaseURL:     DefaultBaseURL,
 	DefaultRate: DefaultRate,
+	FinalAfter:  DefaultFinalAfter,
 }, build)
 
 // Source is an Alpaca bars source: a sources.Pager, and a sources.Batcher through its

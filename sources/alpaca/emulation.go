@@ -26,6 +26,11 @@ import (
 var alpacaEmulation = &sim.Emulation{
 	Name:     "alpaca",
 	Sessions: sim.PreRegPost,
+	// Alpaca calculates a minute bar 1 s after the minute and recalculates it 30 s later for
+	// trades reported late ("Bars are calculated, and available, 1 second after the close of
+	// each minute … the bar is then recalculated after 30 seconds", alpaca.markets/learn-api/
+	// stock-minute-bars). The emulation revises every bar once, at 30 s.
+	Publish: sim.Publication{Lag: time.Second, Revise: 30 * time.Second},
 	Auth: func(r *http.Request) sim.AuthState {
 		id, secret := r.Header.Get("APCA-API-KEY-ID"), r.Header.Get("APCA-API-SECRET-KEY")
 		switch {

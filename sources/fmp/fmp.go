@@ -29,8 +29,17 @@ const (
 // DefaultRate is the free plan's 250 requests per day.
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
+// DefaultQuota is the same 250 a day as a count every process on a store shares: the rate paces
+// this process, the quota every one. FMP's free plan is widely documented at 250 requests a day
+// (research/quote-sources.md §FMP "[3p]"; the FMP API guides third parties publish agree).
+var DefaultQuota = sources.Quota{{N: 250, Per: sources.QuotaDay}}
+
+// DefaultFinalAfter: FMP documents nothing about when a minute bar is final; conservative,
+// sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "FMP_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, DefaultQuota: DefaultQuota, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is an fmp source.
 type Source struct{ sources.Base }

@@ -48,8 +48,12 @@ var options = map[string]string{
 
 var required = []string{"url", "time_path", "price_path"}
 
+// DefaultFinalAfter: a generic endpoint says nothing about when its bars are final;
+// sources.UndocumentedFinalAfter unless sources.yaml sets final_after.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, Options: options, Required: required}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: options, Required: required, FinalAfter: DefaultFinalAfter}, build)
 
 // Spec says where a body keeps its bars and how to read them; Parse needs nothing else.
 type Spec struct {

@@ -23,6 +23,13 @@ import (
 var massiveEmulation = &sim.Emulation{
 	Name:     "massive",
 	Sessions: sim.PreRegPost,
+	// Massive publishes a minute's bar when it ends (none for a minute without trades) and
+	// re-sends it when a late trade changes it: an off-exchange trade is reported to FINRA
+	// "within 10 seconds", late enough to land after its bar was published (massive.com
+	// knowledge base, "Why am I receiving a late aggregate bar"). The emulation revises every
+	// bar once, 10 s after its minute; the late-trade window it may still do so in is 15
+	// minutes (DefaultFinalAfter).
+	Publish: sim.Publication{Lag: 0, Revise: 10 * time.Second},
 	Auth: func(r *http.Request) sim.AuthState {
 		bearer, _ := sim.HeaderKey(r, "Authorization", "Bearer")
 		return sim.KeyCheck(r.URL.Query().Get("apiKey"), bearer)

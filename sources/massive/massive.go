@@ -43,8 +43,16 @@ var options = map[string]string{
 	"delay": sources.DelayHelp,
 }
 
+// DefaultFinalAfter: Massive holds each minute bar open for late trades and re-sends it when one
+// changes it, for 15 minutes ("if a trade comes in after that 15-minute window, it will not be
+// included in the candle until the end of the day", polygon.io/blog/aggregate-bar-delays; "we
+// hold each bar open for late trades and rebroadcast it when one changes it", massive.com
+// knowledge base, "Why am I receiving a late aggregate bar"). It publishes no bar for a minute
+// without trades, so until then no bar and a bar not yet sent look the same.
+const DefaultFinalAfter = 15 * time.Minute
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "MASSIVE_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a Massive aggregates source: a one-ticker Pager over pages.
 type Source struct {

@@ -29,8 +29,12 @@ var options = map[string]string{
 	"history_path": "path of the history endpoint under base_url (default " + DefaultHistoryPath + "; another channel such as /v1/real_time/history also works)",
 }
 
+// DefaultFinalAfter: Pyth Pro documents nothing about when a history bar is final (its bars
+// aggregate publishers' prices, not trades); conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "pyth needs a Pyth Pro API key", BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "PYTH_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "pyth needs a Pyth Pro API key", BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // build makes a pyth source. Symbols are Pyth's, like Equity.US.NVDA/USD.
 func build(s sources.Settings, d sources.Deps) (sources.Source, error) {

@@ -234,8 +234,10 @@ func TestEveryProviderServesTheTapeInItsSessions(t *testing.T) {
 	}
 }
 
+// TestNoBarAtOrAfterTheCurrentMinute: in the instant world (Options.Instant) no provider serves
+// the minute in progress; TestPublication has the providers' own ways.
 func TestNoBarAtOrAfterTheCurrentMinute(t *testing.T) {
-	f := newFixture(t, tuesday, Options{})
+	f := newFixture(t, tuesday, Options{Instant: true})
 	minute := tuesday.Truncate(time.Minute)
 	if _, ok := f.s.Tape().Bar("SPY", minute); ok {
 		t.Fatal("the tape has a bar for the minute in progress")

@@ -25,8 +25,19 @@ const maxDays = 7
 // DefaultRate is the free plan's 50 requests per hour.
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
+// DefaultQuota is the free plan's 50 requests an hour and 1,000 a day. Tiingo's documentation
+// states no figure (api.tiingo.com/docs/general/overview: "if you need higher usage limits …
+// upgrade"); these are the limits third-party clients hold its free keys to
+// (research/quote-sources.md §Tiingo, "[3p code comments]").
+var DefaultQuota = sources.Quota{{N: 50, Per: sources.QuotaHour}, {N: 1000, Per: sources.QuotaDay}}
+
+// DefaultFinalAfter: Tiingo documents nothing about when its IEX minute bars are final (its
+// end-of-day prices take corrections until 8 PM, api.tiingo.com/documentation/end-of-day, but
+// intraday says nothing); conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TIINGO_API_KEY", Options: map[string]string{}, NeedsKey: true, DefaultRate: DefaultRate, DefaultQuota: DefaultQuota, KeyHelp: "tiingo needs an API token", BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a tiingo source.
 type Source struct{ sources.Base }

@@ -35,13 +35,23 @@ const (
 // DefaultRate is the Basic plan's 8 credits a minute (one per time_series call).
 var DefaultRate = sources.Rate{N: 8, Per: time.Minute}
 
+// DefaultQuota is the Basic (free) plan's 800 credits a day, one per time_series call: "up to 8
+// API credits per minute and a maximum of 800 API credits per day"
+// (support.twelvedata.com/en/articles/5194820-api-credits-limits), counted from midnight UTC
+// (twelvedata.com/changelog, "clarifies api credit limits in the docs").
+var DefaultQuota = sources.Quota{{N: 800, Per: sources.QuotaDay}}
+
 var options = map[string]string{
 	"timezone": "utc (default: datetimes asked for and read in UTC) or exchange (read in meta.exchange_timezone)",
 	"prepost":  "true to ask for pre- and post-market bars (Pro plan and above); default false",
 }
 
+// DefaultFinalAfter: Twelve Data documents nothing about when a minute bar is final;
+// conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, KeyEnv: "TWELVEDATA_API_KEY", Options: options, NeedsKey: true, DefaultRate: DefaultRate, DefaultQuota: DefaultQuota, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a Twelve Data time_series source: a one-ticker Pager over pages.
 type Source struct {

@@ -30,9 +30,13 @@ var options = map[string]string{
 	"adjustment":   "raw or splits: the adjustment of the prices returned (default raw)",
 }
 
+// DefaultFinalAfter: a generic endpoint says nothing about when its bars are final;
+// sources.UndocumentedFinalAfter unless sources.yaml sets final_after.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with. A generic endpoint
 // has no known rate limit and maybe no key: sources.yaml sets both.
-var factory = sources.Adapter(sources.Factory{Type: Type, Options: options}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: options, FinalAfter: DefaultFinalAfter}, build)
 
 // Config is where a UDF source asks, beyond its Base (client and coverage).
 type Config struct {

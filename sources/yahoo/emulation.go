@@ -19,6 +19,10 @@ import (
 var yahooEmulation = &sim.Emulation{
 	Name:     "yahoo",
 	Sessions: sim.PreRegPost,
+	// Yahoo serves the minute in progress, its close the price so far (yfinance drops a
+	// trailing bar because Yahoo "often appends latest price even if after end date",
+	// research §1), final once the minute ends.
+	Publish: sim.Publication{Lag: sim.MinLag, Revise: 0},
 	Denied: func(*sim.Request, bool) sim.Reply {
 		return sim.RawJSON(http.StatusUnauthorized, []byte(`{"finance":{"result":null,"error":{"code":"Unauthorized","description":"Invalid Crumb"}}}`))
 	},

@@ -37,8 +37,14 @@ const (
 // from one IP, and 60/min is what the coverage table sets.
 var DefaultRate = sources.Rate{N: 60, Per: time.Minute}
 
+// DefaultFinalAfter: Yahoo documents nothing about when a minute bar is final, and it serves the
+// minute in progress (yfinance drops a trailing bar because Yahoo "often appends latest price
+// even if after end date", research §1): what it shows of a minute is the price so far until
+// the minute ends, and may lag prints reported late. Conservative, sources.UndocumentedFinalAfter.
+const DefaultFinalAfter = sources.UndocumentedFinalAfter
+
 // factory is the type's one Factory: registered, and what its sources are built with.
-var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL}, build)
+var factory = sources.Adapter(sources.Factory{Type: Type, Options: map[string]string{}, DefaultRate: DefaultRate, BaseURL: DefaultBaseURL, FinalAfter: DefaultFinalAfter}, build)
 
 // Source is a Yahoo chart source.
 type Source struct{ sources.Base }
@@ -144,149 +150,183 @@ func parse(body []byte, symbol string) ([]sources.Bar, error) {
 // about another symbol. The timestamp column comes before the quote columns, so those keep only
 // the rows it chose.
 func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Bar, error) {
-	near := keep.Widen(edgeMargin)
-	var hasChart bool
-	var chartErr *errorBody
-	var results, quotes, nt int
-	var gotSymbol string
-	var rows sources.Rows
-	var times []int64
-	var closes, volumes sources.Column
-	quote := func() error {
-		quotes++
-		if quotes > 1 {
-			return s.Skip()
-		}
-		return s.Object(func(name []byte) error {
-			if s.Kind() == 'n' {
-				return s.Skip() // as if absent
-			}
-			switch string(name) {
-			case "close":
-				return closes.Read(s, rows)
-			case "volume":
-				return volumes.Read(s, rows)
-			}
-			return s.Skip()
-		})
-	}
-	result := func() error {
-		results++
-		if results > 1 {
-			return s.Skip()
-		}
-		return s.Object(func(name []byte) error {
-			switch string(name) {
-			case "meta":
-				_, err := s.Strings(sources.Text("symbol", &gotSymbol))
-				return err
-			case "timestamp":
-				rows, times, nt = sources.Rows{}, times[:0], 0 // rows not nil: the quote columns filter
-				if s.Kind() == 'n' {
-					return s.Skip()
-				}
-				return s.Array(func(i int) error {
-					nt++
-					raw, err := s.Raw()
-					if err != nil {
-						return err
-					}
-					sec, err := strconv.ParseInt(string(raw), 10, 64)
-					if err != nil {
-						return sources.Errorf("", sources.ErrBadResponse, "timestamp %d: %q is not unix seconds", i, raw)
-					}
-					// a second that is not a minute's start is the live quote Yahoo sometimes
-					// appends, not a minute bar
-					if sec%60 == 0 && near.Has(time.Unix(sec, 0)) {
-						rows = append(rows, i)
-						times = append(times, sec)
-					}
-					return nil
-				})
-			case "indicators":
-				return s.Object(func(name []byte) error {
-					if string(name) != "quote" || s.Kind() == 'n' {
-						return s.Skip()
-					}
-					return s.Array(func(int) error { return quote() })
-				})
-			}
-			return s.Skip()
-		})
-	}
+	c := &chart{s: s, near: keep.Widen(edgeMargin)}
 	s.Expect("a chart body")
-	err := s.Object(func(name []byte) error {
-		if string(name) != "chart" {
-			return s.Skip()
-		}
-		if s.Kind() == 'n' {
-			return s.Skip()
-		}
-		hasChart = true
-		return s.Object(func(name []byte) error {
-			switch string(name) {
-			case "result":
-				if s.Kind() == 'n' {
-					return s.Skip()
-				}
-				return s.Array(func(int) error { return result() })
-			case "error":
-				if s.Kind() == 'n' {
-					return s.Skip()
-				}
-				raw, err := s.Raw()
-				if err != nil {
-					return err
-				}
-				chartErr = &errorBody{}
-				if err := json.Unmarshal(raw, chartErr); err != nil {
-					return sources.Errorf("", sources.ErrBadResponse, "chart.error: %v", err)
-				}
-				return nil
-			}
-			return s.Skip()
-		})
-	})
-	if err != nil {
+	if err := s.Object(c.top); err != nil {
 		return nil, err
 	}
-	if !hasChart {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "chart body has no chart")
+	if err := c.check(symbol); err != nil {
+		return nil, err
 	}
-	if e := chartErr; e != nil {
+	if c.nt == 0 { // a closed market: no timestamp key and quote:[{}]
+		return []sources.Bar{}, nil
+	}
+	if c.quotes != 1 {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "%d quote series, want 1", c.quotes)
+	}
+	if c.closes.Len() != c.nt || (c.volumes.Present() && c.volumes.Len() != c.nt) {
+		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", c.nt, c.closes.Len(), c.volumes.Len())
+	}
+	return c.bars()
+}
+
+// chart is what decode keeps of a chart body as it reads it: the first result's symbol, the
+// rows of its timestamp column near the window, and its first quote series' close and volume
+// columns, filtered to those rows.
+type chart struct {
+	s                   *sources.Stream
+	near                sources.Window
+	hasChart            bool
+	err                 *errorBody
+	results, quotes, nt int // results and quote series seen, timestamps read
+	symbol              string
+	rows                sources.Rows
+	times               []int64
+	closes, volumes     sources.Column
+}
+
+// top reads a member of the body's object: chart, with its result list and error.
+func (c *chart) top(name []byte) error {
+	s := c.s
+	if string(name) != "chart" || s.Kind() == 'n' {
+		return s.Skip()
+	}
+	c.hasChart = true
+	return s.Object(func(name []byte) error {
+		switch string(name) {
+		case "result":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			return s.Array(func(int) error { return c.result() })
+		case "error":
+			if s.Kind() == 'n' {
+				return s.Skip()
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return err
+			}
+			c.err = &errorBody{}
+			if err := json.Unmarshal(raw, c.err); err != nil {
+				return sources.Errorf("", sources.ErrBadResponse, "chart.error: %v", err)
+			}
+			return nil
+		}
+		return s.Skip()
+	})
+}
+
+// result reads the first result (meta's symbol, the timestamps, the indicators); a later one is
+// counted and skipped.
+func (c *chart) result() error {
+	s := c.s
+	c.results++
+	if c.results > 1 {
+		return s.Skip()
+	}
+	return s.Object(func(name []byte) error {
+		switch string(name) {
+		case "meta":
+			_, err := s.Strings(sources.Text("symbol", &c.symbol))
+			return err
+		case "timestamp":
+			return c.timestamps()
+		case "indicators":
+			return s.Object(func(name []byte) error {
+				if string(name) != "quote" || s.Kind() == 'n' {
+					return s.Skip()
+				}
+				return s.Array(func(int) error { return c.quote() })
+			})
+		}
+		return s.Skip()
+	})
+}
+
+// timestamps reads the timestamp column, keeping the rows of whole minutes near the window.
+func (c *chart) timestamps() error {
+	s := c.s
+	c.rows, c.times, c.nt = sources.Rows{}, c.times[:0], 0 // rows not nil: the quote columns filter
+	if s.Kind() == 'n' {
+		return s.Skip()
+	}
+	return s.Array(func(i int) error {
+		c.nt++
+		raw, err := s.Raw()
+		if err != nil {
+			return err
+		}
+		sec, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return sources.Errorf("", sources.ErrBadResponse, "timestamp %d: %q is not unix seconds", i, raw)
+		}
+		// a second that is not a minute's start is the live quote Yahoo sometimes appends, not a
+		// minute bar
+		if sec%60 == 0 && c.near.Has(time.Unix(sec, 0)) {
+			c.rows = append(c.rows, i)
+			c.times = append(c.times, sec)
+		}
+		return nil
+	})
+}
+
+// quote reads the first quote series' close and volume columns; a later one is counted and
+// skipped.
+func (c *chart) quote() error {
+	s := c.s
+	c.quotes++
+	if c.quotes > 1 {
+		return s.Skip()
+	}
+	return s.Object(func(name []byte) error {
+		if s.Kind() == 'n' {
+			return s.Skip() // as if absent
+		}
+		switch string(name) {
+		case "close":
+			return c.closes.Read(s, c.rows)
+		case "volume":
+			return c.volumes.Read(s, c.rows)
+		}
+		return s.Skip()
+	})
+}
+
+// check refuses a body with no chart, an error in it, not one result, or another symbol's.
+func (c *chart) check(symbol string) error {
+	if !c.hasChart {
+		return sources.Errorf("", sources.ErrBadResponse, "chart body has no chart")
+	}
+	if e := c.err; e != nil {
 		kind := e.kind()
 		if kind == nil {
 			kind = sources.ErrBadResponse
 		}
-		return nil, sources.Errorf("", kind, "%s: %s", e.Code, e.Description)
+		return sources.Errorf("", kind, "%s: %s", e.Code, e.Description)
 	}
-	if results != 1 {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "chart has %d results, want 1", results)
+	if c.results != 1 {
+		return sources.Errorf("", sources.ErrBadResponse, "chart has %d results, want 1", c.results)
 	}
-	if !strings.EqualFold(gotSymbol, symbol) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "asked for %q, chart is of %q", symbol, gotSymbol)
+	if !strings.EqualFold(c.symbol, symbol) {
+		return sources.Errorf("", sources.ErrBadResponse, "asked for %q, chart is of %q", symbol, c.symbol)
 	}
-	if nt == 0 { // a closed market: no timestamp key and quote:[{}]
-		return []sources.Bar{}, nil
-	}
-	if quotes != 1 {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "%d quote series, want 1", quotes)
-	}
-	if closes.Len() != nt || (volumes.Present() && volumes.Len() != nt) {
-		return nil, sources.Errorf("", sources.ErrBadResponse, "%d timestamps but %d closes and %d volumes", nt, closes.Len(), volumes.Len())
-	}
-	// Not sources.ParseBar, and not for speed: a close is Yahoo's float32 printed as a float64
-	// ("103.63999938964844"), which is a price only once CanonicalFloat32 has recovered its
-	// shortest decimal, and a volume Yahoo left out (null, or no volume array) must stay told
-	// apart from 0 (hasVol), which dropSyntheticEdges reads.
-	kept := make([]row, 0, len(rows))
-	for k, i := range rows {
-		start := time.Unix(times[k], 0).UTC()
-		c := closes.At(i)
-		if isNull(c) {
+	return nil
+}
+
+// bars makes the kept rows bars. Not sources.ParseBar, and not for speed: a close is Yahoo's
+// float32 printed as a float64 ("103.63999938964844"), which is a price only once
+// CanonicalFloat32 has recovered its shortest decimal, and a volume Yahoo left out (null, or no
+// volume array) must stay told apart from 0 (hasVol), which dropSyntheticEdges reads.
+func (c *chart) bars() ([]sources.Bar, error) {
+	kept := make([]row, 0, len(c.rows))
+	for k, i := range c.rows {
+		start := time.Unix(c.times[k], 0).UTC()
+		cl := c.closes.At(i)
+		if isNull(cl) {
 			continue // no trade in the minute
 		}
-		text, err := numeric.CanonicalFloat32(strings.Trim(string(c), `"`))
+		text, err := numeric.CanonicalFloat32(strings.Trim(string(cl), `"`))
 		if err != nil {
 			return nil, sources.Errorf("", sources.ErrBadResponse, "close at %s: %v", start.Format(time.RFC3339), err)
 		}
@@ -295,7 +335,7 @@ func decode(s *sources.Stream, symbol string, keep sources.Window) ([]sources.Ba
 			return nil, sources.Errorf("", sources.ErrBadResponse, "close at %s: %v", start.Format(time.RFC3339), err)
 		}
 		rw := row{bar: sources.Bar{Start: start, Close: price}}
-		if v := volumes.At(i); volumes.Present() && !isNull(v) {
+		if v := c.volumes.At(i); c.volumes.Present() && !isNull(v) {
 			vol, err := sources.ParseVolumeBytes(v)
 			if err != nil {
 				return nil, sources.Errorf("", sources.ErrBadResponse, "volume at %s: %v", start.Format(time.RFC3339), err)

@@ -44,7 +44,7 @@ func Clip(b []byte) string {
 // path?query with the given headers: an emulation's own tests speak its wire format directly.
 func Emulation(t testing.TB, provider string, now time.Time) (*sim.Server, func(path string, q url.Values, header http.Header) (int, []byte)) {
 	t.Helper()
-	s := sim.New(sim.Options{Now: func() time.Time { return now }})
+	s := sim.New(sim.Options{Now: func() time.Time { return now }, Instant: true}) // the tape as it is
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	t.Cleanup(s.Close) // runs first: releases held requests so the listener can close

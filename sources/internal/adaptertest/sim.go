@@ -44,11 +44,13 @@ func (c Config) ProviderName() string {
 
 // Start starts a simulator on a loopback listener, closed when the test ends, whose clock (and
 // the source's) stands at c.Now, and builds a source of c.Type against it through the registry,
-// as sources.yaml would.
+// as sources.yaml would. The simulator serves every bar final the moment its minute ends
+// (sim.Options.Instant), so what a source reads is the tape itself; when providers publish and
+// revise is sources/sim's to test.
 func Start(t testing.TB, c Config) (*sim.Server, sources.Source) {
 	t.Helper()
 	clock := func() time.Time { return c.Now }
-	s := sim.New(sim.Options{Seed: c.Seed, Now: clock})
+	s := sim.New(sim.Options{Seed: c.Seed, Now: clock, Instant: true})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	t.Cleanup(s.Close) // runs first: releases held requests so the listener can close
