@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -219,5 +221,34 @@ func ethersOrders(t *testing.T, l1 uint64) {
 		"to": to.Hex(), "sends": 30}, &sent)
 	if sent.Sent != 30 || len(sent.Failures) != 0 {
 		t.Fatalf("%d of 30 transfers went through; failures: %q", sent.Sent, sent.Failures)
+	}
+}
+
+// What a wallet does, over JSON-RPC without ethers.js: thirty times, the pending nonce, a
+// transfer at it, its receipt, and at once the pending nonce again, which counts every
+// transaction mined (the block that holds the last one included), on an Ethereum-style chain
+// and on a young and an old Nitro-style one.
+func TestThePendingNonceCountsEveryMinedTransaction(t *testing.T) {
+	for _, l1 := range []uint64{0, 21_000_000, 1} {
+		t.Run(fmt.Sprint(l1), func(t *testing.T) {
+			c, key := nitroChain(t, l1)
+			ctx := testContext(t)
+			raw, err := rpc.DialContext(ctx, c.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			from := crypto.PubkeyToAddress(key.PublicKey)
+			for i := range 30 {
+				receipt := transfer(ctx, t, c, raw, key)
+				var pending hexutil.Uint64
+				if err := raw.CallContext(ctx, &pending, "eth_getTransactionCount", from, "pending"); err != nil {
+					t.Fatal(err)
+				}
+				if uint64(pending) != uint64(i+1) {
+					t.Fatalf("after transfer %d (mined in block %s) the pending nonce is %d, want %d", i+1, receipt["blockNumber"], pending, i+1)
+				}
+			}
+		})
 	}
 }
