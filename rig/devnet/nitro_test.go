@@ -249,3 +249,60 @@ func TestNitroHeaderFieldsReadAsARecordedArbitrumBlock(t *testing.T) {
 		t.Fatal("the hash does not cover the difficulty")
 	}
 }
+
+// A wallet or indexer that reads Arbitrum One's JSON reads the devnet's: its blocks and receipts
+// carry every field of the recorded Arbitrum One block and receipt (rig/testdata/nitro), each of
+// the same JSON kind (a hex string, a list, null), on a young and an old chain. totalDifficulty is
+// the exception: the execution API's Block schema dropped it (ethereum/execution-apis PR 570) and
+// the go-ethereum the devnet runs writes none.
+func TestNitroJSONCarriesTheRecordedArbitrumFields(t *testing.T) {
+	recorded := func(name string) map[string]json.RawMessage {
+		raw, err := os.ReadFile(filepath.Join("..", "testdata", "nitro", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	kind := func(v json.RawMessage) byte {
+		if len(v) == 0 {
+			return 0
+		}
+		if string(v) == "null" {
+			return 'n'
+		}
+		return v[0]
+	}
+	same := func(what string, want, got map[string]json.RawMessage) {
+		for k, v := range want {
+			if k == "totalDifficulty" {
+				continue
+			}
+			if g, ok := got[k]; !ok || kind(g) != kind(v) {
+				t.Errorf("%s: field %s is %s, recorded as %s", what, k, g, v)
+			}
+		}
+	}
+	wantBlock, wantReceipt := recorded("arbitrum-one-block-getblock.json"), recorded("arbitrum-one-receipt-getblock.json")
+	for _, l1 := range []uint64{21_000_000, 1} {
+		t.Run(fmt.Sprint(l1), func(t *testing.T) {
+			c, key := nitroChain(t, l1)
+			ctx := testContext(t)
+			raw, err := rpc.DialContext(ctx, c.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			receipt := transfer(ctx, t, c, raw, key)
+			var block map[string]json.RawMessage
+			if err := raw.CallContext(ctx, &block, "eth_getBlockByHash", receipt["blockHash"], false); err != nil {
+				t.Fatal(err)
+			}
+			same("block", wantBlock, block)
+			same("receipt", wantReceipt, receipt)
+		})
+	}
+}
