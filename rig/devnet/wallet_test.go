@@ -95,7 +95,7 @@ const { ethers } = require(process.env.ETHERS_MODULES + '/ethers');
 // all succeed, on an Ethereum-style chain and on a young and an old Nitro-style one. ethers.js
 // shares identical requests made within 250 ms, so a receipt found sooner than that after the
 // wallet's eth_getTransactionCount left the next transaction with the previous one's nonce
-// ("nonce has already been used"): 4 to 9 of 30 went through on the devnet before its sequencer
+// ("nonce has already been used"): 3 to 9 of 30 went through on the devnet before its sequencer
 // held every transaction MinBlockInterval.
 func TestAnEthersWalletSendsThirtyTransfersInARow(t *testing.T) {
 	for _, l1 := range []uint64{0, 21_000_000, 1} {
