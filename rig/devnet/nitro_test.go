@@ -36,6 +36,19 @@ func nitroChain(t *testing.T, l1 uint64) (*Chain, *ecdsa.PrivateKey) {
 	return c, key
 }
 
+// nitroRPC is nitroChain with the test's context and a raw JSON-RPC client of the chain.
+func nitroRPC(t *testing.T, l1 uint64) (*Chain, *ecdsa.PrivateKey, context.Context, *rpc.Client) {
+	t.Helper()
+	c, key := nitroChain(t, l1)
+	ctx := testContext(t)
+	raw, err := rpc.DialContext(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	return c, key, ctx, raw
+}
+
 // transfer sends 1 wei from key and returns its receipt's raw JSON once mined.
 func transfer(ctx context.Context, t *testing.T, c *Chain, raw *rpc.Client, key *ecdsa.PrivateKey) map[string]json.RawMessage {
 	t.Helper()
@@ -86,13 +99,7 @@ func TestANitroChainNumbersItsBlocksInL1Blocks(t *testing.T) {
 // sequencer's startBlock; the hash a client recomputes from the block's JSON is the hash the node
 // reports; and "pending" reads the latest block.
 func testNitroNumbers(t *testing.T, start uint64) {
-	c, key := nitroChain(t, start)
-	ctx := testContext(t)
-	raw, err := rpc.DialContext(ctx, c.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	c, key, ctx, raw := nitroRPC(t, start)
 	// An hour and a half of L1 blocks later (the tests' stand-in for waiting), the next block is
 	// sealed under an L1 number 450 past the start.
 	if err := c.Do(func(s *Sequencer) error { return s.AdjustTime(90 * time.Minute) }); err != nil {
@@ -289,13 +296,7 @@ func TestNitroJSONCarriesTheRecordedArbitrumFields(t *testing.T) {
 	wantBlock, wantReceipt := recorded("arbitrum-one-block-getblock.json"), recorded("arbitrum-one-receipt-getblock.json")
 	for _, l1 := range []uint64{21_000_000, 1} {
 		t.Run(fmt.Sprint(l1), func(t *testing.T) {
-			c, key := nitroChain(t, l1)
-			ctx := testContext(t)
-			raw, err := rpc.DialContext(ctx, c.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			c, key, ctx, raw := nitroRPC(t, l1)
 			receipt := transfer(ctx, t, c, raw, key)
 			var block map[string]json.RawMessage
 			if err := raw.CallContext(ctx, &block, "eth_getBlockByHash", receipt["blockHash"], false); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -231,13 +230,7 @@ func ethersOrders(t *testing.T, l1 uint64) {
 func TestThePendingNonceCountsEveryMinedTransaction(t *testing.T) {
 	for _, l1 := range []uint64{0, 21_000_000, 1} {
 		t.Run(fmt.Sprint(l1), func(t *testing.T) {
-			c, key := nitroChain(t, l1)
-			ctx := testContext(t)
-			raw, err := rpc.DialContext(ctx, c.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			c, key, ctx, raw := nitroRPC(t, l1)
 			from := crypto.PubkeyToAddress(key.PublicKey)
 			for i := range 30 {
 				receipt := transfer(ctx, t, c, raw, key)
