@@ -119,7 +119,9 @@ type Options struct {
 	Logger     *slog.Logger
 	// Events receives each step of each task's life as it happens (may be nil).
 	Events func(Event)
-	Now    func() time.Time
+	// Now is the devnet's clock (nil: the wall clock): the simulator's, the rigs', the orderer's
+	// and the chain's, whose blocks it stamps (ChainOptions.Now; only times in the past).
+	Now func() time.Time
 	// Instant makes every simulated provider serve a minute's bar final the moment the minute
 	// ends, and the spec trust it then (sim.Options.Instant, feeds.SimTarget.Instant): the world
 	// of a test about something else than finality. By default the providers publish late and
@@ -280,7 +282,7 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 		l1 = 0
 	}
 	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
-		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, Logger: o.Logger})
+		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, Logger: o.Logger, Now: o.Now})
 	if err != nil {
 		return err
 	}

@@ -114,6 +114,12 @@ type ChainOptions struct {
 	L1Interval time.Duration
 	// Logger gets the sequencer's failures to seal (nil: discarded).
 	Logger *slog.Logger
+	// Now is the chain's clock, which stamps its blocks and starts its L1 clock (nil: the wall
+	// clock): a devnet whose clock is moved (Options.Now) keeps its chain on the same time, so
+	// that a rig comparing its clock with block times (a quiet chain's L1 number, a window's end)
+	// sees the chain its orderer and simulator see. Only times in the past work: go-ethereum
+	// refuses a block stamped ahead of the wall clock.
+	Now func() time.Time
 }
 
 // StartChainWithOptions is StartChain with options.
@@ -127,6 +133,9 @@ func StartChainWithOptions(alloc types.GenesisAlloc, o ChainOptions) (*Chain, er
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	seq, err := startSequencer(alloc, port, o)
 	if err != nil {
@@ -148,14 +157,14 @@ func StartChainWithOptions(alloc types.GenesisAlloc, o ChainOptions) (*Chain, er
 // it, but without its beacon) and the sequencer that seals its blocks.
 func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequencer, error) {
 	key := sequencerKey()
-	s := &Sequencer{key: key, addr: crypto.PubkeyToAddress(key.PublicKey), arbos: NewDevnetArbOS()}
+	s := &Sequencer{key: key, addr: crypto.PubkeyToAddress(key.PublicKey), arbos: NewDevnetArbOS(), now: o.Now}
 	genesis := devnetGenesis(alloc, o, s.addr)
 	if o.L1Block > 0 {
 		interval := o.L1Interval
 		if interval <= 0 {
 			interval = DefaultL1Interval
 		}
-		s.clock = &L1Clock{Start: o.L1Block, Origin: uint64(time.Now().Unix()), Interval: interval}
+		s.clock = &L1Clock{Start: o.L1Block, Origin: uint64(o.Now().Unix()), Interval: interval}
 	}
 
 	nodeConf := node.DefaultConfig

@@ -44,7 +44,12 @@ type Sequencer struct {
 	arbos *DevnetArbOS
 	// minTip is the least tip the miner takes (its gas price); startBlock pays it
 	minTip *big.Int
+	// now is the chain's clock, which stamps its blocks (ChainOptions.Now)
+	now func() time.Time
 }
+
+// stamp is the time a block sealed now carries.
+func (s *Sequencer) stamp() uint64 { return uint64(s.now().Unix()) }
 
 // Client is an in-process JSON-RPC client of the chain, answering as the served one does.
 func (s *Sequencer) Client() *ethclient.Client { return s.local }
@@ -52,7 +57,7 @@ func (s *Sequencer) Client() *ethclient.Client { return s.local }
 // Commit seals a block of whatever the pool holds (possibly none) and returns the head's hash:
 // the new block's, or the old head's when sealing failed (as the simulated backend's Commit).
 func (s *Sequencer) Commit() common.Hash {
-	_ = s.seal(uint64(time.Now().Unix()))
+	_ = s.seal(s.stamp())
 	return s.eth.BlockChain().CurrentBlock().Hash()
 }
 
@@ -91,7 +96,7 @@ func (s *Sequencer) AdjustTime(adjustment time.Duration) error {
 // the receipt of a transaction not yet mined with "transaction indexing is in progress" instead
 // of null, and ethers.js gives up on the transaction.
 func (s *Sequencer) firstBlock() error {
-	if err := s.seal(uint64(time.Now().Unix())); err != nil {
+	if err := s.seal(s.stamp()); err != nil {
 		return fmt.Errorf("devnet: the first block: %w", err)
 	}
 	for deadline := time.Now().Add(time.Minute); !s.eth.BlockChain().TxIndexDone(); time.Sleep(5 * time.Millisecond) {
@@ -203,7 +208,7 @@ func (l sealLoop) run(stop <-chan struct{}) {
 		due := !waiting.IsZero() && now.Sub(waiting) >= MinBlockInterval
 		beat := l.heartbeat > 0 && now.Sub(last) >= l.heartbeat
 		if !*l.paused && (due || beat) {
-			if err := l.seq.seal(uint64(now.Unix())); err != nil {
+			if err := l.seq.seal(l.seq.stamp()); err != nil {
 				l.onError(err)
 			}
 			last, waiting = l.now(), time.Time{}

@@ -154,10 +154,22 @@ func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1BlockAndSettles(t *testing.T
 
 func ethersOrders(t *testing.T, l1 uint64) {
 	ethersNode(t)
-	d, ctx := startDevnet(t, Options{FundedKeys: 2, L1Block: l1})
-	// Some L1 blocks pass, so that on the old chain the rollup numbers are past L1's.
-	if err := d.Chain.Do(func(s *Sequencer) error { return s.AdjustTime(time.Minute) }); err != nil {
-		t.Fatal(err)
+	// L1 at Ethereum's 12 s, not the tests' 1 s: every block moves chain time by a second at
+	// least, so at one L1 block a second L1's numbers would never fall behind the rollup's.
+	d, ctx := startDevnet(t, Options{FundedKeys: 2, L1Block: l1, L1Interval: DefaultL1Interval})
+	if l1 == 1 { // the old chain: rollup blocks, empty, until their numbers are well past L1's
+		for {
+			head, err := d.client.HeaderByNumber(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head.Number.Uint64() > d.Chain.L1.At(head.Time)+10 {
+				break
+			}
+			if err := d.Chain.Do(func(s *Sequencer) error { s.Commit(); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	start, err := d.Head(ctx)
 	if err != nil {
