@@ -38,7 +38,7 @@ func TestAuditFindsUnprofitableRigsOnADevnetWithDearGas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Instant: true,
+	d, err := devnet.Start(ctx, devnet.Options{Instant: true, Spec: spec, L1Interval: time.Second,
 		// GasPrice, not a genesis BaseFee: the base fee falls 12.5 % with every empty heartbeat
 		// block, so a run slowed by a loaded machine (100+ s) priced the relayed rig's commit and
 		// reveal below what it earned and its margin came out positive.
@@ -236,7 +236,7 @@ func TestAuditFindsTheWastedGasOfARigBehindAStaleNode(t *testing.T) {
 	stale := &staleNode{cache: map[string]json.RawMessage{},
 		taskOf: hexutil.Encode(binding.PackTaskOf(big.NewInt(1))[:4]), draw: hexutil.Encode(binding.PackDraw(big.NewInt(1))[:4])}
 	var proxy *httptest.Server
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Instant: true, Layout: []int{1, 1, 1}, RPCURL: func(i int, url string) string {
+	d, err := devnet.Start(ctx, devnet.Options{Instant: true, Spec: spec, L1Interval: time.Second, Layout: []int{1, 1, 1}, RPCURL: func(i int, url string) string {
 		if i != 0 {
 			return url
 		}

@@ -36,7 +36,11 @@ type Spec struct {
 // Network is a chain's entry under networks: in the spec.
 type Network struct {
 	Contract string // the AgentRig address, 0x and 40 hex digits
-	Line     int
+	// Blocks is how the chain numbers the blocks AgentRig counts in (block.number): "ethereum"
+	// (its own) or "nitro" (the L1 block number, as on Robinhood Chain); "" keeps the network's
+	// own (rig/agentrig's Networks).
+	Blocks string
+	Line   int
 }
 
 // Job is the on-chain job the spec answers: a NUMERIC job (an answer is a price, within the

@@ -254,8 +254,16 @@ func (l *loader) networks(n ast.Node) map[string]Network {
 					}
 					nw.Contract = text
 				}
+			case "blocks":
+				if text, ok := l.str(f.value, join(path, "blocks")); ok {
+					if text != "ethereum" && text != "nitro" {
+						l.errorf(f.value, join(path, "blocks"), "%q: want ethereum (block.number is the chain's own) or nitro (the L1 block number, as on Robinhood Chain)", clipText(text))
+						continue
+					}
+					nw.Blocks = text
+				}
 			default:
-				l.errorf(f.node, join(path, f.key), "unknown key (want contract)")
+				l.errorf(f.node, join(path, f.key), "unknown key (want contract or blocks)")
 			}
 		}
 		out[e.key] = nw

@@ -184,8 +184,9 @@ func TestLoadOverrides(t *testing.T) {
 
 // TestLoadErrors checks that each mistake is reported at its line and key, and that Load goes on
 // past the first one.
-// networks: names where AgentRig is deployed on each chain; a value that is not an address (an
-// unquoted 0x… that YAML reads as a number included) or an unknown key is a problem on its line.
+// networks: names where AgentRig is deployed on each chain and how the chain numbers its blocks;
+// a value that is not an address (an unquoted 0x… that YAML reads as a number included), a
+// numbering that is neither ethereum nor nitro, or an unknown key is a problem on its line.
 func TestLoadNetworks(t *testing.T) {
 	const addr = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 	spec, err := Load([]byte(goodSpec+"networks:\n  robinhood: {contract: \""+addr+"\"}\n  devnet:\n    contract: "+addr+"\n"),
@@ -196,9 +197,15 @@ func TestLoadNetworks(t *testing.T) {
 	if len(spec.Networks) != 2 || spec.Networks["robinhood"].Contract != addr || spec.Networks["devnet"].Contract != addr {
 		t.Fatalf("networks %+v", spec.Networks)
 	}
-	_, err = Load([]byte(goodSpec+"networks:\n  robinhood: {contract: 0x12}\n  devnet: {rpc: x}\n"),
+	spec, err = Load([]byte(goodSpec+"networks:\n  robinhood: {blocks: nitro}\n  devnet: {blocks: ethereum}\n"),
 		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
-	for _, want := range []string{`networks.robinhood.contract: "0x12" is not an address`, "networks.devnet.rpc: unknown key (want contract)"} {
+	if err != nil || spec.Networks["robinhood"].Blocks != "nitro" || spec.Networks["devnet"].Blocks != "ethereum" {
+		t.Fatalf("networks %+v, %v", spec.Networks, err)
+	}
+	_, err = Load([]byte(goodSpec+"networks:\n  robinhood: {contract: 0x12}\n  devnet: {rpc: x}\n  robinhood-testnet: {blocks: arbitrum}\n"),
+		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
+	for _, want := range []string{`networks.robinhood.contract: "0x12" is not an address`, "networks.devnet.rpc: unknown key (want contract or blocks)",
+		`networks.robinhood-testnet.blocks: "arbitrum": want ethereum`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q in %v", want, err)
 		}

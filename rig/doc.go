@@ -17,10 +17,14 @@
 //     one batch, nothing the journal already holds written again).
 //   - heads.go: new heads by eth_subscribe over websockets (a step per block, receipts looked
 //     for per block), polling alone when the node has none or the subscription drops.
-//   - scan.go: following the chain (the Deployment's events) and each task's input.
+//   - scan.go: following the chain (the Deployment's events) from where a new rig starts (an
+//     hour back, by time) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
 //     settle) and the draw/settle schedule's turn; pace.go: how long a rank waits, stretched to
-//     how long our own draws and settles take to be mined.
+//     how long our own draws and settles take to be mined; quiet.go: the step sent on a quiet
+//     Nitro chain whose head is older than what the clock says is due. The numbers compared are
+//     the network's (agentrig.ChainClock: on Robinhood Chain the L1 block number each head
+//     carries).
 //   - answer.go: pricing a drawn task once for all our rigs (and once for all the tasks of one
 //     symbol and minute), the self-check, journaling the answer and salt before anything is sent.
 //   - send.go: how commits and reveals leave (one path for a rig's own transaction and for a

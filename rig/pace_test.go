@@ -67,7 +67,7 @@ func TestStagePaceStretchesTheDelayToHowLongSendsTake(t *testing.T) {
 func TestDueWaitsForTimeAndBlocks(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	now := t0
-	r := &Runner{cfg: Config{StageDelay: time.Second, Now: func() time.Time { return now }},
+	r := &Runner{cfg: Config{StageDelay: time.Second, Now: func() time.Time { return now }, Clock: agentrig.EthereumClock{}},
 		rigs: map[uint64]*rigHandle{2: {id: 2}}, jobRigs: []uint64{1, 2, 3}, jobRigsAt: t0}
 	var task uint64
 	for task = 1; rigtask.ScheduleRank(rigtask.ScheduleOrder(task, nil, r.jobRigs), func(id uint64) bool { return id == 2 }) != 1; task++ {
@@ -75,7 +75,7 @@ func TestDueWaitsForTimeAndBlocks(t *testing.T) {
 	ts := &taskState{id: task, stageSince: t0, stageBlock: 10}
 	at := func(d time.Duration, block int64) bool {
 		now = t0.Add(d)
-		return r.due(t.Context(), ts, &types.Header{Number: big.NewInt(block)}, nil)
+		return r.due(t.Context(), ts, agentrig.Head{Header: &types.Header{Number: big.NewInt(block)}}, nil)
 	}
 	if at(500*time.Millisecond, 20) {
 		t.Fatal("rank 1 due half a stage delay in")
@@ -126,13 +126,13 @@ func TestDueKeepsAProcessThatCannotReadTheJobsRigsAtTheBack(t *testing.T) {
 	node := &noJobRigsNode{Backend: sim.Client}
 	t0 := time.Unix(1_800_000_000, 0)
 	now := t0
-	r := &Runner{cfg: Config{JobID: 2, StageDelay: time.Second, Now: func() time.Time { return now }},
+	r := &Runner{cfg: Config{JobID: 2, StageDelay: time.Second, Now: func() time.Time { return now }, Clock: agentrig.EthereumClock{}},
 		deploy: agentrig.NewReferenceDeployment(agentrig.NewContract(node, sim.Address)), log: slog.New(slog.DiscardHandler),
 		rigs: map[uint64]*rigHandle{2: {id: 2}}}
 	ts := &taskState{id: 7, stageSince: t0, stageBlock: 10}
 	at := func(d time.Duration, block int64, drawn []uint64) bool {
 		now = t0.Add(d)
-		return r.due(t.Context(), ts, &types.Header{Number: big.NewInt(block)}, drawn)
+		return r.due(t.Context(), ts, agentrig.Head{Header: &types.Header{Number: big.NewInt(block)}}, drawn)
 	}
 	if at(0, 11, nil) {
 		t.Fatal("a process that cannot read the job's rigs sends its draw at once, as rank 0")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -16,7 +15,7 @@ import (
 )
 
 // drive moves one task on by what its phase on chain (info, read at head) asks for.
-func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, batch *answerBatch) error {
+func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView, head agentrig.Head, batch *answerBatch) error {
 	if info.JobID != r.cfg.JobID {
 		r.finish(t)
 		return nil
@@ -30,22 +29,36 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 	}
 	// The schedule's clock starts when the chain allows the step: a draw only once the chain is
 	// past the order block (else every rank would come due together when that block arrives).
+	// The order block is a number as the contract counts (block.number: on Robinhood Chain the
+	// L1 block number), which the network's clock reads from the head and, on a quiet Nitro
+	// chain, from the time since it (a draw then makes the block that moves the chain).
+	now := r.cfg.Now()
 	stage := fmt.Sprintf("%d@%d", info.Phase, info.OrderBlock)
-	if info.Phase == agentrig.PhaseDraw && head.Number.Uint64() <= info.OrderBlock {
+	drawable := info.Phase == agentrig.PhaseDraw && r.cfg.Clock.Reached(ctx, head, now) > info.OrderBlock
+	if info.Phase == agentrig.PhaseDraw && !drawable {
 		stage = "wait " + stage
 	}
+	// On a quiet Nitro chain a window may have ended by the clock while the chain, whose head is
+	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go).
+	quietPhase, quiet := agentrig.QuietPhase(r.cfg.Clock, info, now)
+	if quiet {
+		stage = fmt.Sprintf("quiet %d ", quietPhase) + stage
+	}
 	if stage != t.stage {
-		t.stage, t.stageSince, t.stageBlock = stage, r.cfg.Now(), head.Number.Uint64()
+		t.stage, t.stageSince, t.stageBlock = stage, now, head.Number.Uint64()
 	}
 	switch info.Phase {
 	case agentrig.PhaseDraw:
-		// Draw once the chain is past the order block and our rank's turn has come; again after a
-		// re-anchor, or when a draw that was mined vanished in a reorg (still undrawn a few blocks
-		// later).
-		now := head.Number.Uint64()
-		if now > info.OrderBlock && now >= t.drawRetryAt && r.due(ctx, t, head, nil) {
-			t.drawRetryAt = now + 3
+		// Draw once our rank's turn has come; again after a re-anchor, or when a draw that was
+		// mined vanished in a reorg (still undrawn a stage delay later).
+		if drawable && !now.Before(t.drawRetryAt) && r.due(ctx, t, head, nil) {
+			t.drawRetryAt = now.Add(r.pace.delay(r.cfg.StageDelay, now))
+			stale := r.cfg.Clock.Number(head) <= info.OrderBlock // a quiet chain, past it by L1's clock
 			r.spawn(ctx, fmt.Sprintf("draw/%d", t.id), func(ctx context.Context) {
+				if stale {
+					r.sendQuiet(ctx, "draw", t.id, 0, r.anySender(), r.chain.DrawCall(t.id), agentrig.QuietDrawGas, agentrig.TooEarly)
+					return
+				}
 				r.sendAny(ctx, "draw", t.id, r.chain.DrawCall(t.id))
 			})
 		}
@@ -97,6 +110,9 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 		}
 		r.finish(t)
 	}
+	if quiet && r.due(ctx, t, head, info.RigIDs) {
+		r.quietStep(ctx, t, info, mine, quietPhase)
+	}
 	return nil
 }
 
@@ -104,7 +120,7 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 // been in its current phase for our rank in the schedule times the stage delay, stretched to
 // how long our own sends take to be mined, and for at least as many blocks as our rank (see
 // task.ScheduleOrder, drawn ranks first for settle, and stagePace).
-func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, drawn []uint64) bool {
+func (r *Runner) due(ctx context.Context, t *taskState, head agentrig.Head, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
 		if ids, err := r.deploy.JobRigs(ctx, r.cfg.JobID); err == nil {
@@ -125,11 +141,16 @@ func (r *Runner) due(ctx context.Context, t *taskState, head *types.Header, draw
 		return true
 	}
 	delay := r.pace.delay(r.cfg.StageDelay, now)
-	return !now.Before(t.stageSince.Add(time.Duration(rank)*delay)) && head.Number.Uint64() >= t.stageBlock+uint64(rank)
+	if !now.Before(t.stageSince.Add(time.Duration(rank) * delay)) {
+		// Where a transaction can wait in a pool, the rank also waits for as many blocks (see
+		// pace.go); a Nitro sequencer has mined or refused its predecessor's by then.
+		return !r.cfg.Clock.Pooled() || head.Number.Uint64() >= t.stageBlock+uint64(rank)
+	}
+	return false
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.
-func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head *types.Header, rigID uint64, batch *answerBatch) {
+func (r *Runner) commit(ctx context.Context, t *taskState, info agentrig.TaskView, head agentrig.Head, rigID uint64, batch *answerBatch) {
 	entry, found, err := r.journaledAnswer(ctx, t, rigID)
 	if err != nil {
 		r.log.Error("journal read failed", "task", t.id, "rig", rigID, "error", err)

@@ -45,7 +45,10 @@ type Config struct {
 	// commitMany/revealMany transaction, with the operators' EIP-712 signatures; operators then
 	// need no gas. Without it each operator sends its own commit and reveal.
 	Relayer *task.Key
-	// FromBlock is where to start following the contract when the journal has no cursor yet.
+	// FromBlock is where to start following the contract when the journal has no cursor yet (or
+	// one older); zero means the newest block stamped an hour (the refund hour) and a minute
+	// before the head, found by time (startBlock), so every task still drawable or refundable is
+	// seen.
 	FromBlock uint64
 	// Poll is the pause between two looks at the chain; default 500ms.
 	Poll time.Duration
@@ -76,6 +79,9 @@ type Config struct {
 	// Evidence, when set, keeps each answer's evidence (the bars of the ledger it was derived
 	// from) before the answer is journaled, for pricerig explain --task.
 	Evidence EvidenceKeeper
+	// Clock says how the network numbers the blocks the contract counts in (chainclock.go):
+	// nil means agentrig.EthereumClock, the chain's own block numbers; Robinhood Chain's is a agentrig.NitroClock.
+	Clock agentrig.ChainClock
 	// Heads delivers new heads, so the runner looks at the chain as soon as a block arrives (see
 	// heads.go); nil means the backend's own subscription when it has one (an RPC client over
 	// websockets), polling alone otherwise.
@@ -100,6 +106,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Clock == nil {
+		c.Clock = agentrig.EthereumClock{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -130,8 +139,8 @@ type taskState struct {
 	input       task.Input
 	inputErr    error
 	haveInput   bool
-	drawRetryAt uint64 // the head from which draw may be called again
-	stage       string // the phase (and anchor) the task was in at the last look
+	drawRetryAt time.Time // when draw may be called again
+	stage       string    // the phase (and anchor) the task was in at the last look
 	stageSince  time.Time
 	stageBlock  uint64 // the head at the look that saw the stage begin
 	seen        bool   // counted in the "seen" metric
@@ -237,6 +246,16 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	ids, err := deploy.RigIDsOf(ctx, cfg.JobID, addrs)
 	if err != nil {
 		return nil, err
+	}
+	// A node that is not of a Nitro-style network's kind (its heads carry no l1BlockNumber) is
+	// refused at once: every look at the chain would fail the same way.
+	if _, err := cfg.Clock.ReadHead(ctx, backend); errors.Is(err, agentrig.ErrNoL1BlockNumber) {
+		return nil, err
+	}
+	if cfg.FromBlock == 0 {
+		if cfg.FromBlock, err = startBlock(ctx, backend); err != nil {
+			return nil, err
+		}
 	}
 	r := &Runner{
 		cfg: cfg, backend: backend, chain: contract, deploy: deploy, journal: j, pricer: pricer,
@@ -366,9 +385,9 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.lastStepAt, r.lastStepErr = time.Now(), err
 		r.mu.Unlock()
 	}()
-	head, err := r.backend.HeaderByNumber(ctx, nil)
+	head, err := r.cfg.Clock.ReadHead(ctx, r.backend)
 	if err != nil {
-		return fmt.Errorf("head: %w", txm.ClassifyRPCError(err))
+		return err
 	}
 	leader := r.IsLeader()
 	r.cfg.Metrics.setLeader(leader, r.lead.age())
@@ -379,7 +398,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.warm(ctx)
 		return nil
 	}
-	r.books.checkReorg(ctx, head)
+	r.books.checkReorg(ctx, head.Header)
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
 	for _, t := range r.tasks {

@@ -5,12 +5,51 @@ package rig
 
 import (
 	"context"
+	"fmt"
+	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/txm"
 )
+
+// lookBack is how far back a runner with no journal cursor starts following the contract: a
+// task nobody drew within the refund hour is the orderer's to refund (agentrig.RefundAfter);
+// one ordered since may still be drawn, and one drawn since announces itself by its TaskDrawn
+// event. A minute more covers clocks a little apart.
+const lookBack = agentrig.RefundAfter + time.Minute
+
+// startBlock is where a runner starts following the contract when FromBlock is unset: the
+// newest block stamped lookBack before the head, found by its time (a binary search over the
+// blocks' headers), not by a count of blocks, which a quiet chain makes few of and a busy one
+// many. A journal's cursor older than that is followed from there too (scan): what happened
+// before it is past the refund hour.
+func startBlock(ctx context.Context, node txm.TxChain) (uint64, error) {
+	head, err := node.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("head: %w", txm.ClassifyRPCError(err))
+	}
+	if head.Time < uint64(lookBack/time.Second) {
+		return 0, nil
+	}
+	target := head.Time - uint64(lookBack/time.Second)
+	lo, hi := uint64(0), head.Number.Uint64()
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		h, err := node.HeaderByNumber(ctx, new(big.Int).SetUint64(mid))
+		if err != nil {
+			return 0, fmt.Errorf("block %d: %w", mid, txm.ClassifyRPCError(err))
+		}
+		if h.Time <= target {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, nil
+}
 
 // scan reads the contract's events from a little before the cursor up to head. The journal's
 // cursor is read once and written by the leader only; each process follows from its own.

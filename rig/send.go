@@ -160,10 +160,7 @@ func (r *Runner) sendChecked(ctx context.Context, s *txm.Sender, call txm.Call, 
 // A revert means another process got there first, or it is not time yet: the next step looks
 // again.
 func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call txm.Call) {
-	s := r.relayer
-	if s == nil {
-		s = r.rigs[r.RigIDs()[0]].sender
-	}
+	s := r.anySender()
 	key := fmt.Sprintf("%s/%d", what, taskID)
 	r.pace.begin(key, r.cfg.Now())
 	rec, err := r.send(ctx, s, call)
@@ -173,6 +170,14 @@ func (r *Runner) sendAny(ctx context.Context, what string, taskID uint64, call t
 		return
 	}
 	r.log.Info(what, "task", taskID, "tx", rec.TxHash.Hex())
+}
+
+// anySender sends what anyone may send (draw, settle): the relayer, or our first rig.
+func (r *Runner) anySender() *txm.Sender {
+	if r.relayer != nil {
+		return r.relayer
+	}
+	return r.rigs[r.RigIDs()[0]].sender
 }
 
 // logSendError logs a transaction that was not sent because it would revert (someone else got

@@ -71,6 +71,9 @@ func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, string, common
 	if f.chainID != 0 {
 		nw.ChainID = f.chainID
 	}
+	if spec != nil && spec.Networks[nw.Name].Blocks != "" {
+		nw.Blocks = spec.Networks[nw.Name].Blocks
+	}
 	url := f.rpc
 	if url == "" {
 		url = nw.RPC

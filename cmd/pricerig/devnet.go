@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,11 +19,8 @@ import (
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/files"
-	"github.com/pricerig/pricerig/redact"
-	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/devnet"
 	"github.com/pricerig/pricerig/rig/journal"
-	"github.com/pricerig/pricerig/sources/sim"
 	"github.com/pricerig/pricerig/web"
 )
 
@@ -80,33 +76,14 @@ type devnetRigProcessJS struct {
 }
 
 func newDevnetCmd(a *app) *cobra.Command {
-	var (
-		config    string
-		symbols   []string
-		minute    string
-		keep      bool
-		asJSON    bool
-		verbose   bool
-		noRelayer bool
-		timeout   time.Duration
-		rigs      int
-		funded    int
-		chainID   uint64
-		commitWin time.Duration
-		baseFee   string
-		revealWin time.Duration
-		httpAddr  string
-		public    bool
-		instant   bool
-		lags      []string
-		revises   []string
-	)
+	var f devnetFlags
 	cmd := &cobra.Command{
 		Use:   "devnet",
 		Short: "Run the whole life of job-2 tasks offline: chain, contract, simulator, three rigs",
 		Long: `Run AgentRig job 2 end to end on this machine, with nothing from outside:
 
-  - go-ethereum's simulated chain, served over JSON-RPC on 127.0.0.1;
+  - a go-ethereum node served over JSON-RPC on 127.0.0.1, its blocks sealed as Robinhood
+    Chain's sequencer seals them;
   - the reference AgentRig contract, with the seed's three launch jobs published
     (job 2: NUMERIC, 0.50 %, quorum 3, price and slash 0.00001 ETH);
   - the provider simulator (every quote source's real wire format over one tape);
@@ -123,10 +100,15 @@ nothing is ordered. With --keep the chain and the simulator stay up after the ta
 and working 'pricerig operator', 'pricerig rig' and 'pricerig order' commands are printed for
 funded keys that are in no rig.
 
-Gas on the devnet costs what go-ethereum's simulated chain charges: a 1 gwei base fee at
-genesis that falls by up to 12.5 % a block while blocks are less than half full. --base-fee
-holds one gas price for the whole run instead (0.01 gwei is Arbitrum's floor), so 'operator
-status --journal' and 'audit --journal' show what a rig would earn and pay at that price.
+Gas costs what Robinhood Chain charges: every transaction pays 0.01 gwei per gas (--base-fee),
+under Ethereum's rules up to Osaka, so 'operator status --journal' and 'audit --journal' show
+what a rig would earn and pay there (the devnet charges no L1 part: rig/devnet/README.md).
+
+The chain numbers its blocks as Robinhood Chain does: the contract's block.number is an L1
+block number starting at --l1-block (21000000 by default: a young chain, whose own block
+numbers stay far below L1's; 1: an old one, whose own numbers soon pass L1's) and moving every
+--l1-interval; blocks and receipts carry Nitro's l1BlockNumber, "pending" is "latest", and a
+block is sealed only for transactions (--heartbeat adds empty ones that often).
 
 The simulated providers publish late and revise, as the real ones do (Yahoo serves the minute in
 progress, Alpaca revises a bar 30 s after it, …; --lag, --revise and --instant as 'pricerig
@@ -136,180 +118,33 @@ final: a task for the minute that just closed commits about a minute after it cl
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
   pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
-  pricerig devnet --keep --base-fee 0.01             # gas at Arbitrum's base-fee floor`,
+  pricerig devnet --keep --base-fee 1                # gas at 1 gwei
+  pricerig devnet --keep --l1-block 1 --l1-interval 2s   # an old chain, L1 every 2 s`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec, specName, err := specSource(config)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			var at time.Time
-			if minute != "" {
-				if at, err = feeds.ParseMinute(minute); err != nil {
-					return badInput("--minute: %v", err)
-				}
-			}
-			if httpAddr != "" {
-				if err := web.CheckAddr(httpAddr, public); err != nil {
-					return badInput("%v", err)
-				}
-			}
-			for i, s := range symbols {
-				symbols[i] = strings.ToUpper(strings.TrimSpace(s))
-			}
-			level := slog.LevelWarn
-			if verbose {
-				level = slog.LevelInfo
-			}
-			logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
-			start := time.Now()
-			labels := map[uint64]string{}
-			out := a.stdout
-			events := func(e devnet.Event) {
-				if asJSON {
-					return
-				}
-				line := fmt.Sprintf("%6.1fs  task %d %-5s %s", time.Since(start).Seconds(), e.TaskID, labels[e.TaskID], e.Phase)
-				if e.Detail != "" && e.Phase != "ordered" {
-					line += "  " + e.Detail
-				}
-				fmt.Fprintln(out, line)
-			}
-			if rigs < 0 {
-				return badInput("--rigs %d: want 0 or more", rigs)
-			}
-			if funded < 1 {
-				return badInput("--funded-keys %d: want 1 or more", funded)
-			}
-			if commitWin < 0 || commitWin%time.Second != 0 || revealWin < 0 || revealWin%time.Second != 0 {
-				return badInput("--commit-window and --reveal-window are whole seconds")
-			}
-			var gasPrice *big.Int
-			if baseFee != "" {
-				if gasPrice, err = parseGwei(baseFee); err != nil {
-					return badInput("--base-fee: %v", err)
-				}
-			}
-			layout := make([]int, rigs)
-			for i := range layout {
-				layout[i] = 1
-			}
-			opts := devnet.Options{Spec: spec, Logger: logger, Events: events, NoRelayer: noRelayer,
-				Layout: layout, FundedKeys: funded, ChainID: chainID, CommitWindow: commitWin, RevealWindow: revealWin, GasPrice: gasPrice, Instant: instant}
-			base := sim.DefaultPublication
-			if instant {
-				base = func(string) sim.Publication { return sim.Instant }
-			}
-			if opts.Publications, err = simPublications(base, lags, revises); err != nil {
-				return badInput("%v", err)
-			}
-			var recorder *web.Recorder
-			if httpAddr != "" {
-				recorder = web.NewRecorder(0, nil)
-				opts.WrapPricer = func(_ int, p rig.Pricer) rig.Pricer { return recorder.Wrap(p) }
-			}
-			d, err := devnet.Start(ctx, opts)
-			if err != nil {
-				return failed("devnet: %v", err)
-			}
-			defer d.Close()
-			if httpAddr != "" {
-				pageURL, stop, err := serveDevnetPage(cmd.Context(), d, httpAddr, public, recorder, logger)
-				if err != nil {
-					return failed("devnet: %v", err)
-				}
-				defer stop()
-				fmt.Fprintf(a.stderr, "devnet: the operator's page of the devnet's rigs: %s\n", pageURL)
-			}
-			if at.IsZero() {
-				at = devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions)
-			}
-			if !asJSON {
-				fmt.Fprintf(out, "devnet: chain %s (chain id %d), AgentRig %s\n", d.Chain.URL, d.ChainID, d.Contract.Hex())
-				fmt.Fprintf(out, "devnet: provider simulator %s, spec %s (%s)\n", d.SimURL, d.Spec.SpecURI, specName)
-				for i, r := range d.Runners {
-					mode := "direct"
-					if i == len(d.Runners)-1 && !noRelayer {
-						mode = "relayed"
-					}
-					fmt.Fprintf(out, "devnet: rig process %d: rig %v, %s\n", i+1, r.RigIDs(), mode)
-				}
-			}
-			var reports []devnet.TaskReport
-			if rigs >= devnetQuorum {
-				if !asJSON {
-					fmt.Fprintf(out, "devnet: ordering job 2 for %s at %s\n", strings.Join(symbols, ", "), at.Format(time.RFC3339))
-				}
-				ids, err := d.Order(ctx, symbols, at)
-				if err != nil {
-					return failed("devnet: %v", err)
-				}
-				for i, id := range ids {
-					labels[id] = symbols[i]
-				}
-				if reports, err = d.Wait(ctx, ids); err != nil {
-					return failed("devnet: %v", err)
-				}
-			} else if !asJSON {
-				fmt.Fprintf(out, "devnet: %d rig(s), fewer than job 2's quorum of %d: nothing ordered\n", rigs, devnetQuorum)
-			}
-			allAgreed := true
-			for _, r := range reports {
-				allAgreed = allAgreed && r.Agreed
-			}
-			elapsed := time.Since(start)
-			if asJSON {
-				res := devnetOutput{RPC: d.Chain.URL, ChainID: d.ChainID, Contract: d.Contract.Hex(), Sim: d.SimURL,
-					Minute: at.Format(time.RFC3339), Tasks: devnetTasksJS(reports), Agreed: allAgreed, Elapsed: elapsed.Milliseconds()}
-				for i, r := range d.Runners {
-					res.Rigs = append(res.Rigs, devnetRigProcessJS{Rigs: r.RigIDs(), Relayed: i == len(d.Runners)-1 && !noRelayer})
-				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
-			} else if len(reports) > 0 {
-				printDevnetReports(out, reports, labels)
-				verdict := "every task agreed"
-				if !allAgreed {
-					verdict = "NOT every task agreed"
-				}
-				fmt.Fprintf(out, "devnet: %s in %.1fs\n", verdict, elapsed.Seconds())
-			}
-			if keep {
-				// The devnet keys are public and worthless: printed whole, past the writer that would take
-				// PRICERIG_DEV_KEY=… for a secret parameter.
-				printKeep(redact.Underlying(a.stderr), d, config, at)
-				<-cmd.Context().Done()
-			}
-			if !allAgreed {
-				return failed("not every task agreed")
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDevnet(cmd.Context(), a, f) },
 	}
-	cmd.Flags().StringVar(&config, "config", "", "the spec the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
-	cmd.Flags().StringSliceVar(&symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "one task per symbol")
-	cmd.Flags().StringVar(&minute, "minute", "", "the UTC minute every task prices (default: the last closed minute inside the spec's sessions)")
-	cmd.Flags().BoolVar(&keep, "keep", false, "keep the chain and the simulator up after the tasks settle")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of the life of each task")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "log what every rig does (to stderr)")
-	cmd.Flags().BoolVar(&noRelayer, "no-relayer", false, "every rig sends its own transactions")
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up when the tasks have not settled by then")
-	cmd.Flags().IntVar(&rigs, "rigs", 3, "rig processes of one rig each (0: a chain with the jobs and no rigs, for operators to register their own)")
-	cmd.Flags().IntVar(&funded, "funded-keys", 1, "funded keys in no rig (1000 ETH each), printed with --keep")
-	cmd.Flags().Uint64Var(&chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
-	cmd.Flags().DurationVar(&commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
-	cmd.Flags().DurationVar(&revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
-	cmd.Flags().StringVar(&baseFee, "base-fee", "", "hold every transaction's gas price at this many gwei for the whole run (0.01: Arbitrum's base-fee floor)")
-	cmd.Flags().StringVar(&httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
-	cmd.Flags().BoolVar(&public, "http-public", false, "let --http bind a non-loopback address")
-	cmd.Flags().BoolVar(&instant, "instant", false, "every simulated provider serves a bar final the moment its minute ends, and the rigs trust it then (then --lag and --revise)")
-	cmd.Flags().StringArrayVar(&lags, "lag", nil, "PROVIDER=DURATION: the simulated provider serves each bar that long after its minute ends; PROVIDER may be all")
-	cmd.Flags().StringArrayVar(&revises, "revise", nil, "PROVIDER=DURATION: the simulated provider serves a provisional close until that long after the minute ends; PROVIDER may be all")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringSliceVar(&f.symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "one task per symbol")
+	cmd.Flags().StringVar(&f.minute, "minute", "", "the UTC minute every task prices (default: the last closed minute inside the spec's sessions)")
+	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep the chain and the simulator up after the tasks settle")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the life of each task")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "log what every rig does (to stderr)")
+	cmd.Flags().BoolVar(&f.noRelayer, "no-relayer", false, "every rig sends its own transactions")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 5*time.Minute, "give up when the tasks have not settled by then")
+	cmd.Flags().IntVar(&f.rigs, "rigs", 3, "rig processes of one rig each (0: a chain with the jobs and no rigs, for operators to register their own)")
+	cmd.Flags().IntVar(&f.funded, "funded-keys", 1, "funded keys in no rig (1000 ETH each), printed with --keep")
+	cmd.Flags().Uint64Var(&f.chainID, "chain-id", devnet.ChainID, "the chain id (Robinhood Chain's by default)")
+	cmd.Flags().DurationVar(&f.commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
+	cmd.Flags().DurationVar(&f.revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
+	cmd.Flags().StringVar(&f.baseFee, "base-fee", "0.01", "every transaction's gas price for the whole run, in gwei (0.01: Robinhood Chain's)")
+	cmd.Flags().Uint64Var(&f.l1Block, "l1-block", devnet.DefaultL1Block, "the L1 block number the chain starts at, its block.number (1: an old chain)")
+	cmd.Flags().DurationVar(&f.l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves")
+	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
+	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
+	cmd.Flags().BoolVar(&f.public, "http-public", false, "let --http bind a non-loopback address")
+	cmd.Flags().BoolVar(&f.instant, "instant", false, "every simulated provider serves a bar final the moment its minute ends, and the rigs trust it then (then --lag and --revise)")
+	cmd.Flags().StringArrayVar(&f.lags, "lag", nil, "PROVIDER=DURATION: the simulated provider serves each bar that long after its minute ends; PROVIDER may be all")
+	cmd.Flags().StringArrayVar(&f.revises, "revise", nil, "PROVIDER=DURATION: the simulated provider serves a provisional close until that long after the minute ends; PROVIDER may be all")
 	return cmd
 }
 
@@ -340,9 +175,13 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 	fmt.Fprintf(w, "    export PRICERIG_DEV_KEY=%s\n", hex.EncodeToString(crypto.FromECDSA(d.Funded)))
 	fmt.Fprintf(w, "    pricerig operator register --job 2 --stake %s %s --key-env PRICERIG_DEV_KEY --yes%s\n", audit.FormatETH(d.Stake()), chain, spec)
 	own := filepath.Join(d.Dir, "operator-rig.db")
-	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s\n", chain, d.SimURL, own, spec)
-	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s %s\n",
-		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec,
+	l1 := ""
+	if d.Chain.L1 != nil && d.Chain.L1.Interval != devnet.DefaultL1Interval {
+		l1 = " --l1-interval " + d.Chain.L1.Interval.String()
+	}
+	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s%s\n", chain, d.SimURL, own, spec, l1)
+	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s%s %s\n",
+		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec, l1,
 		strings.Join(append(journals, "--journal "+own), " "))
 	fmt.Fprintf(w, "    pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
 	fmt.Fprintf(w, "    pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)

@@ -22,7 +22,8 @@
 //   - rig.go: `rig`, the job-2 runner with its journal, page and metrics.
 //   - doctor.go: `doctor`, the operator's preflight; explain.go: `explain`, an answer derived
 //     again from the bar ledger.
-//   - devnet.go: `devnet`, the whole life of tasks offline; sim.go: `sim`, the provider
+//   - devnet.go: `devnet`, the whole life of tasks offline (devnet_run.go: its flags checked, the
+//     run and what it prints); sim.go: `sim`, the provider
 //     simulator.
 //   - operator.go: `operator` (register, stake, deactivate, withdraw, fee, status);
 //     operator_accounts.go: status's accounts from the journal.

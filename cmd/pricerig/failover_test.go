@@ -119,7 +119,7 @@ func newFailoverNet(t *testing.T, ctx context.Context) *failoverNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, NoRelayer: true, Instant: true})
+	d, err := devnet.Start(ctx, devnet.Options{Instant: true, Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1}, NoRelayer: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func (f *failoverNet) start(t *testing.T, verbose bool) *rigProc {
 	p := &rigProc{name: fmt.Sprintf("i%d", f.started), done: make(chan struct{})}
 	args := []string{"rig", "--network", "devnet", "--rpc", f.d.Chain.URL, "--contract", f.d.Contract.Hex(), "--key-env", "PRICERIG_TEST_OPERATOR",
 		"--sim", f.d.SimURL, "--config", f.spec, "--journal", f.journal, "--from-block", "1",
-		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name}
+		"--metrics", "127.0.0.1:0", "--lease-ttl", "2s", "--instance", p.name, "--l1-interval", testL1Interval.String()}
 	if verbose {
 		args = append(args, "-v")
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/internal/testbound"
@@ -55,6 +54,9 @@ func startChainT(t *testing.T, o devnet.Options) *chainT {
 		t.Fatal(err)
 	}
 	o.Spec, o.Instant = spec, true // the last closed minute, trusted at once (instantSpec)
+	if o.L1Interval == 0 {
+		o.L1Interval = testL1Interval
+	}
 	d, err := devnet.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -75,9 +77,18 @@ func (c *chainT) useKey(name string, key *ecdsa.PrivateKey) common.Address {
 	return crypto.PubkeyToAddress(key.PublicKey)
 }
 
-// cli runs a chain command with the devnet's flags appended.
+// testL1Interval is the L1 block time of the devnets these tests start: a draw waits for L1 to
+// pass its order block, up to an interval (12 s on Robinhood Chain). The rig and order --wait
+// are told it (--l1-interval), as `devnet --keep` prints it.
+const testL1Interval = 2 * time.Second
+
+// cli runs a chain command with the devnet's flags appended (and its L1 interval for the
+// commands that read the chain's clock).
 func (c *chainT) cli(args ...string) (int, string, string) {
 	c.t.Helper()
+	if args[0] == "rig" || args[0] == "order" {
+		args = append(args, "--l1-interval", c.d.Chain.L1.Interval.String())
+	}
 	return runCLI(c.t, append(args, c.flags...)...)
 }
 
@@ -178,7 +189,7 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 	journal := filepath.Join(t.TempDir(), "rig.db")
 	go func() {
 		rigDone <- run(rigCtx, append([]string{"rig", "--key-env", "PRICERIG_T_OPERATOR", "--sim", c.d.SimURL,
-			"--journal", journal, "--from-block", "1"}, c.flags...), strings.NewReader(""), &rigOut, &rigErr)
+			"--journal", journal, "--from-block", "1", "--l1-interval", testL1Interval.String()}, c.flags...), strings.NewReader(""), &rigOut, &rigErr)
 	}()
 
 	// order one input and wait: three active rigs, quorum three, so ours is drawn
@@ -408,7 +419,7 @@ func TestRefusalsSendNothingAndRefundAfterTheHour(t *testing.T) {
 	}
 	nonce = c.nonce(refunder)
 	for {
-		err := c.d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(time.Hour + time.Second) })
+		err := c.d.Chain.Do(func(b *devnet.Sequencer) error { return b.AdjustTime(time.Hour + time.Second) })
 		if err == nil {
 			break
 		}

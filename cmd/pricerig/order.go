@@ -85,6 +85,7 @@ the reason is printed when a rig journal that answered it is given with --journa
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 30*time.Minute, "give up waiting after this long")
 	cmd.Flags().DurationVar(&f.actAfter, "act-after", 10*time.Second, "with --wait: draw or settle a task from this key when nobody has for this long")
 	cmd.Flags().StringSliceVar(&f.journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
+	cmd.Flags().DurationVar(&f.l1Every, "l1-interval", 12*time.Second, "with --wait on a Nitro chain (Robinhood Chain): how often its L1 makes a block, to know when a quiet chain is past an order block")
 	return cmd
 }
 
@@ -94,6 +95,7 @@ type orderFlags struct {
 	job               uint32
 	wait              bool
 	timeout, actAfter time.Duration
+	l1Every           time.Duration // a Nitro chain's L1 block interval (ClockFor)
 	journals          []string
 }
 
@@ -188,7 +190,11 @@ func (a *app) followOrder(ctx context.Context, conn *chainConn, key rigtask.Key,
 	waitCtx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	sender := txm.NewSender(conn.client, key, conn.chainID, txm.SenderConfig{})
-	answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: f.actAfter, Step: func(id uint64, p agentrig.Phase, detail string) {
+	clock, err := agentrig.ClockFor(conn.network.Blocks, conn.network.Name, f.l1Every, nil)
+	if err != nil {
+		return badInput("network %s: %v", conn.network.Name, err)
+	}
+	answers, err := agentrig.Follow(waitCtx, conn.contract, sender, ids, agentrig.FollowOptions{Grace: f.actAfter, Clock: clock, Step: func(id uint64, p agentrig.Phase, detail string) {
 		if detail != "" {
 			detail = ": " + detail
 		}

@@ -208,7 +208,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, Instant: true,
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, Instant: true, L1Interval: testL1Interval,
 		WrapPricer: func(_ int, p rig.Pricer) rig.Pricer { return gatedPricer{gate: gate, next: p} }})
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", node.URL(), "--contract", d.Contract.Hex(),
 			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", simURL, "--config", unpacedSpec(t, hung),
-			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut)
+			"--journal", journal, "--from-block", "1", "--http", "127.0.0.1:0", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	defer func() {
 		stopRig()

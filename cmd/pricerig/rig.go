@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -25,6 +26,7 @@ import (
 	"github.com/pricerig/pricerig/internal/dburl"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/agentrig"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
@@ -40,6 +42,8 @@ type rigFlags struct {
 	journal        string
 	db             string
 	fromBlock      uint64
+	l1RPC          string
+	l1Interval     time.Duration
 	metrics        string
 	http           string
 	httpPublic     bool
@@ -114,7 +118,9 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	f.keys.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
 	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
-	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: 256 blocks back)")
+	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: the block an hour and a minute back, the refund hour, found by time)")
+	fl.StringVar(&f.l1RPC, "l1-rpc", "", "on a Nitro chain (Robinhood Chain), an L1 node whose latest block number says when a quiet chain has passed a task's order block (default: estimated from the head's time)")
+	fl.DurationVar(&f.l1Interval, "l1-interval", 12*time.Second, "on a Nitro chain, how often its L1 makes a block (the devnet: its --l1-interval)")
 	fl.StringVar(&f.metrics, "metrics", "", "serve Prometheus /metrics, /healthz and /readyz on this address, like 127.0.0.1:9464")
 	fl.StringVar(&f.http, "http", "", "serve the operator's page (/, live) and the metrics (/metrics) on this loopback address, like 127.0.0.1:9464")
 	fl.BoolVar(&f.httpPublic, "http-public", false, "let --http bind a non-loopback address (the page is read-only and shows no secret, but it shows stakes and balances)")
@@ -150,15 +156,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return err
 	}
 	a.warn(spec)
-	level := slog.LevelInfo
-	if f.verbose {
-		level = slog.LevelDebug
-	}
-	var handler slog.Handler = slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})
-	if f.logJSON {
-		handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: level})
-	}
-	logger := slog.New(handler)
+	logger := rigLogger(a, f)
 
 	conn, err := f.chain.connect(ctx, spec)
 	if err != nil {
@@ -171,47 +169,18 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	// connect reached the chain (eth_chainId) before the journal is made: a rig that cannot
 	// start leaves no file.
-	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
-	if !rigjournal.IsPostgresURL(f.journal) {
-		_, statErr = os.Stat(f.journal)
-	}
-	registerDBSecrets(f.journal)
-	journal, err := rigjournal.OpenJournal(f.journal)
-	if err != nil {
-		return failed("%v", err)
-	}
 	started := false
-	defer func() {
-		journal.Close()
-		if !started && errors.Is(statErr, os.ErrNotExist) {
-			removeStoreFiles(f.journal) // made by this run, which never ran
-		}
-	}()
-	logger.Info("journal", "target", journal.Target(), "shared", journal.Shared())
-	// the bar ledger beside the journal: in its PostgreSQL database, so the instances share the
-	// leader's bars and quota counts, or in a SQLite file next to it
-	ledgerAt := ledgerBeside(f.journal)
-	ledgerStat := os.ErrExist
-	if !rigjournal.IsPostgresURL(ledgerAt) {
-		_, ledgerStat = os.Stat(ledgerAt)
-	}
-	ledger, err := history.Open(ledgerAt)
+	journal, closeJournal, err := openRigJournal(f.journal, &started)
 	if err != nil {
-		return failed("the bar ledger: %v", err)
+		return err
 	}
-	defer func() {
-		ledger.Close()
-		if !started && errors.Is(ledgerStat, os.ErrNotExist) {
-			removeStoreFiles(ledgerAt)
-		}
-	}()
-	logger.Info("bar ledger", "target", ledger.Path())
-	if ledgerAt != f.db { // never prune a backfill's history
-		pruneCtx, stopPruning := context.WithCancel(ctx)
-		pruned := make(chan struct{})
-		go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
-		defer func() { stopPruning(); <-pruned }() // before the ledger closes
+	defer closeJournal()
+	logger.Info("journal", "target", journal.Target(), "shared", journal.Shared())
+	ledger, closeLedger, err := openRigLedger(ctx, f, logger, &started)
+	if err != nil {
+		return err
 	}
+	defer closeLedger()
 	reconciler, err := feeds.New(spec, ledgerDeps(feeds.Deps{Deps: sources.Deps{Logger: logger}}, ledger))
 	if err != nil {
 		return failed("%v", err)
@@ -226,32 +195,17 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
 	}
 	var httpListener net.Listener
-	from := f.fromBlock
-	if from == 0 {
-		if head, err := client.BlockNumber(ctx); err == nil && head > 256 {
-			from = head - 256
-		}
+	clock, stopClock, err := chainClock(ctx, conn.network, f.l1RPC, f.l1Interval)
+	if err != nil {
+		return err
 	}
-	var metrics *rig.Metrics
+	defer stopClock()
 	var current atomic.Pointer[rig.Runner] // for /readyz, once it exists
-	var reg *prometheus.Registry
-	if f.metrics != "" || f.http != "" {
-		reg = prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-		metrics = rig.NewMetrics(reg)
+	reg, metrics, stopMetrics, err := rigMetrics(f, logger, &current)
+	if err != nil {
+		return err
 	}
-	if f.metrics != "" && f.metrics != f.http {
-		stop, err := serveMetrics(f.metrics, reg, logger, func() (bool, string) {
-			if r := current.Load(); r != nil {
-				return r.Ready()
-			}
-			return false, "starting"
-		})
-		if err != nil {
-			return failed("metrics: %v", err)
-		}
-		defer stop()
-	}
+	defer stopMetrics()
 	var recorder *web.Recorder
 	if f.http != "" {
 		listener, err := web.Listen(f.http, f.httpPublic)
@@ -275,7 +229,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
-		FromBlock: from, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
+		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
 		Evidence: history.Evidencer{Store: ledger},
@@ -301,6 +255,96 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		defer stop()
 	}
 	return runner.Run(ctx)
+}
+
+// rigMetrics makes the Prometheus registry and the rig's metrics when --metrics or --http asks
+// for them, and serves /metrics and /readyz on --metrics when it is an address of its own (the
+// page serves them on --http otherwise).
+func rigMetrics(f rigFlags, logger *slog.Logger, current *atomic.Pointer[rig.Runner]) (*prometheus.Registry, *rig.Metrics, func(), error) {
+	if f.metrics == "" && f.http == "" {
+		return nil, nil, func() {}, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := rig.NewMetrics(reg)
+	if f.metrics == "" || f.metrics == f.http {
+		return reg, metrics, func() {}, nil
+	}
+	stop, err := serveMetrics(f.metrics, reg, logger, func() (bool, string) {
+		if r := current.Load(); r != nil {
+			return r.Ready()
+		}
+		return false, "starting"
+	})
+	if err != nil {
+		return nil, nil, nil, failed("metrics: %v", err)
+	}
+	return reg, metrics, stop, nil
+}
+
+// rigLogger is the rig's logger: text or JSON (--log-json) on stderr, debug with --verbose.
+func rigLogger(a *app, f rigFlags) *slog.Logger {
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	var handler slog.Handler = slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})
+	if f.logJSON {
+		handler = slog.NewJSONHandler(a.stderr, &slog.HandlerOptions{Level: level})
+	}
+	return slog.New(handler)
+}
+
+// openRigJournal opens (or makes) the rig's journal at target. Its close removes a SQLite file
+// this run made when the runner never started (*started still false): a rig that cannot start
+// leaves no file.
+func openRigJournal(target string, started *bool) (*rigjournal.DBJournal, func(), error) {
+	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
+	if !rigjournal.IsPostgresURL(target) {
+		_, statErr = os.Stat(target)
+	}
+	registerDBSecrets(target)
+	journal, err := rigjournal.OpenJournal(target)
+	if err != nil {
+		return nil, nil, failed("%v", err)
+	}
+	return journal, func() {
+		journal.Close()
+		if !*started && errors.Is(statErr, os.ErrNotExist) {
+			removeStoreFiles(target) // made by this run, which never ran
+		}
+	}, nil
+}
+
+// openRigLedger opens the bar ledger beside the journal: in its PostgreSQL database, so the
+// instances share the leader's bars and quota counts, or in a SQLite file next to it. Unless it
+// is also the backfill's history (--db), it is pruned every 6 hours while the rig runs. Its
+// close stops the pruning first, and removes a file this run made when the runner never started.
+func openRigLedger(ctx context.Context, f rigFlags, logger *slog.Logger, started *bool) (*history.Store, func(), error) {
+	ledgerAt := ledgerBeside(f.journal)
+	ledgerStat := os.ErrExist
+	if !rigjournal.IsPostgresURL(ledgerAt) {
+		_, ledgerStat = os.Stat(ledgerAt)
+	}
+	ledger, err := history.Open(ledgerAt)
+	if err != nil {
+		return nil, nil, failed("the bar ledger: %v", err)
+	}
+	logger.Info("bar ledger", "target", ledger.Path())
+	stopPruning := func() {}
+	if ledgerAt != f.db { // never prune a backfill's history
+		pruneCtx, cancel := context.WithCancel(ctx)
+		pruned := make(chan struct{})
+		go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
+		stopPruning = func() { cancel(); <-pruned }
+	}
+	return ledger, func() {
+		stopPruning() // before the ledger closes
+		ledger.Close()
+		if !*started && errors.Is(ledgerStat, os.ErrNotExist) {
+			removeStoreFiles(ledgerAt)
+		}
+	}, nil
 }
 
 // pageRole is what the page says of the instance: "single" on a journal of its own; on a shared
@@ -411,3 +455,27 @@ func serveMetrics(addr string, reg *prometheus.Registry, logger *slog.Logger, re
 // password: the user name of a database (often "postgres") is no secret, and registering it
 // would redact the word wherever it appears.
 func registerDBSecrets(target string) { redact.Register(dburl.Secrets(target)...) }
+
+// chainClock is the network's block numbering (agentrig.ChainClock): on a Nitro chain, reading L1's
+// block number from l1RPC when given.
+func chainClock(ctx context.Context, nw agentrig.Network, l1RPC string, interval time.Duration) (agentrig.ChainClock, func(), error) {
+	if interval <= 0 {
+		return nil, nil, badInput("--l1-interval %s: want a positive duration", interval)
+	}
+	var l1 agentrig.L1Reader
+	stop := func() {}
+	if l1RPC != "" {
+		redact.Register(redact.URLSecrets(l1RPC)...)
+		c, err := ethclient.DialContext(ctx, l1RPC)
+		if err != nil {
+			return nil, nil, failed("--l1-rpc %s: %s", redact.URL(l1RPC), shownURL(err.Error()))
+		}
+		l1, stop = c, c.Close
+	}
+	clock, err := agentrig.ClockFor(nw.Blocks, nw.Name, interval, l1)
+	if err != nil {
+		stop()
+		return nil, nil, badInput("network %s: %v", nw.Name, err)
+	}
+	return clock, stop, nil
+}

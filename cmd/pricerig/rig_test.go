@@ -55,7 +55,7 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1, 1}, Instant: true})
+	d, err := devnet.Start(ctx, devnet.Options{Instant: true, Spec: spec, L1Interval: testL1Interval, Layout: []int{1, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),
 			"--key-env", "PRICERIG_TEST_OPERATOR", "--sim", d.SimURL, "--config", instantSpec(t),
-			"--journal", journal, "--from-block", "1", "--metrics", "127.0.0.1:0"}, strings.NewReader(""), &out, &errOut)
+			"--journal", journal, "--from-block", "1", "--metrics", "127.0.0.1:0", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	ids, err := d.Order(ctx, []string{"TSLA"}, devnet.DefaultMinute(time.Now(), d.Spec.Rules.Sessions))
 	if err != nil {
@@ -126,7 +126,7 @@ func TestRigCommandRefusesASpecDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, Layout: []int{1}})
+	d, err := devnet.Start(ctx, devnet.Options{Spec: spec, L1Interval: testL1Interval, Layout: []int{1}})
 	if err != nil {
 		t.Fatal(err)
 	}

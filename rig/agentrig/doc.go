@@ -24,7 +24,9 @@
 //     payouts.
 //   - order.go: orders (BuildInputs checks each input as the rigs do), answers (ReadAnswer) and
 //     Follow; operator.go: an operator's calls and its rigs' status; network.go: the networks by
-//     name and CheckChain.
+//     name and CheckChain; clock.go: how a network numbers the blocks the contract counts in
+//     (ChainClock: the chain's own, or on Robinhood Chain the L1 block number each head carries);
+//     quiet.go: what a quiet Nitro chain waits for, and the step sent to move it.
 //   - refusals.go: the contract's custom errors for the transaction manager (registered at
 //     init), and what each refusal means for the person who asked.
 //   - gas.go: GasPrice, GasDay (a day of tasks' gas at today's price), RigShare and

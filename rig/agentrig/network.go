@@ -18,13 +18,18 @@ type Network struct {
 	Name    string
 	ChainID uint64
 	RPC     string // the public JSON-RPC endpoint; "" when there is none (devnet: its port is chosen at start)
+	// Blocks is how the chain numbers the blocks the contract counts in (block.number):
+	// "ethereum" (its own block numbers) or "nitro" (the L1 block number, as Robinhood Chain
+	// does); sources.yaml's networks.NAME.blocks says otherwise.
+	Blocks string
 }
 
-// Networks are the chains every chain command knows by name.
+// Networks are the chains every chain command knows by name. Robinhood Chain is an Arbitrum
+// Nitro chain (its block.number is the L1 block number), and the devnet reproduces it.
 var Networks = map[string]Network{
-	"robinhood":         {Name: "robinhood", ChainID: 4663, RPC: "https://rpc.mainnet.chain.robinhood.com"},
-	"robinhood-testnet": {Name: "robinhood-testnet", ChainID: 46630, RPC: "https://rpc.testnet.chain.robinhood.com"},
-	"devnet":            {Name: "devnet", ChainID: 4663},
+	"robinhood":         {Name: "robinhood", ChainID: 4663, RPC: "https://rpc.mainnet.chain.robinhood.com", Blocks: "nitro"},
+	"robinhood-testnet": {Name: "robinhood-testnet", ChainID: 46630, RPC: "https://rpc.testnet.chain.robinhood.com", Blocks: "nitro"},
+	"devnet":            {Name: "devnet", ChainID: 4663, Blocks: "nitro"},
 }
 
 // NetworkNames lists the known networks, sorted, for help texts and errors.

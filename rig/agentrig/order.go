@@ -152,6 +152,12 @@ type FollowOptions struct {
 	Grace time.Duration
 	// Step receives each change of a task's phase, for printing (may be nil).
 	Step func(taskID uint64, phase Phase, detail string)
+	// Clock is how the network numbers its blocks (nil: Ethereum-style). On a quiet Nitro chain
+	// the draw or settle whose time has come by the clock is sent though the chain's stale head
+	// says it is too early: its own block moves the chain (quiet.go).
+	Clock ChainClock
+	// Now is the wall clock (nil: time.Now).
+	Now func() time.Time
 }
 
 // Follow follows tasks through draw, commit, reveal and settle until each is settled or
@@ -199,6 +205,16 @@ func Follow(ctx context.Context, c *Contract, s *txm.Sender, ids []uint64, o Fol
 				continue
 			}
 			if s == nil || time.Since(since[id]) < o.Grace {
+				continue
+			}
+			if sent, err := followQuiet(ctx, c, s, id, a.Phase, o); sent || err != nil {
+				if errors.Is(err, txm.ErrInsufficientFunds) {
+					return nil, err
+				}
+				if err != nil {
+					lastErr = err
+				}
+				since[id] = time.Now()
 				continue
 			}
 			var call txm.Call

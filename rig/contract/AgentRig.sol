@@ -8,7 +8,9 @@ pragma solidity ^0.8.24;
 /// written down in rig/README.md. It is a faithful model for tests, not an audited deployment.
 /// @dev Time: windows use block.timestamp. Blocks: the draw seed uses blockhash(orderBlock). On
 /// Robinhood Chain (Arbitrum Orbit) block.number is the L1 block number and its hash the last rollup
-/// block sealed under it; plain block.number/blockhash keep that meaning here and on a dev chain.
+/// block sealed under it; plain block.number/blockhash keep that meaning here. Both are read through
+/// _blockNumber and _blockHash only, which the devnet build (AgentRigDevnet.sol) overrides to read
+/// the devnet's L1 clock; this contract's own behaviour is plain block.number/blockhash.
 contract AgentRig {
     // ------------------------------------------------------------------------------------------
     // Limits from the seed's publishJob table and the task life.
@@ -441,14 +443,15 @@ contract AgentRig {
     function draw(uint256 taskId) external {
         Task storage t = tasks[taskId];
         if (t.status != Status.Ordered) revert WrongPhase(_phase(t));
-        if (block.number <= t.orderBlock) revert TooEarly();
-        if (block.number - t.orderBlock > BLOCKHASH_REACH) {
-            t.orderBlock = uint64(block.number);
-            emit Reanchored(taskId, uint64(block.number));
+        uint256 number = _blockNumber();
+        if (number <= t.orderBlock) revert TooEarly();
+        if (number - t.orderBlock > BLOCKHASH_REACH) {
+            t.orderBlock = uint64(number);
+            emit Reanchored(taskId, uint64(number));
             return;
         }
         Job storage job = jobs[t.jobId];
-        uint64[] memory chosen = _pick(job, keccak256(abi.encode(blockhash(t.orderBlock), taskId)));
+        uint64[] memory chosen = _pick(job, keccak256(abi.encode(_blockHash(t.orderBlock), taskId)));
         if (chosen.length < job.quorum) {
             _refund(taskId, t);
             return;
@@ -683,6 +686,18 @@ contract AgentRig {
         }
     }
 
+    /// @dev The number the order block and the draw count in: block.number, which on Robinhood
+    /// Chain is the L1 block number. The only reader of block.number.
+    function _blockNumber() internal view virtual returns (uint256) {
+        return block.number;
+    }
+
+    /// @dev The hash of a block numbered as _blockNumber counts (0 outside blockhash's reach). The
+    /// only reader of blockhash.
+    function _blockHash(uint256 number) internal view virtual returns (bytes32) {
+        return blockhash(number);
+    }
+
     function _job(uint32 jobId) private view returns (Job storage job) {
         job = jobs[jobId];
         if (job.quorum == 0) revert UnknownJob(jobId);
@@ -710,7 +725,7 @@ contract AgentRig {
         Task storage t = tasks[taskId];
         t.jobId = jobId;
         t.status = Status.Ordered;
-        t.orderBlock = uint64(block.number);
+        t.orderBlock = uint64(_blockNumber());
         t.orderedAt = uint64(block.timestamp);
         t.orderer = msg.sender;
         t.paid = price;

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -118,7 +117,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	ctx := testContext(t)
 	var mu sync.Mutex
 	metrics := map[int]*rig.Metrics{}
-	d, err := Start(ctx, Options{Instant: true, Logger: testLogger(t), Spec: []byte(testSpec), RelayerFeeBps: 1000, Metrics: func(i int) *rig.Metrics {
+	d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), RelayerFeeBps: 1000, Metrics: func(i int) *rig.Metrics {
 		mu.Lock()
 		defer mu.Unlock()
 		metrics[i] = rig.NewMetrics(prometheus.NewRegistry())
@@ -163,7 +162,7 @@ func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Chain.Do(func(b *simulated.Backend) error {
+	if err := d.Chain.Do(func(b *Sequencer) error {
 		if err := b.Fork(parent.Hash()); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func BenchmarkDrawToCommit(b *testing.B) {
 		b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			d, err := Start(ctx, Options{Instant: true, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
+			d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func BenchmarkRevertedPerTask(b *testing.B) {
 	const tasks = 20
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	d, err := Start(ctx, Options{Instant: true, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
+	d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Spec: []byte(testSpec), WrapPricer: instantPricer, Stake: 2 * tasks})
 	if err != nil {
 		b.Fatal(err)
 	}

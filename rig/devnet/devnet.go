@@ -49,6 +49,14 @@ var launchJobs = []struct {
 	{"Label data", numeric.Exact, 3, gwei(10_000), gwei(10_000), 0, "data:text/plain,label-data"},
 }
 
+// DefaultGasPrice is the gas price every devnet transaction pays unless told otherwise: 0.01
+// gwei, Robinhood Chain's base fee as a recorded block of its testnet shows it
+// (baseFeePerGas 0x989680 in QuickNode's Robinhood Chain eth_getBlockByNumber example; earlier
+// testnet blocks and receipts show 0.02 gwei, 0x1312d00 and 0x13134d0) and Arbitrum's
+// documented floor (docs.arbitrum.io, "Gas and fees": 0.01 gwei on Arbitrum One). Nitro takes
+// no tip: a transaction pays the base fee and nothing more.
+var DefaultGasPrice = big.NewInt(10_000_000)
+
 // PriceJobID is job 2, "Verify a price".
 const PriceJobID = 2
 
@@ -92,18 +100,32 @@ type Options struct {
 	CommitWindow, RevealWindow time.Duration
 	// ChainID of the chain; zero means ChainID (Robinhood Chain's).
 	ChainID uint64
-	// BaseFee is the genesis block's base fee (nil: go-ethereum's 1 gwei); tests price gas so
-	// that tasks lose money.
+	// BaseFee, when set, is the genesis block's base fee instead of a held gas price (EIP-1559
+	// moves it from there); tests price gas so that tasks lose money.
 	BaseFee *big.Int
-	// GasPrice, when set, is the gas price in wei every transaction pays for the whole run
-	// (ChainOptions.GasPrice), to see the economics at a real chain's price.
+	// GasPrice is the gas price in wei every transaction pays for the whole run
+	// (ChainOptions.GasPrice); nil with no BaseFee means DefaultGasPrice, Robinhood Chain's.
 	GasPrice *big.Int
+	// L1Block is the L1 block number the chain starts at: the devnet is Robinhood Chain, whose
+	// block.number is the L1 block number, moving every L1Interval (ChainOptions.L1Block; the
+	// devnet build of AgentRig counts in it). Zero means DefaultL1Block, a young chain; 1 is an
+	// old one. L1Interval zero means DefaultL1Interval (12 s).
+	L1Block    uint64
+	L1Interval time.Duration
+	// EthereumBlocks runs an Ethereum-style chain instead, whose block.number is its own (and
+	// the reference contract): the devnet's old way, for tests of that numbering.
+	EthereumBlocks bool
+	// Heartbeat, when positive, seals an empty block that often while nothing is sent
+	// (ChainOptions.Heartbeat); zero means none, Robinhood Chain's way.
+	Heartbeat time.Duration
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
 	// Events receives each step of each task's life as it happens (may be nil).
 	Events func(Event)
-	Now    func() time.Time
+	// Now is the devnet's clock (nil: the wall clock): the simulator's, the rigs', the orderer's
+	// and the chain's, whose blocks it stamps (ChainOptions.Now; only times in the past).
+	Now func() time.Time
 	// Instant makes every simulated provider serve a minute's bar final the moment the minute
 	// ends, and the spec trust it then (sim.Options.Instant, feeds.SimTarget.Instant): the world
 	// of a test about something else than finality. By default the providers publish late and
@@ -208,6 +230,15 @@ func (o Options) withDefaults() Options {
 	if o.FundedKeys <= 0 {
 		o.FundedKeys = 1
 	}
+	if o.GasPrice == nil && o.BaseFee == nil {
+		o.GasPrice = DefaultGasPrice
+	}
+	if o.L1Block == 0 {
+		o.L1Block = DefaultL1Block
+	}
+	if o.L1Interval <= 0 {
+		o.L1Interval = DefaultL1Interval
+	}
 	if len(o.Symbols) == 0 {
 		o.Symbols = []string{"NVDA", "TSLA", "SPY"}
 	}
@@ -250,7 +281,12 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 	}
 	d.Funded = d.FundedKeys[0]
 	d.ChainID = o.ChainID
-	chain, err := StartChainWithOptions(alloc, time.Second, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice})
+	l1 := o.L1Block
+	if o.EthereumBlocks {
+		l1 = 0
+	}
+	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
+		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, Logger: o.Logger, Now: o.Now})
 	if err != nil {
 		return err
 	}
@@ -263,7 +299,7 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 func (d *Devnet) deployContract(ctx context.Context) error {
 	deployer := bind.NewKeyedTransactor(DevKey(0), new(big.Int).SetUint64(d.ChainID))
 	deployer.Context = ctx
-	addr, tx, err := agentrig.Deploy(deployer, d.client, d.opts.CommitWindow, d.opts.RevealWindow)
+	addr, tx, err := deployAgentRig(deployer, d.client, d.Chain.L1 != nil, d.opts.CommitWindow, d.opts.RevealWindow)
 	if err != nil {
 		return fmt.Errorf("deploying AgentRig: %w", err)
 	}
@@ -342,6 +378,7 @@ func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
 			Poll: 100 * time.Millisecond, SpecURI: d.Spec.SpecURI, Inputs: task.SpecInputRules(d.Spec), Now: o.Now,
 			CommitMargin: min(60*time.Second, window/4),
 			Logger:       o.Logger.With("rig_process", i+1), Sender: txm.SenderConfig{Poll: 20 * time.Millisecond},
+			Clock: d.clock(),
 		}
 		for ; n > 0; n-- {
 			k := operatorKey(next)
@@ -364,6 +401,15 @@ func (d *Devnet) startRunners(ctx context.Context, rigCount int) error {
 		}
 	}
 	return nil
+}
+
+// clock is how the devnet numbers its blocks, as its rigs read them: Nitro-style, or
+// Ethereum-style with EthereumBlocks.
+func (d *Devnet) clock() agentrig.ChainClock {
+	if d.Chain.L1 == nil {
+		return agentrig.EthereumClock{}
+	}
+	return agentrig.NitroClock{Interval: d.Chain.L1.Interval, Network: "devnet"}
 }
 
 // RegisterRig registers a job-2 rig operated (and owned) by key, staked with Options.Stake

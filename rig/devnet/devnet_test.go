@@ -33,13 +33,17 @@ splits:
 `
 
 func TestDevnetSettlesEveryTaskInBothModes(t *testing.T) {
+	bothChains(t, devnetSettlesEveryTaskInBothModes)
+}
+
+func devnetSettlesEveryTaskInBothModes(t *testing.T, l1 uint64) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
 	// The test waits on the tasks settling, which took more than 90 s on the loaded CI machine.
 	ctx := testContext(t)
 	var events []Event
-	d, err := Start(ctx, Options{Instant: true, Logger: testLogger(t), Spec: []byte(testSpec), CommitWindow: roomyWindows, RevealWindow: roomyWindows,
+	d, err := Start(ctx, Options{Instant: true, L1Block: l1, L1Interval: testL1Interval, Logger: testLogger(t), Spec: []byte(testSpec), CommitWindow: roomyWindows, RevealWindow: roomyWindows,
 		Events: func(e Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +69,20 @@ func TestDevnetSettlesEveryTaskInBothModes(t *testing.T) {
 		}
 		if p, err := numeric.ParsePrice(rep.Answer); err != nil || p <= 0 {
 			t.Errorf("task %d: answer %q", rep.TaskID, rep.Answer)
+		}
+	}
+	// Nothing reverted: no draw before L1 passed the order block, no second sender of a step.
+	head, err := d.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txs, err := d.Mined(ctx, 1, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs {
+		if tx.Reverted {
+			t.Errorf("reverted: %s of tasks %v in block %d", tx.Method, tx.Tasks, tx.Block)
 		}
 	}
 	phases := map[string]bool{}

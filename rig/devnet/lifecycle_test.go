@@ -19,7 +19,6 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -43,6 +42,22 @@ func testMinute() time.Time {
 	return DefaultMinute(time.Now(), []market.Session{market.Pre, market.Regular, market.Post})
 }
 
+// testL1Interval is the devnet's L1 block time in the end-to-end tests that are not about it:
+// a draw waits for L1 to pass its order block, up to an interval (12 s on Robinhood Chain).
+const testL1Interval = time.Second
+
+// bothChains runs an end-to-end test on a young chain (its own block numbers far below L1's, as
+// Robinhood Chain's are) and on an old one (its own numbers soon past L1's): the rigs compare
+// the contract's order blocks with L1 numbers on both.
+func bothChains(t *testing.T, test func(t *testing.T, l1 uint64)) {
+	for _, c := range []struct {
+		name string
+		l1   uint64
+	}{{"young", DefaultL1Block}, {"old", 1}} {
+		t.Run(c.name, func(t *testing.T) { test(t, c.l1) })
+	}
+}
+
 func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 	t.Helper()
 	return startDevnetWithin(t, o, testbound.Cap)
@@ -64,6 +79,9 @@ func startDevnetWithin(t *testing.T, o Options, bound time.Duration) (*Devnet, c
 	}
 	if o.Logger == nil {
 		o.Logger = testLogger(t)
+	}
+	if o.L1Interval == 0 {
+		o.L1Interval = testL1Interval
 	}
 	d, err := Start(ctx, o)
 	if err != nil {
@@ -141,10 +159,14 @@ func waitSettled(ctx context.Context, t *testing.T, d *Devnet, ids []uint64) []T
 }
 
 func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
+	bothChains(t, rigKilledBetweenCommitAndRevealRevealsAfterRestart)
+}
+
+func rigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T, l1 uint64) {
 	// The other two rigs price only once the victim is dead, so the reveal window cannot open
 	// (it opens when every drawn rig committed) before the kill.
 	gate := make(chan struct{})
-	d, ctx := startDevnet(t, Options{NoRelayer: true, WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
+	d, ctx := startDevnet(t, Options{L1Block: l1, NoRelayer: true, WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
 		if i == 0 {
 			return p
 		}
@@ -316,7 +338,7 @@ func TestRigRidesOutAnRPCOutage(t *testing.T) {
 func adjustTime(ctx context.Context, t *testing.T, d *Devnet, by time.Duration) {
 	t.Helper()
 	for {
-		err := d.Chain.Do(func(b *simulated.Backend) error { return b.AdjustTime(by) })
+		err := d.Chain.Do(func(b *Sequencer) error { return b.AdjustTime(by) })
 		if err == nil {
 			return
 		}
@@ -445,7 +467,7 @@ func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
 	// read after Do the draw could already be mined again (it was, on a loaded machine).
 	var forked agentrig.AgentRigTaskInfo
 	for {
-		err := d.Chain.Do(func(b *simulated.Backend) error {
+		err := d.Chain.Do(func(b *Sequencer) error {
 			if err := b.Fork(parent.Hash()); err != nil {
 				return err
 			}

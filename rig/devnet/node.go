@@ -1,74 +1,97 @@
-// Package devnet runs the whole life of job-2 tasks offline: go-ethereum's simulated chain served
-// over JSON-RPC on 127.0.0.1, the reference AgentRig contract, the provider simulator, rig
-// runners and an orderer. `pricerig devnet` and the end-to-end tests are built on it.
+// Package devnet runs the whole life of job-2 tasks offline: a go-ethereum node that seals its
+// blocks as Robinhood Chain's sequencer does, served over JSON-RPC on 127.0.0.1, the reference
+// AgentRig contract, the provider simulator, rig runners and an orderer. `pricerig devnet` and the
+// end-to-end tests are built on it.
 //
-// node.go is the simulated chain served as a node; devnet.go starts the whole devnet (accounts,
-// contract, jobs, rigs) and orders tasks; process.go starts, kills and restarts one rig process;
-// fees.go has operators consent to the relayer's fee; floor.go measures a commit's and a
-// reveal's gas sent alone (the floor batches are held against); report.go follows the tasks to their end; ledger.go reads what the chain
-// itself holds of a run (blocks, receipts, events), to count apart from what the rigs journal.
+// node.go starts the chain, the node served over JSON-RPC; sequencer.go seals its blocks;
+// nitro.go is what makes it Robinhood Chain (Nitro's header fields, the L1 clock, the ArbOS
+// stand-in, the devnet build of the contract); nitrorpc.go answers JSON-RPC as Nitro does;
+// arbos_gen.go and contracts_gen.go are the ArbOS stand-in's binding and the two contracts'
+// bytecode (scripts/build-contract); devnet.go starts the whole devnet (accounts, contract, jobs,
+// rigs) and orders tasks; process.go starts, kills and restarts one rig process; fees.go has
+// operators consent to the relayer's fee; floor.go measures a commit's and a reveal's gas sent
+// alone (the floor batches are held against); report.go follows the tasks to their end;
+// ledger.go reads what the chain itself holds of a run (blocks, receipts, events), to count apart
+// from what the rigs journal. README.md says why the chain is built this way.
 package devnet
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"maps"
 	"math/big"
 	"net"
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// Chain is a simulated chain that a rig reaches over real JSON-RPC (HTTP and websockets), exactly
-// as it reaches a node.
-// It seals a block as soon as a transaction is pending, and one every Heartbeat otherwise so the
-// chain moves past an order block even when nobody sends anything.
+// Chain is the devnet's chain, which a rig reaches over real JSON-RPC (HTTP and websockets),
+// exactly as it reaches a node. Its sequencer seals a block once a transaction has waited
+// MinBlockInterval, and, with a heartbeat, an empty one that often while nobody sends anything.
 type Chain struct {
-	Backend *simulated.Backend
 	URL     string // http://127.0.0.1:PORT
 	WSURL   string // ws://127.0.0.1:PORT: the same node over websockets, for eth_subscribe
 	ChainID uint64
+	// L1 is the chain's L1 clock: nil on an Ethereum-style chain, whose block.number is its own.
+	L1 *L1Clock
 
-	mu        sync.Mutex // serialises Commit with Fork/AdjustTime from tests
+	seq       *Sequencer
+	mu        sync.Mutex // serialises sealing with Do (Fork, AdjustTime, … from tests)
 	stop      chan struct{}
 	stopped   sync.WaitGroup
+	closing   sync.Once
 	paused    bool
 	holdAfter func() bool // see HoldAfter
 }
 
 // ChainID is the devnet's default chain id: Robinhood Chain's (4663), so that a devnet signature
-// is exactly a mainnet one but for the contract address. go-ethereum's simulated backend runs
-// 1337 unless its genesis is given another id, which StartChain does.
+// is exactly a mainnet one but for the contract address.
 const ChainID = 4663
 
-// MinBlockInterval is the least time between two sealed blocks, Robinhood Chain's (Arbitrum's)
-// 250 ms. Each block still moves chain time by at least a second (the simulated beacon's rule),
-// so under load chain time runs up to four times as fast as the wall clock.
+// MinBlockInterval is how long a transaction waits in the pool before it is sealed, and so the
+// least time between two blocks: Arbitrum's 250 ms. Each block still moves chain time by at
+// least a second (go-ethereum's consensus rules want strictly increasing block times), so under
+// load chain time runs up to four times as fast as the wall clock. The wait is also what keeps a
+// wallet's next nonce right: ethers.js shares identical requests made within 250 ms (its
+// provider's cacheTimeout), so a wallet that sends, finds the receipt and sends again within
+// 250 ms of its previous eth_getTransactionCount reuses that answer, one nonce short
+// (ethers-io/ethers.js issue 4549); a receipt that cannot appear sooner than 250 ms after its
+// transaction arrived is always later than that.
 const MinBlockInterval = 250 * time.Millisecond
 
-// StartChain starts a simulated chain with chain id ChainID and the accounts of alloc funded,
-// serving JSON-RPC on a free loopback port.
+// StartChain starts a chain with chain id ChainID and the accounts of alloc funded, serving
+// JSON-RPC on a free loopback port, sealing an empty block every heartbeat (0: never) while
+// nothing is sent.
 func StartChain(alloc types.GenesisAlloc, heartbeat time.Duration) (*Chain, error) {
-	return StartChainWithID(alloc, heartbeat, ChainID)
+	return StartChainWithOptions(alloc, ChainOptions{Heartbeat: heartbeat})
 }
 
 // StartChainWithID is StartChain with another chain id (0 means ChainID).
 func StartChainWithID(alloc types.GenesisAlloc, heartbeat time.Duration, chainID uint64) (*Chain, error) {
-	return StartChainWithOptions(alloc, heartbeat, ChainOptions{ID: chainID})
+	return StartChainWithOptions(alloc, ChainOptions{ID: chainID, Heartbeat: heartbeat})
 }
 
-// ChainOptions tune a chain: its id (0 means ChainID) and the base fee of its genesis block
-// (nil means go-ethereum's 1 gwei; EIP-1559 then lowers it by up to 12.5 % a block while blocks
-// are less than half full, as the devnet's are).
+// ChainOptions tune a chain.
 type ChainOptions struct {
-	ID      uint64
+	// ID is the chain id (0 means ChainID).
+	ID uint64
+	// BaseFee is the genesis block's base fee (nil means go-ethereum's 1 gwei; EIP-1559 then
+	// lowers it by up to 12.5 % a block while blocks are less than half full, as the devnet's
+	// are).
 	BaseFee *big.Int
 	// GasPrice, when set, is the gas price every transaction pays for the whole run, in wei, as
 	// on a chain that holds its base fee at a floor (Arbitrum's): the base fee is 0 from genesis
@@ -78,56 +101,166 @@ type ChainOptions struct {
 	// after blocks more than half full, which raise the base fee by 1 wei each). BaseFee is then
 	// ignored.
 	GasPrice *big.Int
+	// Heartbeat, when positive, seals an empty block that often while nothing is sent. Nitro
+	// seals blocks only for transactions; the heartbeat is for tests of code that waits for the
+	// chain to move by itself.
+	Heartbeat time.Duration
+	// L1Block, when positive, makes the chain Nitro-style: block.number, as the devnet build of
+	// AgentRig reads it, is an L1 block number starting here and moving every L1Interval
+	// (DefaultL1Interval when zero); blocks and receipts carry Nitro's fields and "pending" is
+	// "latest" (nitrorpc.go). 21000000 is a young chain (its own block numbers far below L1's),
+	// 1 an old one. Zero is an Ethereum-style chain: block.number is the chain's own.
+	L1Block    uint64
+	L1Interval time.Duration
+	// Logger gets the sequencer's failures to seal (nil: discarded).
+	Logger *slog.Logger
+	// Now is the chain's clock, which stamps its blocks and starts its L1 clock (nil: the wall
+	// clock): a devnet whose clock is moved (Options.Now) keeps its chain on the same time, so
+	// that a rig comparing its clock with block times (a quiet chain's L1 number, a window's end)
+	// sees the chain its orderer and simulator see. Only times in the past work: go-ethereum
+	// refuses a block stamped ahead of the wall clock.
+	Now func() time.Time
 }
 
 // StartChainWithOptions is StartChain with options.
-func StartChainWithOptions(alloc types.GenesisAlloc, heartbeat time.Duration, o ChainOptions) (*Chain, error) {
-	chainID := o.ID
+func StartChainWithOptions(alloc types.GenesisAlloc, o ChainOptions) (*Chain, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	if chainID == 0 {
-		chainID = ChainID
+	if o.ID == 0 {
+		o.ID = ChainID
 	}
-	backend := simulated.NewBackend(alloc, func(nc *node.Config, ec *ethconfig.Config) {
-		nc.HTTPHost = "127.0.0.1"
-		nc.HTTPPort = port
-		nc.HTTPModules = []string{"eth", "net", "web3", "txpool"} // txpool: the sealer watches it
-		nc.HTTPVirtualHosts = []string{"*"}
-		// websockets on the same port, as a node usually offers them: rigs follow new heads by
-		// subscription instead of waiting for their next poll
-		nc.WSHost = "127.0.0.1"
-		nc.WSPort = port
-		nc.WSModules = nc.HTTPModules
-		nc.WSOrigins = []string{"*"}
-		ec.LogNoHistory = false
-		// The simulated backend's genesis runs every fork at chain id 1337; the same rules at
-		// another id are a copy of that config (the original is shared by every backend).
-		cfg := *ec.Genesis.Config
-		cfg.ChainID = new(big.Int).SetUint64(chainID)
-		ec.Genesis.Config = &cfg
-		ec.NetworkId = chainID
-		if o.BaseFee != nil {
-			ec.Genesis.BaseFee = new(big.Int).Set(o.BaseFee)
-			ec.RPCTxFeeCap = 0 // a dear chain on purpose: deploying the contract costs more than the 1 ETH cap
-		}
-		if o.GasPrice != nil {
-			ec.Genesis.BaseFee = new(big.Int)
-			ec.Miner.GasPrice = new(big.Int).Set(o.GasPrice)
-			ec.RPCTxFeeCap = 0
-			// The node's tip suggestion is capped by its gas-price oracle (500 gwei by default):
-			// below the sealer's floor, a sender taking the suggestion waited forever (at 1000 gwei
-			// even the contract's deployment).
-			if ec.GPO.MaxPrice == nil || ec.GPO.MaxPrice.Cmp(o.GasPrice) < 0 {
-				ec.GPO.MaxPrice = new(big.Int).Set(o.GasPrice)
-			}
-		}
-	})
-	c := &Chain{Backend: backend, URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: chainID, stop: make(chan struct{})}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	seq, err := startSequencer(alloc, port, o)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chain{URL: fmt.Sprintf("http://127.0.0.1:%d", port), WSURL: fmt.Sprintf("ws://127.0.0.1:%d", port), ChainID: o.ID,
+		L1: seq.clock, seq: seq, stop: make(chan struct{})}
 	c.stopped.Add(1)
-	go c.mine(heartbeat)
+	loop := sealLoop{mu: &c.mu, paused: &c.paused, holdAfter: &c.holdAfter, seq: seq, heartbeat: o.Heartbeat, now: time.Now,
+		onError: func(err error) { o.Logger.Warn("devnet: sealing a block failed", "err", err) }}
+	go func() {
+		defer c.stopped.Done()
+		loop.run(c.stop)
+	}()
 	return c, nil
+}
+
+// startSequencer starts the node (go-ethereum's, configured as ethclient/simulated configures
+// it, but without its beacon) and the sequencer that seals its blocks.
+func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequencer, error) {
+	key := sequencerKey()
+	s := &Sequencer{key: key, addr: crypto.PubkeyToAddress(key.PublicKey), arbos: NewDevnetArbOS(), now: o.Now}
+	genesis := devnetGenesis(alloc, o, s.addr)
+	if o.L1Block > 0 {
+		interval := o.L1Interval
+		if interval <= 0 {
+			interval = DefaultL1Interval
+		}
+		s.clock = &L1Clock{Start: o.L1Block, Origin: uint64(o.Now().Unix()), Interval: interval}
+	}
+
+	nodeConf := node.DefaultConfig
+	nodeConf.DataDir = ""
+	nodeConf.P2P = p2p.Config{NoDiscovery: true}
+	nodeConf.HTTPHost, nodeConf.HTTPPort = "127.0.0.1", port
+	nodeConf.HTTPModules = []string{"eth", "net", "web3", "txpool"} // txpool: for tests that look into the pool (Nitro serves none)
+	nodeConf.HTTPVirtualHosts = []string{"*"}
+	// websockets on the same port, as a node usually offers them: rigs follow new heads by
+	// subscription instead of waiting for their next poll
+	nodeConf.WSHost, nodeConf.WSPort = "127.0.0.1", port
+	nodeConf.WSModules = nodeConf.HTTPModules
+	nodeConf.WSOrigins = []string{"*"}
+	ethConf := ethconfig.Defaults
+	ethConf.Genesis = genesis
+	ethConf.NetworkId = o.ID
+	ethConf.SyncMode = ethconfig.FullSync
+	ethConf.TxPool.NoLocals = true
+	ethConf.LogNoHistory = false
+	if o.BaseFee != nil {
+		ethConf.RPCTxFeeCap = 0 // a dear chain on purpose: deploying the contract costs more than the 1 ETH cap
+	}
+	if o.GasPrice != nil {
+		ethConf.Miner.GasPrice = new(big.Int).Set(o.GasPrice)
+		ethConf.RPCTxFeeCap = 0
+		// The node's tip suggestion is capped by its gas-price oracle (500 gwei by default):
+		// below the sealer's floor, a sender taking the suggestion waited forever (at 1000 gwei
+		// even the contract's deployment).
+		if ethConf.GPO.MaxPrice == nil || ethConf.GPO.MaxPrice.Cmp(o.GasPrice) < 0 {
+			ethConf.GPO.MaxPrice = new(big.Int).Set(o.GasPrice)
+		}
+	}
+	s.minTip = new(big.Int).Set(ethConf.Miner.GasPrice)
+
+	stack, err := node.New(&nodeConf)
+	if err != nil {
+		return nil, fmt.Errorf("devnet: node: %w", err)
+	}
+	backend, err := eth.New(stack, &ethConf)
+	if err != nil {
+		stack.Close()
+		return nil, fmt.Errorf("devnet: node: %w", err)
+	}
+	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
+	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
+	if s.clock != nil {
+		api, err := newNitroAPI(backend, filterSystem)
+		if err != nil {
+			stack.Close()
+			return nil, err
+		}
+		// Registered after go-ethereum's own eth services, whose methods of the same names it
+		// replaces (rpc.Server keeps the last registration of a name).
+		stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: api}})
+	}
+	if err := stack.Start(); err != nil {
+		stack.Close()
+		return nil, fmt.Errorf("devnet: node: %w", err)
+	}
+	backend.Miner().SetPrioAddresses([]common.Address{s.addr})
+	s.node, s.eth = stack, backend
+	if err := s.firstBlock(); err != nil {
+		stack.Close()
+		return nil, err
+	}
+	s.local = ethclient.NewClient(stack.Attach())
+	return s, nil
+}
+
+// devnetGenesis is the chain's first block: every fork of go-ethereum's dev chain at the chain's
+// id, the system contracts those forks call, the funded accounts, the sequencer's funds and, on a
+// Nitro-style chain, DevnetArbOS and a header carrying the L1 number.
+func devnetGenesis(alloc types.GenesisAlloc, o ChainOptions, sequencer common.Address) *core.Genesis {
+	cfg := *params.AllDevChainProtocolChanges // a copy: the original is shared
+	cfg.ChainID = new(big.Int).SetUint64(o.ID)
+	// Ethereum's rules up to Osaka, as Nitro chains of ArbOS 50 and later run them, without the
+	// draft forks after it that go-ethereum's dev chain turns on (Bogota's state-growth pricing
+	// charges about 110,000 gas for a new storage slot instead of 22,100): gas counts what
+	// Robinhood Chain would charge.
+	cfg.AmsterdamTime, cfg.BogotaTime = nil, nil
+	all := core.SystemContractAllocs()
+	maps.Copy(all, alloc)
+	all[sequencer] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt(params.Ether))}
+	g := &core.Genesis{Config: &cfg, GasLimit: ethconfig.Defaults.Miner.GasCeil, Alloc: all, Difficulty: new(big.Int)}
+	switch {
+	case o.GasPrice != nil:
+		g.BaseFee = new(big.Int)
+	case o.BaseFee != nil:
+		g.BaseFee = new(big.Int).Set(o.BaseFee)
+	}
+	if o.L1Block > 0 {
+		all[ArbOSAddress] = arbOSAccount(o.L1Block, sequencer)
+		info := NitroHeader{L1BlockNumber: o.L1Block, ArbOSVersion: ArbOSVersion}
+		g.Mixhash, g.ExtraData = info.MixHash(), info.SendRoot[:]
+	}
+	return g
 }
 
 func freePort() (int, error) {
@@ -137,52 +270,6 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (c *Chain) mine(heartbeat time.Duration) {
-	defer c.stopped.Done()
-	pool, err := rpc.DialHTTP(c.URL)
-	if err != nil {
-		panic(err) // DialHTTP only parses the URL, which StartChain made
-	}
-	defer pool.Close()
-	poll := time.NewTicker(20 * time.Millisecond)
-	defer poll.Stop()
-	last := time.Now()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-poll.C:
-		}
-		pending, err := pendingCount(pool)
-		c.mu.Lock()
-		// The simulated beacon stamps each block at least a second after its parent, so sealing
-		// faster than MinBlockInterval would run chain time (and the commit and reveal windows)
-		// far ahead of the wall clock the rigs price by.
-		due := time.Since(last) >= MinBlockInterval
-		if !c.paused && ((err == nil && pending > 0 && due) || time.Since(last) >= heartbeat) {
-			c.Backend.Commit()
-			last = time.Now()
-			if c.holdAfter != nil && c.holdAfter() {
-				c.paused, c.holdAfter = true, nil
-			}
-		}
-		c.mu.Unlock()
-	}
-}
-
-// pendingCount is how many transactions wait in the pool. eth_getBlockTransactionCountByNumber
-// of "pending" reads a pending block the simulated beacon never builds (it always said 0, so the
-// chain sealed only on the heartbeat, a block a second); txpool_status reads the pool itself.
-func pendingCount(pool *rpc.Client) (uint64, error) {
-	var status struct {
-		Pending hexutil.Uint64 `json:"pending"`
-	}
-	if err := pool.CallContext(context.Background(), &status, "txpool_status"); err != nil {
-		return 0, err
-	}
-	return uint64(status.Pending), nil
 }
 
 // Pause stops block production until Resume (to simulate a stalled chain in tests).
@@ -200,11 +287,11 @@ func (c *Chain) Held() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.paused 
 // Resume restarts block production.
 func (c *Chain) Resume() { c.mu.Lock(); c.paused = false; c.mu.Unlock() }
 
-// Do runs f with block production held, for Fork and AdjustTime.
-func (c *Chain) Do(f func(b *simulated.Backend) error) error {
+// Do runs f with block production held, for Commit, Fork, Rollback and AdjustTime.
+func (c *Chain) Do(f func(s *Sequencer) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return f(c.Backend)
+	return f(c.seq)
 }
 
 // Dial opens a JSON-RPC client to the chain, as a rig does.
@@ -212,9 +299,13 @@ func (c *Chain) Dial(ctx context.Context) (*ethclient.Client, error) {
 	return ethclient.DialContext(ctx, c.URL)
 }
 
-// Close stops mining and the node.
+// Close stops sealing and the node; closing again does nothing.
 func (c *Chain) Close() error {
-	close(c.stop)
-	c.stopped.Wait()
-	return c.Backend.Close()
+	var err error
+	c.closing.Do(func() {
+		close(c.stop)
+		c.stopped.Wait()
+		err = c.seq.close()
+	})
+	return err
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/params"
 )
 
@@ -84,7 +83,7 @@ func TestChainHoldsTheGasPriceItWasStartedWith(t *testing.T) {
 func chainHoldsGasPrice(t *testing.T, price *big.Int) {
 	priv, _ := crypto.GenerateKey()
 	from := crypto.PubkeyToAddress(priv.PublicKey)
-	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, time.Hour, ChainOptions{GasPrice: price})
+	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}}, ChainOptions{GasPrice: price})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +98,7 @@ func chainHoldsGasPrice(t *testing.T, price *big.Int) {
 	to[0] ^= 1
 	for nonce := range uint64(2) {
 		if nonce == 1 {
-			_ = c.Do(func(b *simulated.Backend) error {
+			_ = c.Do(func(b *Sequencer) error {
 				for range 20 {
 					b.Commit()
 				}

@@ -72,7 +72,7 @@ func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
 	ctx := testContext(t)
 	url := pgtest.Start(t).NewDatabase(t)
 	logger := testLogger(t)
-	d, err := Start(ctx, Options{Instant: true, Logger: logger, Spec: []byte(testSpec)})
+	d, err := Start(ctx, Options{Instant: true, L1Interval: testL1Interval, Logger: logger, Spec: []byte(testSpec)})
 	if err != nil {
 		t.Fatal(err)
 	}
