@@ -83,10 +83,7 @@ type Reveal struct {
 // MarshalJSON adds the answer revealed ("" when none was) and its distance.
 func (r Reveal) MarshalJSON() ([]byte, error) {
 	type plain Reveal
-	var dist string
-	if r.DistanceCentiBps >= 0 {
-		dist = feeds.FormatCentiBps(r.DistanceCentiBps)
-	}
+	dist := distText(r.DistanceCentiBps)
 	return json.Marshal(struct {
 		plain
 		Revealed    string `json:"revealed,omitempty"`
@@ -174,6 +171,14 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	}{plain(r), price(r.Answer, r.Agreed), e8(r.Answer, r.Agreed), r.Median.String(), int64(r.Median)})
 }
 
+// distText is a distance in bps as --json prints it, "" when there is none (negative).
+func distText(centiBps int64) string {
+	if centiBps < 0 {
+		return ""
+	}
+	return feeds.FormatCentiBps(centiBps)
+}
+
 func price(p numeric.Scaled, ok bool) string {
 	if !ok {
 		return ""
@@ -191,10 +196,7 @@ func e8(p numeric.Scaled, ok bool) int64 {
 // MarshalJSON adds the source's price, bar time, fetch time and distance.
 func (s Source) MarshalJSON() ([]byte, error) {
 	type plain Source
-	var dist string
-	if s.DistanceCentiBps >= 0 {
-		dist = feeds.FormatCentiBps(s.DistanceCentiBps)
-	}
+	dist := distText(s.DistanceCentiBps)
 	return json.Marshal(struct {
 		plain
 		Price       string     `json:"price"`

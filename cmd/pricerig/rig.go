@@ -295,14 +295,21 @@ func rigLogger(a *app, f rigFlags) *slog.Logger {
 	return slog.New(handler)
 }
 
+// isNewFile says whether target is a SQLite file that does not exist yet, so opening it makes
+// it (a PostgreSQL database is never a file of ours to remove).
+func isNewFile(target string) bool {
+	if rigjournal.IsPostgresURL(target) {
+		return false
+	}
+	_, err := os.Stat(target)
+	return errors.Is(err, os.ErrNotExist)
+}
+
 // openRigJournal opens (or makes) the rig's journal at target. Its close removes a SQLite file
 // this run made when the runner never started (*started still false): a rig that cannot start
 // leaves no file.
 func openRigJournal(target string, started *bool) (*rigjournal.DBJournal, func(), error) {
-	statErr := os.ErrExist // a PostgreSQL journal is no file of ours to remove
-	if !rigjournal.IsPostgresURL(target) {
-		_, statErr = os.Stat(target)
-	}
+	fresh := isNewFile(target)
 	registerDBSecrets(target)
 	journal, err := rigjournal.OpenJournal(target)
 	if err != nil {
@@ -310,7 +317,7 @@ func openRigJournal(target string, started *bool) (*rigjournal.DBJournal, func()
 	}
 	return journal, func() {
 		journal.Close()
-		if !*started && errors.Is(statErr, os.ErrNotExist) {
+		if !*started && fresh {
 			removeStoreFiles(target) // made by this run, which never ran
 		}
 	}, nil
@@ -322,10 +329,7 @@ func openRigJournal(target string, started *bool) (*rigjournal.DBJournal, func()
 // close stops the pruning first, and removes a file this run made when the runner never started.
 func openRigLedger(ctx context.Context, f rigFlags, logger *slog.Logger, started *bool) (*history.Store, func(), error) {
 	ledgerAt := ledgerBeside(f.journal)
-	ledgerStat := os.ErrExist
-	if !rigjournal.IsPostgresURL(ledgerAt) {
-		_, ledgerStat = os.Stat(ledgerAt)
-	}
+	fresh := isNewFile(ledgerAt)
 	ledger, err := history.Open(ledgerAt)
 	if err != nil {
 		return nil, nil, failed("the bar ledger: %v", err)
@@ -341,7 +345,7 @@ func openRigLedger(ctx context.Context, f rigFlags, logger *slog.Logger, started
 	return ledger, func() {
 		stopPruning() // before the ledger closes
 		ledger.Close()
-		if !*started && errors.Is(ledgerStat, os.ErrNotExist) {
+		if !*started && fresh {
 			removeStoreFiles(ledgerAt)
 		}
 	}, nil
