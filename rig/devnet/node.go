@@ -112,6 +112,10 @@ type ChainOptions struct {
 	// 1 an old one. Zero is an Ethereum-style chain: block.number is the chain's own.
 	L1Block    uint64
 	L1Interval time.Duration
+	// L1BaseFee, when positive on a Nitro-style chain, is the L1 price per poster unit, in wei:
+	// every transaction pays an L1 part as Nitro charges it, gasUsedForL1 in its receipt and
+	// inside its gasUsed (l1fee.go; DefaultL1BaseFee is Robinhood Chain's). Nil or zero: none.
+	L1BaseFee *big.Int
 	// Logger gets the sequencer's failures to seal (nil: discarded).
 	Logger *slog.Logger
 	// Now is the chain's clock, which stamps its blocks and starts its L1 clock (nil: the wall
@@ -208,10 +212,16 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 		stack.Close()
 		return nil, fmt.Errorf("devnet: node: %w", err)
 	}
+	if s.clock != nil && o.L1BaseFee != nil && o.L1BaseFee.Sign() > 0 {
+		chain := backend.BlockChain()
+		s.l1Fees = &l1FeeProcessor{inner: core.NewStateProcessor(chain), signer: types.LatestSigner(chain.Config()),
+			l1BaseFee: new(big.Int).Set(o.L1BaseFee), exempt: s.addr, charged: map[common.Hash][]uint64{}}
+		chain.SetBlockValidatorAndProcessorForTesting(core.NewBlockValidator(chain.Config(), chain), s.l1Fees)
+	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
 	if s.clock != nil {
-		api, err := newNitroAPI(backend, filterSystem)
+		api, err := newNitroAPI(backend, filterSystem, s.l1Fees)
 		if err != nil {
 			stack.Close()
 			return nil, err
