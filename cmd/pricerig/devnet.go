@@ -102,7 +102,7 @@ funded keys that are in no rig.
 
 Gas costs what Robinhood Chain charges: every transaction pays 0.01 gwei per gas (--base-fee),
 under Ethereum's rules up to Osaka, plus Nitro's L1 part: the transaction's brotli-compressed
-size in L1 units (16 a byte) at --l1-base-fee (0.02 gwei a unit; 0: none), turned into extra
+size in L1 units (16 a byte) at --l1-base-fee (0.015 gwei a unit; 0: none), turned into extra
 gas (gasUsedForL1, inside the receipt's gasUsed), so 'operator status --journal' and 'audit
 --journal' show what a rig would earn and pay there (rig/devnet/README.md).
 
@@ -140,7 +140,7 @@ final: a task for the minute that just closed commits about a minute after it cl
 	cmd.Flags().DurationVar(&f.commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&f.revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
 	cmd.Flags().StringVar(&f.baseFee, "base-fee", "0.01", "every transaction's gas price for the whole run, in gwei (0.01: Robinhood Chain's)")
-	cmd.Flags().StringVar(&f.l1BaseFee, "l1-base-fee", "0.02", "the L1 price of a poster unit (16 a compressed byte), in gwei, charged as gasUsedForL1 (0.02: Robinhood Chain's; 0: no L1 part)")
+	cmd.Flags().StringVar(&f.l1BaseFee, "l1-base-fee", "0.015", "the L1 price of a poster unit (16 a compressed byte), in gwei, charged as gasUsedForL1 (0.015: Robinhood Chain's; 0: no L1 part)")
 	cmd.Flags().Uint64Var(&f.l1Block, "l1-block", devnet.DefaultL1Block, "the L1 block number the chain starts at, its block.number (1: an old chain)")
 	cmd.Flags().DurationVar(&f.l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves")
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")

@@ -84,7 +84,7 @@ func TestDevnetCommandReadsTheL1BaseFee(t *testing.T) {
 			t.Fatalf("parseGweiOrZero(%q) = %v, %v; want %d wei", text, got, err, want)
 		}
 	}
-	if def := newDevnetCmd(nil).Flags().Lookup("l1-base-fee").DefValue; def != "0.02" {
+	if def := newDevnetCmd(nil).Flags().Lookup("l1-base-fee").DefValue; def != "0.015" {
 		t.Fatalf("--l1-base-fee defaults to %s", def)
 	} else if got, _ := parseGweiOrZero(def); got.Cmp(devnet.DefaultL1BaseFee) != 0 {
 		t.Fatalf("--l1-base-fee's default %s gwei is %s wei, the devnet's default %s", def, got, devnet.DefaultL1BaseFee)

@@ -52,15 +52,15 @@ import (
 // port of the reference encoder.
 
 // DefaultL1BaseFee is the devnet's L1 price per poster unit (what Nitro's ArbGasInfo
-// getL1BaseFeeEstimate reports): 0.02 gwei. Robinhood Chain posts its batches to Ethereum as
+// getL1BaseFeeEstimate reports): 0.015 gwei. Robinhood Chain posts its batches to Ethereum as
 // blobs, so the price is far under Ethereum's calldata gas price; the one public figure is
 // QuickNode's recorded Robinhood Chain testnet receipt
 // (https://www.quicknode.com/docs/robinhood/eth_getTransactionReceipt): gasUsedForL1 0x871
 // (2,161) of gasUsed 0x8995 (35,221) at effectiveGasPrice 0x13134d0 (20,002,000 wei), a poster
-// cost of 43,224 gwei·10^-3, i.e. 4.32 × 10^10 wei. A 35,221-gas call is a small transaction, about
-// 110 to 140 bytes after brotli (1,760 to 2,240 units), so that receipt's price per unit was
-// 0.019 to 0.025 gwei.
-var DefaultL1BaseFee = big.NewInt(20_000_000)
+// cost of 4.32 × 10^10 wei. The example shows no transaction; 35,221 gas is what an ERC-20
+// transfer to an existing holder costs, and such a transaction is 178 bytes signed, 182 after
+// brotli-0 (2,912 units: PosterUnits), so that receipt paid about 0.0148 gwei a unit.
+var DefaultL1BaseFee = big.NewInt(15_000_000)
 
 // L1FundsPool is where Nitro puts the L1 part of fees (nitro arbos/l1pricing/l1pricing.go,
 // L1PricerFundsPoolAddress).
