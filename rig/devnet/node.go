@@ -6,6 +6,7 @@
 // node.go starts the chain, the node served over JSON-RPC; sequencer.go seals its blocks;
 // nitro.go is what makes it Robinhood Chain (Nitro's header fields, the L1 clock, the ArbOS
 // stand-in, the devnet build of the contract); nitrorpc.go answers JSON-RPC as Nitro does;
+// l1fee.go charges each transaction Nitro's L1 part (gasUsedForL1) in the chain's blocks;
 // arbos_gen.go and contracts_gen.go are the ArbOS stand-in's binding and the two contracts'
 // bytecode (scripts/build-contract); devnet.go starts the whole devnet (accounts, contract, jobs,
 // rigs) and orders tasks; process.go starts, kills and restarts one rig process; fees.go has
