@@ -45,11 +45,11 @@ import (
 //
 // Where the devnet differs: Nitro charges before execution (a transaction whose gas limit cannot
 // cover its L1 part fails at once), the devnet after the block (the gas limit is not checked
-// against it, and a sender left without the whole L1 part pays what its balance covers, in whole
-// gas units, and the receipt says that much); ArbOS's price per unit moves with what batches
-// cost, the devnet's is fixed (ChainOptions.L1BaseFee); ArbOS's brotli level is set per chain
-// (0 on older chains), the devnet compresses at level 0 with github.com/andybalholm/brotli, a Go
-// port of the reference encoder.
+// against it, so a receipt's gasUsed can pass the gas limit, and a sender left without the whole
+// L1 part pays what its balance covers, in whole gas units, and the receipt says that much);
+// ArbOS's price per unit moves with what batches cost, the devnet's is fixed
+// (ChainOptions.L1BaseFee); ArbOS's brotli level is set per chain (0 on older chains), the devnet
+// compresses at level 0 with github.com/andybalholm/brotli, a Go port of the reference encoder.
 
 // DefaultL1BaseFee is the devnet's L1 price per poster unit (what Nitro's ArbGasInfo
 // getL1BaseFeeEstimate reports): 0.015 gwei. Robinhood Chain posts its batches to Ethereum as
