@@ -190,3 +190,22 @@ func (p *l1FeeProcessor) postState(chain *core.BlockChain, block *types.Block) (
 	header := block.Header()
 	return statedb.IntermediateRoot(chain.Config().Rules(header.Number, header.Difficulty.Sign() == 0, header.Time)), nil
 }
+
+// CallL1Gas is the L1 part a transaction carrying a call (to, data, gas) would be charged at
+// gasPrice on this chain: 0 on a chain that charges none. Nitro's eth_simulateV1 and
+// eth_estimateGas count the L1 part of what they run (its poster cost); go-ethereum's, which the
+// devnet serves, count the execution alone, so a measure of a transaction's gas by simulation
+// adds this. The transaction is signed by a throwaway key at nonce 0: its size, and so its L1
+// part, differs from the sent one's by the few bytes of the nonce and the fee fields.
+func (c *Chain) CallL1Gas(to common.Address, data []byte, gas uint64, gasPrice *big.Int) (uint64, error) {
+	if c.seq.l1Fees == nil {
+		return 0, nil
+	}
+	id := new(big.Int).SetUint64(c.ChainID)
+	tx, err := types.SignNewTx(sequencerKey(), types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id,
+		GasTipCap: gasPrice, GasFeeCap: gasPrice, Gas: gas, To: &to, Data: data})
+	if err != nil {
+		return 0, err
+	}
+	return GasForL1(tx, c.seq.l1Fees.l1BaseFee, gasPrice)
+}
