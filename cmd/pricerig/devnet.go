@@ -101,8 +101,10 @@ and working 'pricerig operator', 'pricerig rig' and 'pricerig order' commands ar
 funded keys that are in no rig.
 
 Gas costs what Robinhood Chain charges: every transaction pays 0.01 gwei per gas (--base-fee),
-under Ethereum's rules up to Osaka, so 'operator status --journal' and 'audit --journal' show
-what a rig would earn and pay there (the devnet charges no L1 part: rig/devnet/README.md).
+under Ethereum's rules up to Osaka, plus Nitro's L1 part: the transaction's brotli-compressed
+size in L1 units (16 a byte) at --l1-base-fee (0.015 gwei a unit; 0: none), turned into extra
+gas (gasUsedForL1, inside the receipt's gasUsed), so 'operator status --journal' and 'audit
+--journal' show what a rig would earn and pay there (rig/devnet/README.md).
 
 The chain numbers its blocks as Robinhood Chain does: the contract's block.number is an L1
 block number starting at --l1-block (21000000 by default: a young chain, whose own block
@@ -119,6 +121,7 @@ final: a task for the minute that just closed commits about a minute after it cl
   pricerig devnet --keep
   pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
   pricerig devnet --keep --base-fee 1                # gas at 1 gwei
+  pricerig devnet --keep --l1-base-fee 0             # no L1 part
   pricerig devnet --keep --l1-block 1 --l1-interval 2s   # an old chain, L1 every 2 s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDevnet(cmd.Context(), a, f) },
@@ -137,6 +140,7 @@ final: a task for the minute that just closed commits about a minute after it cl
 	cmd.Flags().DurationVar(&f.commitWin, "commit-window", 0, "the contract's commit window (default the seed's 4m)")
 	cmd.Flags().DurationVar(&f.revealWin, "reveal-window", 0, "the contract's reveal window (default the seed's 4m)")
 	cmd.Flags().StringVar(&f.baseFee, "base-fee", "0.01", "every transaction's gas price for the whole run, in gwei (0.01: Robinhood Chain's)")
+	cmd.Flags().StringVar(&f.l1BaseFee, "l1-base-fee", "0.015", "the L1 price of a poster unit (16 a compressed byte), in gwei, charged as gasUsedForL1 (0.015: Robinhood Chain's; 0: no L1 part)")
 	cmd.Flags().Uint64Var(&f.l1Block, "l1-block", devnet.DefaultL1Block, "the L1 block number the chain starts at, its block.number (1: an old chain)")
 	cmd.Flags().DurationVar(&f.l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves")
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
@@ -263,6 +267,14 @@ func printDevnetReports(w interface{ Write([]byte) (int, error) }, reports []dev
 			fmt.Fprintf(w, "    rig %d  %-12s %7s bps from the median  %s\n", rr.RigID, rr.Price, rr.DistanceBps, verdict)
 		}
 	}
+}
+
+// parseGweiOrZero is parseGwei that also takes zero (--l1-base-fee's "none").
+func parseGweiOrZero(text string) (*big.Int, error) {
+	if d, err := decimal.NewFromString(strings.TrimSpace(text)); err == nil && d.IsZero() {
+		return new(big.Int), nil
+	}
+	return parseGwei(text)
 }
 
 // parseGwei reads a gas price in gwei as decimal text ("0.01") into wei, exactly: at least 1

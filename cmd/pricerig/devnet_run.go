@@ -33,6 +33,7 @@ type devnetFlags struct {
 	chainID   uint64
 	commitWin time.Duration
 	baseFee   string
+	l1BaseFee string
 	revealWin time.Duration
 	httpAddr  string
 	public    bool
@@ -102,12 +103,16 @@ func (f *devnetFlags) options(logger *slog.Logger) (devnet.Options, time.Time, s
 			return devnet.Options{}, at, "", badInput("--base-fee: %v", err)
 		}
 	}
+	l1BaseFee, err := parseGweiOrZero(f.l1BaseFee)
+	if err != nil {
+		return devnet.Options{}, at, "", badInput("--l1-base-fee: %v", err)
+	}
 	layout := make([]int, f.rigs)
 	for i := range layout {
 		layout[i] = 1
 	}
 	opts := devnet.Options{Spec: spec, Logger: logger, NoRelayer: f.noRelayer,
-		Layout: layout, FundedKeys: f.funded, ChainID: f.chainID, CommitWindow: f.commitWin, RevealWindow: f.revealWin, GasPrice: gasPrice, Instant: f.instant,
+		Layout: layout, FundedKeys: f.funded, ChainID: f.chainID, CommitWindow: f.commitWin, RevealWindow: f.revealWin, GasPrice: gasPrice, L1BaseFee: l1BaseFee, Instant: f.instant,
 		L1Block: f.l1Block, L1Interval: f.l1Every, Heartbeat: f.heartbeat}
 	base := sim.DefaultPublication
 	if f.instant {

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/devnet"
 )
 
 func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
@@ -68,6 +69,25 @@ func TestDevnetCommandRejectsABadBaseFee(t *testing.T) {
 		if got, err := parseGwei(text); err != nil || got.Int64() != want {
 			t.Fatalf("parseGwei(%q) = %v, %v; want %d wei", text, got, err, want)
 		}
+	}
+}
+
+func TestDevnetCommandReadsTheL1BaseFee(t *testing.T) {
+	for _, fee := range []string{"abc", "-1", "0.0000000001", "10001"} {
+		code, _, stderr := runCLI(t, "devnet", "--l1-base-fee", fee)
+		if code != exitBadInput || !strings.Contains(stderr, "--l1-base-fee") {
+			t.Fatalf("--l1-base-fee %s: exit %d: %s", fee, code, stderr)
+		}
+	}
+	for text, want := range map[string]int64{"0": 0, "0.00": 0, "0.02": 20_000_000, "1": 1_000_000_000} {
+		if got, err := parseGweiOrZero(text); err != nil || got.Int64() != want {
+			t.Fatalf("parseGweiOrZero(%q) = %v, %v; want %d wei", text, got, err, want)
+		}
+	}
+	if def := newDevnetCmd(nil).Flags().Lookup("l1-base-fee").DefValue; def != "0.015" {
+		t.Fatalf("--l1-base-fee defaults to %s", def)
+	} else if got, _ := parseGweiOrZero(def); got.Cmp(devnet.DefaultL1BaseFee) != 0 {
+		t.Fatalf("--l1-base-fee's default %s gwei is %s wei, the devnet's default %s", def, got, devnet.DefaultL1BaseFee)
 	}
 }
 

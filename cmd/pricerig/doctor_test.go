@@ -246,14 +246,14 @@ func TestDoctorChainOverRPC(t *testing.T) {
 	}
 }
 
-// A devnet whose rigs answered a task, at 0.01 gwei a gas (an Arbitrum chain's base-fee floor):
-// the doctor, given the first rig's operator key and journal, finds the chain, the contract, job
-// 2, the rig, its gas measured by its commit and reveal (about 334k gas, so a task's 0.000003 ETH
-// breaks even under 0.009 gwei: a warning that it loses money, and exit 0) and the journal
-// current, and keeps its report there for the operator's page.
+// A devnet whose rigs answered a task, at 1 gwei a gas: the doctor, given the first rig's
+// operator key and journal, finds the chain, the contract, job 2, the rig, its gas measured by
+// its commit and reveal (about 150k gas with the L1 part under Osaka's rules: a task's
+// 0.000003 ETH breaks even near 0.02 gwei, so at 1 gwei a warning that it loses money, and exit
+// 0) and the journal current, and keeps its report there for the operator's page.
 func TestDoctorOnADevnetThatAnswered(t *testing.T) {
-	// 1 gwei a gas: about 90 times job 2's break-even on the devnet (BENCHMARKS.md: a lone rig's
-	// answer with its share of draw and settle breaks even at 0.011 gwei), so the doctor must warn
+	// 1 gwei a gas: about 95 times job 2's break-even on the devnet (BENCHMARKS.md: a lone rig's
+	// answer with its share of draw and settle breaks even at 0.0105 gwei), so the doctor must warn
 	c := startChainT(t, devnet.Options{GasPrice: big.NewInt(1_000_000_000)})
 	ids, err := c.d.Order(c.ctx, []string{"NVDA"}, devnet.DefaultMinute(time.Now(), c.d.Spec.Rules.Sessions))
 	if err != nil {

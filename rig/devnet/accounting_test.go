@@ -197,7 +197,8 @@ func runAccounted(ctx context.Context, t *testing.T, o Options) (*Devnet, map[co
 // block is what that key's balance lost in that block (the chain's state, not the receipts the
 // journal's fees were computed from: an L1 component a rollup charges on top would show there);
 // the ledgers' totals are the sum of those losses; and the credits each rig earned are the
-// contract's own credits of its operator. The devnet's go-ethereum charges no L1 component.
+// contract's own credits of its operator. The devnet charges Robinhood Chain's L1 part (l1fee.go)
+// as Nitro does, inside gasUsed: every journaled transaction records its gasUsedForL1.
 func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
@@ -219,6 +220,9 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 			t.Errorf("transaction %s is not journaled", hash.Hex())
 		case (tx.Status == journal.TxReverted) != onChain.reverted[hash]:
 			t.Errorf("transaction %s (%s): journal says %s, chain says reverted=%v", hash.Hex(), tx.Purpose, tx.Status, onChain.reverted[hash])
+		}
+		if ok && (tx.L1GasUsed == 0 || tx.L1GasUsed >= tx.GasUsed) {
+			t.Errorf("transaction %s (%s): %d of its %d gas journaled as its L1 part, want some and less than all", hash.Hex(), tx.Purpose, tx.L1GasUsed, tx.GasUsed)
 		}
 		if ok {
 			shares := new(big.Int)
@@ -264,12 +268,13 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	total, perTask := new(big.Int), new(big.Int)
 	purposes := map[string]int{}
 	var lowPrice, highPrice *big.Int
-	var gasUnits uint64
+	var gasUnits, l1Units uint64
 	gasOf := map[string]uint64{}
 	for _, tx := range journaled {
 		purposes[tx.Purpose]++
 		gasOf[tx.Purpose] += tx.GasUsed
 		gasUnits += tx.GasUsed
+		l1Units += tx.L1GasUsed
 		if lowPrice == nil || tx.EffectiveGasPrice.Cmp(lowPrice) < 0 {
 			lowPrice = tx.EffectiveGasPrice
 		}
@@ -338,6 +343,6 @@ func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
 	for _, l := range ledgers {
 		lines = append(lines, fmt.Sprintf("gas %s earned %s margin %s txs %d reverted %d", l.Total.GasPaid, l.Total.Earned, l.Total.Margin(), l.Total.Txs, l.Total.Reverted))
 	}
-	t.Logf("%d transactions, %d gas at %s..%s wei, %s wei lost by the keys' balances and paid in the journals; %s wei earned; per process: %v; purposes %v, gas by purpose %v",
-		len(onChain.fees), gasUnits, lowPrice, highPrice, lost, earned, lines, purposes, gasOf)
+	t.Logf("%d transactions, %d gas (%d of it the L1 part) at %s..%s wei, %s wei lost by the keys' balances and paid in the journals; %s wei earned; per process: %v; purposes %v, gas by purpose %v",
+		len(onChain.fees), gasUnits, l1Units, lowPrice, highPrice, lost, earned, lines, purposes, gasOf)
 }

@@ -106,6 +106,9 @@ type Options struct {
 	// GasPrice is the gas price in wei every transaction pays for the whole run
 	// (ChainOptions.GasPrice); nil with no BaseFee means DefaultGasPrice, Robinhood Chain's.
 	GasPrice *big.Int
+	// L1BaseFee is the L1 price per poster unit in wei (ChainOptions.L1BaseFee): nil means
+	// DefaultL1BaseFee, Robinhood Chain's; zero charges no L1 part.
+	L1BaseFee *big.Int
 	// L1Block is the L1 block number the chain starts at: the devnet is Robinhood Chain, whose
 	// block.number is the L1 block number, moving every L1Interval (ChainOptions.L1Block; the
 	// devnet build of AgentRig counts in it). Zero means DefaultL1Block, a young chain; 1 is an
@@ -233,6 +236,9 @@ func (o Options) withDefaults() Options {
 	if o.GasPrice == nil && o.BaseFee == nil {
 		o.GasPrice = DefaultGasPrice
 	}
+	if o.L1BaseFee == nil {
+		o.L1BaseFee = DefaultL1BaseFee
+	}
 	if o.L1Block == 0 {
 		o.L1Block = DefaultL1Block
 	}
@@ -286,7 +292,7 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 		l1 = 0
 	}
 	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
-		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, Logger: o.Logger, Now: o.Now})
+		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, L1BaseFee: o.L1BaseFee, Logger: o.Logger, Now: o.Now})
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,9 @@ import (
 // for a task drawn in block drawn and not yet committed there: the reference contract's share of
 // Economics.LoneReference when a run sent every answer in batches and so mined no lone commit or reveal to
 // measure. The drawn rigs' operators commit and then reveal in one eth_simulateV1 block on top of
-// block drawn (the node executes them as it would mine them; nothing is sent), and the means
-// over the rigs are returned (a task's first commit and the one completing it cost more than
+// block drawn (the node executes them as it would mine them; nothing is sent), each with the L1
+// part its transaction would be charged (Chain.CallL1Gas), and the means over the rigs are
+// returned (a task's first commit and the one completing it cost more than
 // the others).
 func (d *Devnet) SoloAnswerGas(ctx context.Context, taskID, drawn uint64) (commit, reveal uint64, err error) {
 	id := new(big.Int).SetUint64(taskID)
@@ -66,12 +67,22 @@ func (d *Devnet) SoloAnswerGas(ctx context.Context, taskID, drawn uint64) (commi
 	if len(res) != 1 || len(res[0].Calls) != len(commits)+len(reveals) {
 		return 0, 0, fmt.Errorf("eth_simulateV1: %d blocks back, want one of %d calls", len(res), len(commits)+len(reveals))
 	}
+	price, err := d.client.SuggestGasPrice(ctx) // what the rigs pay: the held price, or base fee and tip
+	if err != nil {
+		return 0, 0, err
+	}
 	gas := make([]uint64, len(res[0].Calls))
 	for i, c := range res[0].Calls {
 		if c.Status != 1 {
 			return 0, 0, fmt.Errorf("eth_simulateV1: call %d of task %d failed", i, taskID)
 		}
-		gas[i] = uint64(c.GasUsed)
+		// the simulation counts the execution; a mined transaction's gasUsed has the L1 part too
+		sent := append(commits, reveals...)[i]
+		l1, err := d.Chain.CallL1Gas(sent.To, sent.Data, uint64(c.GasUsed), price)
+		if err != nil {
+			return 0, 0, err
+		}
+		gas[i] = uint64(c.GasUsed) + l1
 	}
 	return mean(gas[:len(commits)]), mean(gas[len(commits):]), nil
 }

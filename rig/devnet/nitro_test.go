@@ -119,7 +119,7 @@ func testNitroNumbers(t *testing.T, start uint64) {
 	}
 	receiptJSON, _ := json.Marshal(receipt)
 	if part, err := txm.ParseReceiptL1(receiptJSON); err != nil || part.GasUsed != 0 || part.Fee == nil || part.Fee.Sign() != 0 || part.Extra {
-		t.Fatalf("the receipt's L1 part reads %+v (%v): the devnet charges no L1 gas, and says so in Nitro's field", part, err)
+		t.Fatalf("the receipt's L1 part reads %+v (%v): a chain started without an L1 price charges no L1 gas, and says so in Nitro's field", part, err)
 	}
 	var mix common.Hash
 	_ = json.Unmarshal(block["mixHash"], &mix)

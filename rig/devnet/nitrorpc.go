@@ -43,9 +43,10 @@ import (
 type nitroAPI struct {
 	geth  *rpc.Client // go-ethereum's eth services, in process
 	chain *core.BlockChain
+	fees  *l1FeeProcessor // the L1 parts the chain charged; nil: none
 }
 
-func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem) (*nitroAPI, error) {
+func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem, fees *l1FeeProcessor) (*nitroAPI, error) {
 	srv := rpc.NewServer()
 	for _, api := range backend.APIs() {
 		if api.Namespace != "eth" {
@@ -58,7 +59,7 @@ func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem) (*nitroAPI, er
 	if err := srv.RegisterName("eth", filters.NewFilterAPI(fs)); err != nil {
 		return nil, fmt.Errorf("devnet: %w", err)
 	}
-	return &nitroAPI{geth: rpc.DialInProc(srv), chain: backend.BlockChain()}, nil
+	return &nitroAPI{geth: rpc.DialInProc(srv), chain: backend.BlockChain(), fees: fees}, nil
 }
 
 // latest is a block reference with "pending" read as "latest" (nil: latest).
@@ -263,9 +264,11 @@ func withHeaderInfo(raw json.RawMessage, err error) (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-// withReceiptInfo adds Nitro's l1BlockNumber (its block's) and gasUsedForL1 to a receipt. The
-// devnet charges no L1 gas (go-ethereum's EVM has no way to add Nitro's poster charge to a
-// transaction's gas), so every receipt's gasUsedForL1 is 0: what its sequencer charged.
+// withReceiptInfo adds Nitro's l1BlockNumber (its block's) and gasUsedForL1 to a receipt, and
+// counts gasUsedForL1 in gasUsed and cumulativeGasUsed as Nitro does: go-ethereum's receipt has
+// the execution gas only, the L1 part being charged by the chain's processor after it
+// (l1fee.go). The receipts root and the header's gasUsed stay go-ethereum's, which the block
+// hash covers.
 func (api *nitroAPI) withReceiptInfo(raw json.RawMessage, err error) (json.RawMessage, error) {
 	if err != nil || isNull(raw) {
 		return raw, err
@@ -275,7 +278,10 @@ func (api *nitroAPI) withReceiptInfo(raw json.RawMessage, err error) (json.RawMe
 		return nil, err
 	}
 	var r struct {
-		BlockHash common.Hash `json:"blockHash"`
+		BlockHash  common.Hash    `json:"blockHash"`
+		Index      hexutil.Uint64 `json:"transactionIndex"`
+		GasUsed    hexutil.Uint64 `json:"gasUsed"`
+		Cumulative hexutil.Uint64 `json:"cumulativeGasUsed"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, err
@@ -284,8 +290,17 @@ func (api *nitroAPI) withReceiptInfo(raw json.RawMessage, err error) (json.RawMe
 	if header == nil {
 		return nil, fmt.Errorf("receipt of an unknown block %s", r.BlockHash)
 	}
+	var l1, upTo uint64
+	if api.fees != nil {
+		var ok bool
+		if l1, upTo, ok = api.fees.gasUsedForL1(r.BlockHash, uint64(r.Index)); !ok {
+			return nil, fmt.Errorf("receipt %d of block %s: its L1 part is not known", r.Index, r.BlockHash)
+		}
+	}
 	fields["l1BlockNumber"] = quantity(nitroHeader(header).L1BlockNumber)
-	fields["gasUsedForL1"] = quantity(0)
+	fields["gasUsedForL1"] = quantity(l1)
+	fields["gasUsed"] = quantity(uint64(r.GasUsed) + l1)
+	fields["cumulativeGasUsed"] = quantity(uint64(r.Cumulative) + upTo)
 	return json.Marshal(fields)
 }
 

@@ -6,6 +6,7 @@
 // node.go starts the chain, the node served over JSON-RPC; sequencer.go seals its blocks;
 // nitro.go is what makes it Robinhood Chain (Nitro's header fields, the L1 clock, the ArbOS
 // stand-in, the devnet build of the contract); nitrorpc.go answers JSON-RPC as Nitro does;
+// l1fee.go charges each transaction Nitro's L1 part (gasUsedForL1) in the chain's blocks;
 // arbos_gen.go and contracts_gen.go are the ArbOS stand-in's binding and the two contracts'
 // bytecode (scripts/build-contract); devnet.go starts the whole devnet (accounts, contract, jobs,
 // rigs) and orders tasks; process.go starts, kills and restarts one rig process; fees.go has
@@ -112,6 +113,10 @@ type ChainOptions struct {
 	// 1 an old one. Zero is an Ethereum-style chain: block.number is the chain's own.
 	L1Block    uint64
 	L1Interval time.Duration
+	// L1BaseFee, when positive on a Nitro-style chain, is the L1 price per poster unit, in wei:
+	// every transaction pays an L1 part as Nitro charges it, gasUsedForL1 in its receipt and
+	// inside its gasUsed (l1fee.go; DefaultL1BaseFee is Robinhood Chain's). Nil or zero: none.
+	L1BaseFee *big.Int
 	// Logger gets the sequencer's failures to seal (nil: discarded).
 	Logger *slog.Logger
 	// Now is the chain's clock, which stamps its blocks and starts its L1 clock (nil: the wall
@@ -208,10 +213,16 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 		stack.Close()
 		return nil, fmt.Errorf("devnet: node: %w", err)
 	}
+	if s.clock != nil && o.L1BaseFee != nil && o.L1BaseFee.Sign() > 0 {
+		chain := backend.BlockChain()
+		s.l1Fees = &l1FeeProcessor{inner: core.NewStateProcessor(chain), signer: types.LatestSigner(chain.Config()),
+			l1BaseFee: new(big.Int).Set(o.L1BaseFee), exempt: s.addr, charged: map[common.Hash][]uint64{}}
+		chain.SetBlockValidatorAndProcessorForTesting(core.NewBlockValidator(chain.Config(), chain), s.l1Fees)
+	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
 	if s.clock != nil {
-		api, err := newNitroAPI(backend, filterSystem)
+		api, err := newNitroAPI(backend, filterSystem, s.l1Fees)
 		if err != nil {
 			stack.Close()
 			return nil, err

@@ -46,6 +46,8 @@ type Sequencer struct {
 	minTip *big.Int
 	// now is the chain's clock, which stamps its blocks (ChainOptions.Now)
 	now func() time.Time
+	// l1Fees charges each transaction's L1 part in the chain's blocks (l1fee.go); nil: none
+	l1Fees *l1FeeProcessor
 }
 
 // stamp is the time a block sealed now carries.
@@ -151,6 +153,13 @@ func (s *Sequencer) seal(timestamp uint64) error {
 	block, _, err := s.eth.Miner().BuildTestingPayload(args, nil, false, extra)
 	if err != nil {
 		return fmt.Errorf("building block %s: %w", number, err)
+	}
+	if s.l1Fees != nil { // the miner's state root lacks the L1 parts the chain's processor charges
+		header := block.Header()
+		if header.Root, err = s.l1Fees.postState(chain, block); err != nil {
+			return fmt.Errorf("charging block %s's L1 fees: %w", number, err)
+		}
+		block = block.WithSeal(header)
 	}
 	if _, err := chain.InsertBlockWithoutSetHead(context.Background(), block, false); err != nil {
 		return fmt.Errorf("inserting block %s: %w", number, err)
