@@ -168,8 +168,10 @@ func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Stat
 		return StatusNoData
 	case feeds.StatusNoKey:
 		return StatusNoKey
-	case feeds.StatusNotCovered, feeds.StatusNotFinal:
-		return StatusSkipped // not asked, or asked before its bar was final: no verdict on it yet
+	case feeds.StatusNotCovered, feeds.StatusNotFinal, feeds.StatusPaced:
+		// not asked (its coverage, or its rate: the audit's own pace), or asked before its bar
+		// was final: no verdict on it yet
+		return StatusSkipped
 	case feeds.StatusOverQuota:
 		return StatusOverQuota
 	case feeds.StatusPending:
