@@ -18,7 +18,7 @@ type Status string
 
 // The statuses, from healthy to broken (see rank).
 const (
-	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed), or not final yet
+	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed, held back by its own rate: paced), or not final yet
 	StatusOK           Status = "ok"           // a price within the outlier cut
 	StatusStale        Status = "stale"        // a price from a bar much older than the minute
 	StatusNoData       Status = "no_data"      // asked, and no bar within max_carry
