@@ -18,7 +18,7 @@ type Status string
 
 // The statuses, from healthy to broken (see rank).
 const (
-	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed), or not final yet
+	StatusSkipped      Status = "skipped"      // not asked (outside its coverage, its publication delay, not in the feed, held back by its own rate: paced), or not final yet
 	StatusOK           Status = "ok"           // a price within the outlier cut
 	StatusStale        Status = "stale"        // a price from a bar much older than the minute
 	StatusNoData       Status = "no_data"      // asked, and no bar within max_carry
@@ -168,8 +168,10 @@ func StatusOf(q feeds.Quote, effective time.Time, staleAfter time.Duration) Stat
 		return StatusNoData
 	case feeds.StatusNoKey:
 		return StatusNoKey
-	case feeds.StatusNotCovered, feeds.StatusNotFinal:
-		return StatusSkipped // not asked, or asked before its bar was final: no verdict on it yet
+	case feeds.StatusNotCovered, feeds.StatusNotFinal, feeds.StatusPaced:
+		// not asked (its coverage, or its rate: the audit's own pace), or asked before its bar
+		// was final: no verdict on it yet
+		return StatusSkipped
 	case feeds.StatusOverQuota:
 		return StatusOverQuota
 	case feeds.StatusPending:

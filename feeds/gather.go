@@ -215,6 +215,8 @@ func classify(err error) Status {
 		return StatusNoKey
 	case errors.Is(err, sources.ErrOverQuota):
 		return StatusOverQuota
+	case errors.Is(err, sources.ErrPaced):
+		return StatusPaced
 	}
 	return StatusError
 }

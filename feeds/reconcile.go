@@ -66,6 +66,11 @@ const (
 	// StatusOverQuota: not asked, since the request would have passed the source's quota
 	// (sources.yaml's quota:, or its free tier's); Err says until when.
 	StatusOverQuota Status = "over_quota"
+	// StatusPaced: not asked, since the source's rate (sources.yaml's rate:) had no request free
+	// before the round's deadline (sources.ErrPaced): one process pricing several symbols at
+	// once asks a slow-paced source (fmp's 250/day, massive's and alphavantage's 5/min) for the
+	// first of them only. Err names the rate; no failure of the source.
+	StatusPaced Status = "paced"
 )
 
 // Priced reports whether a status carries a price.

@@ -333,6 +333,9 @@ func cancelled(err error) bool {
 func (c *Client) fetch(ctx context.Context, target string, limit int64, decode func(*Stream) (any, error)) (*result, error) {
 	for attempt := 0; ; attempt++ {
 		if err := c.wait(ctx); err != nil {
+			if errors.Is(err, ErrPaced) {
+				return nil, err
+			}
 			return nil, c.transportError(err)
 		}
 		if err := c.spend(ctx); err != nil {
@@ -439,7 +442,7 @@ func (c *Client) wait(ctx context.Context) error {
 		// the request could only be sent after the caller gave up: give the slot back now
 		// rather than hold it until the deadline
 		r.Cancel()
-		return fmt.Errorf("the rate (%s) has no request free before the deadline: %w", c.rateText(), context.DeadlineExceeded)
+		return Paced(c.name, c.rateText(), d)
 	}
 	if err := c.Sleep(ctx, d); err != nil {
 		r.Cancel()

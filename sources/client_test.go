@@ -311,6 +311,32 @@ func TestClientRateLimiterPaces(t *testing.T) {
 	}
 }
 
+// A request whose turn at the source's rate comes only after the caller's deadline is not sent,
+// and says so: kind paced (errors.Is ErrPaced), still ErrUnavailable for a caller that waits
+// and retries, naming the rate and when its next request is free; never a bare timeout.
+func TestClientPacedRequestIsNotSentAndSaysWhy(t *testing.T) {
+	srv := &scripted{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := newTestClient(ts.URL, Settings{Rate: Rate{N: 250, Per: 24 * time.Hour}}, ClientOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.Get(ctx, "/first", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Get(ctx, "/second", nil)
+	if !errors.Is(err, ErrPaced) || !errors.Is(err, ErrUnavailable) || KindOf(err) != KindPaced {
+		t.Fatalf("the second request within the minute: %v (kind %q), want kind %q", err, KindOf(err), KindPaced)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.RetryAfter <= 0 || e.RetryAfter > 24*time.Hour/250 || !strings.Contains(err.Error(), "one request every 5m45.6s") {
+		t.Errorf("%v: want the rate named and its next free request within one interval", err)
+	}
+	if srv.Hits() != 1 {
+		t.Errorf("%d requests reached the server, want 1: a paced request is not sent", srv.Hits())
+	}
+}
+
 func TestClientCoalescesIdenticalRequests(t *testing.T) {
 	const callers = 8
 	release := make(chan struct{})

@@ -28,6 +28,9 @@ const (
 	KindNotFinal ErrorKind = "not_final"
 	// KindOverQuota is a request not sent: it would have passed the source's quota (quota.go).
 	KindOverQuota ErrorKind = "over_quota"
+	// KindPaced is a request not sent: the source's rate had no request free before the
+	// caller's deadline (ErrPaced).
+	KindPaced ErrorKind = "paced"
 )
 
 type namedKind struct {
@@ -36,7 +39,7 @@ type namedKind struct {
 }
 
 // causes say more than the kind they come under (ErrBadResponse), so they are named first.
-var causes = []namedKind{{ErrBodyTooLarge, KindBodyTooLarge}, {ErrRedirect, KindRedirect}}
+var causes = []namedKind{{ErrBodyTooLarge, KindBodyTooLarge}, {ErrRedirect, KindRedirect}, {ErrPaced, KindPaced}}
 
 var kinds = []namedKind{
 	{ErrNoData, KindNoData},

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,4 +86,19 @@ func (r Rate) String() string {
 		}
 	}
 	return fmt.Sprintf("%d/%s", r.N, r.Per)
+}
+
+// ErrPaced is the cause of a request its source's rate (sources.yaml's rate:) held back: the
+// next request the pace lets go is due only after the caller's deadline, so it was not sent.
+// The source was not asked, which is no failure of the source: a rig pricing several symbols
+// at once asks a provider paced at 250/day (fmp) for the first of them only, and the others
+// find no request free before their round's deadline. The *Error it causes is of kind
+// ErrUnavailable (the source cannot be asked now: a caller that waits and retries, like the
+// backfill, still does), and KindOf names it KindPaced.
+var ErrPaced = errors.New("paced")
+
+// Paced is the error of a request the rate held back: its next free request is wait away.
+func Paced(source, rateText string, wait time.Duration) *Error {
+	return &Error{Source: source, Kind: ErrUnavailable, RetryAfter: wait, Err: ErrPaced,
+		Msg: fmt.Sprintf("not sent: the rate (%s) has no request free before the deadline", rateText)}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pricerig/pricerig/doctor"
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/journal"
 )
 
@@ -94,7 +95,10 @@ type SourceView struct {
 	Latency  string
 	Price    string
 	Distance string // bps, "" without a price
-	centi    int64
+	// Why is what the quote's error says (redacted): how a source failed, or why it was not
+	// asked, so that no status is shown bare; "" for a priced source and NotAsked.
+	Why   string
+	centi int64
 }
 
 // AuditView is the last audit run.
@@ -254,11 +258,16 @@ func minuteViews(results []feeds.Result, l limits) []MinuteView {
 				continue // not in this symbol's feed
 			}
 			// A pending source was still on its way when the fetch ended (or never asked, when an
-			// early quorum ended it), a not_final one had not published its last word yet, and a
-			// not_covered one cannot see the minute: none of them is a failure.
-			waiting := q.Status == feeds.StatusPending || q.Status == feeds.StatusNotFinal || q.Status == feeds.StatusNotCovered
+			// early quorum ended it), a not_final one had not published its last word yet, a
+			// not_covered one cannot see the minute, and a paced one was held back by its own
+			// rate (the process asked it for another symbol first): none of them is a failure.
+			waiting := q.Status == feeds.StatusPending || q.Status == feeds.StatusNotFinal || q.Status == feeds.StatusNotCovered ||
+				q.Status == feeds.StatusPaced
 			s := SourceView{Name: q.Source, Status: sourceStatus(r, q), centi: q.DistanceCentiBps, Distance: q.DistanceBps(),
 				Bad: (!q.Status.Priced() && !waiting) || q.Status == feeds.StatusOutlier}
+			if !q.Status.Priced() && s.Status != NotAsked {
+				s.Why = redact.String(q.Err)
+			}
 			if q.Requests > 0 {
 				s.Latency = fmt.Sprintf("%d ms", q.Latency.Milliseconds())
 			}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -400,6 +401,43 @@ func TestTheSourceOverQuotaIsNamed(t *testing.T) {
 	for _, s := range views[0].Sources {
 		if s.Name == "alphavantage" && (s.Status != "over_quota" || !s.Bad) {
 			t.Errorf("the source over quota is shown %q, bad %v", s.Status, s.Bad)
+		}
+	}
+}
+
+// A source that failed, or was not asked for a reason of its own, is never shown bare: its row
+// says what its error says, redacted (a key in a URL the error quotes is not on the page). A
+// source its rate held back ("paced": the process asked it for another symbol first) is named
+// with its rate and not drawn as a failure; one that failed is.
+func TestSourcesShowTheirErrorRedacted(t *testing.T) {
+	const key = "pagetestsecret0123456789"
+	redact.Register(key)
+	failed := feeds.Quote{Source: "fmp", Symbol: "NVDA", Status: feeds.StatusError, DistanceCentiBps: -1, Requests: 1,
+		Err: `fmp: unavailable: request failed: Get "http://127.0.0.1:1/fmp/stable/historical-chart/1min?apikey=` + key + `": connection refused`}
+	paced := feeds.Quote{Source: "massive", Symbol: "NVDA", Status: feeds.StatusPaced, DistanceCentiBps: -1, Requests: 1,
+		Err: "massive: unavailable: not sent: the rate (one request every 12s) has no request free before the deadline: paced"}
+	ok := feeds.Quote{Source: "alpaca", Symbol: "NVDA", Status: feeds.StatusOK, Price: numeric.MustPrice("180.00")}
+	res := feeds.Result{Symbol: "NVDA", Minute: time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC), Agreed: true, Price: ok.Price,
+		Quotes: []feeds.Quote{ok, failed, paced}}
+	var b bytes.Buffer
+	if err := Render(&b, Page{Minutes: minuteViews([]feeds.Result{res}, limits{toleranceBps: 50, sharePercent: 50})}); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if strings.Contains(html, key) {
+		t.Error("the page shows the key an error quoted")
+	}
+	rows := map[string]string{}
+	for _, r := range regexp.MustCompile(`(?s)<tr( class="bad")?><td>(\w+)</td><td class="status" data-status="(\w+)">(.*?)</td>`).FindAllStringSubmatch(html, -1) {
+		rows[r[2]] = r[1] + "|" + r[3] + "|" + r[4]
+	}
+	for name, want := range map[string]string{
+		"fmp":     ` class="bad"|error|error<small class="why">fmp: unavailable: request failed: Get &#34;http://127.0.0.1:1/fmp/stable/historical-chart/1min?apikey=` + redact.Mark,
+		"massive": `|paced|paced<small class="why">massive: unavailable: not sent: the rate (one request every 12s) has no request free before the deadline`,
+		"alpaca":  `|ok|ok`,
+	} {
+		if got := rows[name]; !strings.HasPrefix(got, want) || (name == "alpaca" && got != want) {
+			t.Errorf("%s's row: %q, want it to start %q", name, got, want)
 		}
 	}
 }

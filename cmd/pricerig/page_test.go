@@ -28,6 +28,7 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -275,17 +276,19 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	b.waitFor(t, "the live connection", `document.getElementById("conn").textContent === "live"`)
 
 	symbols := []string{"NVDA", "TSLA", "SPY"}
-	// The minute is the last session minute at or before 12:38 UTC (pre-market in winter and
-	// summer): ordered during the regular session, a regular-session minute showed fmp, massive
-	// and alphavantage as "error" in 0 ms on the page (seen 2026-12-03 15:00 UTC, not yet
-	// explained: the closing note of issue 28 / 26 follows it up), which is not what this test
-	// looks at; before and after the session it passed.
-	now := time.Now().UTC()
-	anchor := now.Truncate(24 * time.Hour).Add(12*time.Hour + 38*time.Minute)
-	if anchor.After(now) {
-		anchor = anchor.Add(-24 * time.Hour)
+	// The minute is a regular-session minute whatever the time of the run: the last one that
+	// closed at least 25 hours ago, past the free plans' 24 h delay of massive and alphavantage,
+	// so that every provider whose one request is a day (fmp), a day's window (massive) or a
+	// month (alphavantage) is asked, for three symbols at once. Ordered during the regular
+	// session, such a minute once showed fmp, massive and alphavantage as "error" in a few ms:
+	// the rig's one rate limiter per source (fmp 250/day, the others 5/min) had no request free
+	// before the round's deadline for the second and third symbol. Those are "paced" now, with
+	// the rate named on the page (sources.ErrPaced).
+	minute := devnet.DefaultMinute(time.Now().Add(-25*time.Hour), []market.Session{market.Regular})
+	if !market.InSessions(minute, []market.Session{market.Regular}) {
+		t.Fatalf("%s is not a regular-session minute", minute)
 	}
-	ids, err := d.Order(ctx, symbols, devnet.DefaultMinute(anchor, d.Spec.Rules.Sessions))
+	ids, err := d.Order(ctx, symbols, minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,11 +365,17 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		t.Errorf("the journal's earnings add up to %s wei, the contract credits the rig's key %s wei", earned, credits)
 	}
 	// Each priced minute lists every source of the symbol's feed in the spec, each priced, not
-	// covered at the minute or, the hung one, "not asked" (an early quorum ended the fetch before
-	// it answered): a settled task's minute has no source "pending" for good.
+	// covered at the minute, paced (with its rate said) or, the hung one, "not asked" (an early
+	// quorum ended the fetch before it answered): a settled task's minute has no source
+	// "pending" for good, and none "error".
+	var paced []string // the sources shown paced, one entry a symbol
 	for _, s := range symbols {
-		rows := evaluate[[][]string](t, b, fmt.Sprintf(`[...document.querySelectorAll('article.minute[data-symbol="%s"] tbody tr')].map(r =>
-			[...r.querySelectorAll('td')].map(c => c.textContent.trim()))`, s))
+		// each row: its cells' text, the status cell's status alone, then the status's why
+		rows := evaluate[[][]string](t, b, fmt.Sprintf(`[...document.querySelectorAll('article.minute[data-symbol="%s"] tbody tr')].map(function (r) {
+			const cells = [...r.querySelectorAll('td')].map(function (c) { return c.dataset.status || c.textContent.trim(); });
+			const why = r.querySelector('.why');
+			return cells.concat([why ? why.textContent : '']);
+		})`, s))
 		var want []string
 		for _, f := range d.Spec.Feeds {
 			if f.Symbol == s {
@@ -384,6 +393,13 @@ func TestOperatorPageInABrowser(t *testing.T) {
 				t.Errorf("%s: the hung source %s is %q on the page, want %q", s, r[0], r[1], web.NotAsked)
 			case r[0] != hung && r[1] == web.NotAsked:
 				// a slower source an early quorum of the others ended, as the hung one
+			case r[1] == string(feeds.StatusPaced):
+				// asked for another symbol first: its rate had no request free before the round's
+				// deadline, which the page says
+				if !strings.Contains(r[5], "the rate (one request every") {
+					t.Errorf("%s: source %s is paced on the page without its rate: %q", s, r[0], r)
+				}
+				paced = append(paced, r[0])
 			case r[0] != hung && !slices.Contains([]feeds.Status{feeds.StatusOK, feeds.StatusCarried, feeds.StatusNotCovered}, feeds.Status(r[1])):
 				t.Errorf("%s: source %s is %q on the page (its row: %q)", s, r[0], r[1], r)
 			default:
@@ -398,6 +414,11 @@ func TestOperatorPageInABrowser(t *testing.T) {
 		if len(want) == 0 || !slices.Equal(names, want) {
 			t.Errorf("%s: sources %v on the page, the spec's feed has %v", s, names, want)
 		}
+	}
+	// fmp (250/day: one request every 5m45.6s) has one request for the three symbols ordered at
+	// once: at least one of them shows it paced, never failed.
+	if !slices.Contains(paced, "fmp") {
+		t.Errorf("fmp is paced for none of %v on the page (paced: %v): its rate lets one request go for the three", symbols, paced)
 	}
 	b.screenshot(t, filepath.Join(dir, "operator-page-1280.png"))
 	b.noOverflowAt(t, 400)

@@ -95,7 +95,8 @@ stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_H
 and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
 window around the minute (its date, or the month or dates it answers at once), or the rest of a
 day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
-asked: its status is over_quota until it has room again.
+asked: its status is over_quota until it has room again; one whose rate: has no request free
+before the deadline is not asked either: paced.
 
 A source's bar is final only once its final_after has passed (sources.yaml; each provider's
 documented default): before that its close may still change, and a minute it has no bar for may
