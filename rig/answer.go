@@ -236,9 +236,14 @@ func (r *Runner) priceAs(ctx context.Context, taskID uint64, input task.Input, b
 	if fetch {
 		// Wait for the sources to be final within the budget (the commit window less its
 		// margin); by then, answer from what is final or, as a last resort, provisional.
+		// The context is not cancelled when Price returns: the fetches an early quorum left
+		// running go on to their round's deadline and keep their bars in the ledger (issue 26's
+		// Reconciler.Drain; cancelling here ended the slower sources' fetches "context
+		// canceled" the moment the quorum was reached, so they filled nothing). The context
+		// still ends with the rig's, and by itself at the budget.
 		pctx, cancel := context.WithTimeout(ctx, budget)
 		call.result, call.err = r.pricer.Price(pctx, input.Symbol, input.Minute, feeds.WaitFinal(r.cfg.Now().Add(budget)), feeds.LastResort())
-		cancel()
+		time.AfterFunc(budget, cancel)
 		close(call.done)
 	}
 	select {

@@ -82,3 +82,37 @@ func TestTasksOfOneSymbolAndMinuteShareOnePriceFetch(t *testing.T) {
 		t.Errorf("with every task finished, %d task prices and %d shared prices are kept, want none", left, shared)
 	}
 }
+
+// ctxKeepingPricer answers at once and keeps the context it was asked with, as a reconciler
+// whose early quorum left slower fetches running on that context.
+type ctxKeepingPricer struct{ ctx context.Context }
+
+func (p *ctxKeepingPricer) Price(ctx context.Context, symbol string, minute time.Time, _ ...feeds.PriceOption) (feeds.Result, error) {
+	p.ctx = ctx
+	price := numeric.MustPrice("123.45")
+	return feeds.Result{Symbol: symbol, Minute: minute, Agreed: true, Price: price, Median: price, Survivors: 3}, nil
+}
+
+// A price answered on an early quorum leaves the slower fetches its context carries running, to
+// keep their bars in the ledger: the rig cancelled that context as soon as Price returned, and
+// every slower source's fetch ended "context canceled" with nothing kept. The context still
+// ends with the rig's.
+func TestAnEarlyQuorumLeavesTheSlowerFetchesRunning(t *testing.T) {
+	b := newBatchRig(t, false, 1)
+	p := &ctxKeepingPricer{}
+	b.r.pricer = p
+	ctx, stop := context.WithCancel(b.ctx)
+	m := time.Date(2026, 11, 27, 15, 30, 0, 0, time.UTC)
+	if _, err := b.r.price(ctx, 201, rigtask.Input{Symbol: "SPY", Minute: m}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := context.Cause(p.ctx); err != nil {
+		t.Fatalf("the fetches' context ended when the price was answered: %v", err)
+	}
+	stop()
+	select {
+	case <-p.ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the fetches' context outlived the rig's")
+	}
+}
