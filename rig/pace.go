@@ -28,8 +28,8 @@ import (
 // process whose rank's turn passed while it could not send (an instance taking over after the
 // journal's database was down) and that sent the moment it could would race the next rank,
 // which sends when its own turn begins. So the turns take their places in a cycle (onTurn): at
-// any moment one listed rank may send, in the first half of its turn, and the moments when a
-// turn begins are a half stage delay from any late send.
+// any moment one listed rank may send, and none in the last quarter of a turn, so the moment a
+// turn begins is a quarter of a stage delay from any send of a rank that came late.
 
 // unknownRank is the rank of a process that could not read the job's rigs (and none of whose
 // rigs is among a task's drawn ones): the back of the schedule, behind as many rigs as the
@@ -39,13 +39,14 @@ const unknownRank = 64
 
 // onTurn reports whether rank (of ranks listed in the schedule) may send elapsed into a stage
 // with the given stage delay. Turns follow each other in a cycle, one stage delay each: rank r
-// holds turns r, r+ranks, r+2·ranks, … and sends only in the first half of one, so a rank that
-// comes late (its turn long passed) waits for its next turn rather than race the rank whose turn
-// it is now, which sends as its turn begins; a draw that reverted (too early on a quiet chain)
-// is tried again by whichever rank holds the next turn. A lone rank sends whenever it is due. A
-// process behind every listed rank (none of its rigs listed, or the job's rigs unread) sends
-// once its rank's time has come, only in the second half of a turn, when no listed rank starts
-// a send.
+// holds turns r, r+ranks, r+2·ranks, … and sends in one but not in its last quarter (turnGuard),
+// so a rank that comes late (its turn long passed) waits for its next turn rather than race the
+// rank whose turn it is now, which sends as its turn begins, and a rank late in its own turn
+// stops a quarter of a stage delay before the next one's begins. A draw that reverted (too early
+// on a quiet chain) is tried again by whichever rank holds the next turn. A lone rank sends
+// whenever it is due. A process behind every listed rank (none of its rigs listed, or the job's
+// rigs unread) sends once its rank's time has come, only from the middle of a turn to its guard,
+// when no listed rank is due to start a send.
 func onTurn(rank, ranks int, elapsed, delay time.Duration) bool {
 	if elapsed < time.Duration(rank)*delay {
 		return false
@@ -54,11 +55,18 @@ func onTurn(rank, ranks int, elapsed, delay time.Duration) bool {
 		return true
 	}
 	into := elapsed % delay
+	if into >= delay-delay/turnGuard {
+		return false
+	}
 	if rank >= ranks {
 		return into >= delay/2
 	}
-	return int(elapsed/delay)%ranks == rank && into < delay/2
+	return int(elapsed/delay)%ranks == rank
 }
+
+// turnGuard: the last 1/turnGuard of every turn is kept free of sends. At Robinhood Chain's 2 s
+// stage delay that is 500 ms, two of its sequencer's 250 ms blocks.
+const turnGuard = 4
 
 // DefaultStageDelay is the stage delay of a chain: how long a rank waits for the one before it.
 // It leaves room for a transaction to be broadcast, mined and seen by the next rank. Robinhood

@@ -10,11 +10,12 @@ import (
 )
 
 // The schedule's turns: rank r is first on turn r stage delays into a stage, never before; at
-// any moment at most one listed rank is on turn, and only in the first half of a turn, so that a
+// any moment at most one listed rank is on turn, and none in a turn's last quarter, so that a
 // rank that comes late never sends as another's turn begins; a rank comes back one cycle of
-// turns later; a process behind every listed rank sends only in the second half of a turn.
+// turns later; a process behind every listed rank sends only from a turn's middle to its guard.
 func TestOnTurnGivesTheStageToOneRankAtATime(t *testing.T) {
 	const d = 2 * time.Second
+	guard := d - d/turnGuard
 	for _, ranks := range []int{2, 3, 5} {
 		for e := time.Duration(0); e < time.Duration(3*ranks)*d; e += 10 * time.Millisecond {
 			var on []int
@@ -26,12 +27,12 @@ func TestOnTurnGivesTheStageToOneRankAtATime(t *testing.T) {
 			if len(on) > 1 {
 				t.Fatalf("%d ranks, %s in: ranks %v on turn together", ranks, e, on)
 			}
-			if len(on) == 1 && (e < time.Duration(on[0])*d || e%d >= d/2) {
-				t.Fatalf("%d ranks, %s in: rank %d on turn before its time or in a turn's second half", ranks, e, on[0])
+			if len(on) == 1 && (e < time.Duration(on[0])*d || e%d >= guard || int(e/d)%ranks != on[0]) {
+				t.Fatalf("%d ranks, %s in: rank %d on turn out of its turns, or in a turn's last quarter", ranks, e, on[0])
 			}
 			for _, back := range []int{ranks, unknownRank} {
-				if onTurn(back, ranks, e, d) && (e < time.Duration(back)*d || e%d < d/2) {
-					t.Fatalf("%d ranks, %s in: rank %d (behind every listed one) on turn in a turn's first half", ranks, e, back)
+				if onTurn(back, ranks, e, d) && (e < time.Duration(back)*d || e%d < d/2 || e%d >= guard) {
+					t.Fatalf("%d ranks, %s in: rank %d (behind every listed one) on turn outside a turn's middle", ranks, e, back)
 				}
 			}
 		}
