@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -265,45 +264,23 @@ func (f *failoverNet) checkChain(t *testing.T, ctx context.Context, ids []uint64
 		time.Sleep(50 * time.Millisecond)
 	}
 	all := f.chainTxs(t, ctx)
-	// won[method/task] are the blocks where another key's draw or settle of the task went through.
-	won := map[string][]uint64{}
-	var sent []sentTx
+	var sent int
 	for _, tx := range all {
 		if tx.from == addr {
-			sent = append(sent, tx)
-		} else if !tx.reverted && len(tx.tasks) == 1 && (tx.method == "draw" || tx.method == "settle") {
-			key := fmt.Sprintf("%s/%d", tx.method, tx.tasks[0])
-			won[key] = append(won[key], tx.block)
+			sent++
 		}
 	}
-	if uint64(len(sent)) != nonce {
-		t.Fatalf("found %d transactions of the shared key on chain, its nonce says %d", len(sent), nonce)
+	if uint64(sent) != nonce {
+		t.Fatalf("found %d transactions of the shared key on chain, its nonce says %d", sent, nonce)
 	}
-	attempts := map[string]map[uint64]int{}
-	for _, tx := range sent {
-		method := strings.TrimSuffix(tx.method, "Many")
-		if attempts[method] == nil {
-			attempts[method] = map[uint64]int{}
-		}
-		for _, id := range tx.tasks {
-			attempts[method][id]++
-		}
-		if !tx.reverted {
-			continue
-		}
-		if len(tx.tasks) == 1 && slices.ContainsFunc(won[fmt.Sprintf("%s/%d", tx.method, tx.tasks[0])], func(b uint64) bool { return b == tx.block || b+1 == tx.block }) {
-			t.Logf("the shared key's %s of task %d in block %d lost to another rig's (tx %s)", tx.method, tx.tasks[0], tx.block, tx.hash.Hex())
-			continue
-		}
-		t.Errorf("the shared key's %s of tasks %v reverted in block %d (tx %s)", tx.method, tx.tasks, tx.block, tx.hash.Hex())
+	faults, lost := judgeShared(all, addr, ids)
+	for _, l := range lost {
+		t.Log(l)
 	}
-	for _, id := range ids {
-		if attempts["commit"][id] != 1 || attempts["reveal"][id] != 1 || attempts["draw"][id] > 1 || attempts["settle"][id] > 1 {
-			t.Errorf("task %d: the shared key sent %d commit, %d reveal, %d draw and %d settle attempts, want 1, 1, at most 1 and at most 1",
-				id, attempts["commit"][id], attempts["reveal"][id], attempts["draw"][id], attempts["settle"][id])
-		}
+	for _, fault := range faults {
+		t.Error(fault)
 	}
-	if t.Failed() {
+	if len(faults) > 0 {
 		for _, tx := range all { // who drew and settled what, for the diagnosis
 			if tx.method == "draw" || tx.method == "settle" {
 				t.Logf("block %d: %s of %v from %s (shared key: %v), reverted: %v", tx.block, tx.method, tx.tasks, tx.from.Hex(), tx.from == addr, tx.reverted)
@@ -330,18 +307,6 @@ type sentTx struct {
 	method   string
 	tasks    []uint64
 	reverted bool
-}
-
-// sentBy is every mined transaction of from (chainTxs).
-func (f *failoverNet) sentBy(t *testing.T, ctx context.Context, from common.Address) []sentTx {
-	t.Helper()
-	var out []sentTx
-	for _, tx := range f.chainTxs(t, ctx) {
-		if tx.from == from {
-			out = append(out, tx)
-		}
-	}
-	return out
 }
 
 // chainTxs reads every transaction, block by block from the genesis to the head, with its
