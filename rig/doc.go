@@ -20,8 +20,9 @@
 //   - scan.go: following the chain (the Deployment's events) from where a new rig starts (an
 //     hour back, by time) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
-//     settle) and the draw/settle schedule's turn; pace.go: how long a rank waits, stretched to
-//     how long our own draws and settles take to be mined; quiet.go: the step sent on a quiet
+//     settle), the draw/settle schedule's turn, and a follower noting the stages; pace.go: how
+//     long a rank waits and when its turns come round (onTurn), the wait stretched to how long
+//     our own draws and settles take to be mined; quiet.go: the step sent on a quiet
 //     Nitro chain whose head is older than what the clock says is due. The numbers compared are
 //     the network's (agentrig.ChainClock: on Robinhood Chain the L1 block number each head
 //     carries).

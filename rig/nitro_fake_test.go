@@ -45,6 +45,9 @@ type fakeNitro struct {
 	// past the order block.
 	simulatedEarly int
 	rpc            *rpc.Client
+	// jobRigs are the job's rigs (nil: ours alone), ourRig the id of the runner's (0: 1).
+	jobRigs []uint64
+	ourRig  uint64
 }
 
 type fakeBlock struct {
@@ -256,9 +259,14 @@ func (s *fakeNitroRPC) GetTransactionReceipt(context.Context, common.Hash) (json
 func (f *fakeNitro) Job(context.Context, uint32) (agentrig.JobInfo, error) {
 	return agentrig.JobInfo{Kind: 1, Quorum: 3, ToleranceBps: 50}, nil
 }
-func (f *fakeNitro) JobRigs(context.Context, uint32) ([]uint64, error) { return []uint64{1}, nil }
+func (f *fakeNitro) JobRigs(context.Context, uint32) ([]uint64, error) {
+	if f.jobRigs != nil {
+		return f.jobRigs, nil
+	}
+	return []uint64{1}, nil
+}
 func (f *fakeNitro) RigIDsOf(_ context.Context, _ uint32, ops []common.Address) (map[common.Address]uint64, error) {
-	return map[common.Address]uint64{ops[0]: 1}, nil
+	return map[common.Address]uint64{ops[0]: max(f.ourRig, 1)}, nil
 }
 func (f *fakeNitro) Events(_ context.Context, from, to uint64) ([]agentrig.TaskEvent, error) {
 	f.mu.Lock()

@@ -80,7 +80,7 @@ func TestDueWaitsForTimeAndBlocks(t *testing.T) {
 	if at(500*time.Millisecond, 20) {
 		t.Fatal("rank 1 due half a stage delay in")
 	}
-	if at(5*time.Second, 10) {
+	if at(4*time.Second, 10) { // rank 1's second turn of three (onTurn), the chain stalled
 		t.Fatal("rank 1 due with the chain stalled at the stage's block")
 	}
 	if !at(time.Second, 11) {
@@ -140,8 +140,9 @@ func TestDueKeepsAProcessThatCannotReadTheJobsRigsAtTheBack(t *testing.T) {
 	if node.failed.Load() == 0 {
 		t.Fatal("the node was never asked for the job's rigs")
 	}
-	back := time.Duration(unknownRank) * time.Second
-	if at(back-time.Millisecond, 10+unknownRank, nil) || at(back, 9+unknownRank, nil) {
+	// At the back, it sends in the second half of a turn (onTurn), when no listed rank starts one.
+	back := time.Duration(unknownRank)*time.Second + time.Second/2
+	if at(time.Duration(unknownRank)*time.Second-time.Millisecond, 10+unknownRank, nil) || at(back, 9+unknownRank, nil) {
 		t.Fatalf("due before the back of the schedule (%d stage delays and blocks)", unknownRank)
 	}
 	if !at(back, 10+unknownRank, nil) {

@@ -27,26 +27,8 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 			r.cfg.Metrics.inc(func(m *Metrics) prometheus.Counter { return m.Seen })
 		}
 	}
-	// The schedule's clock starts when the chain allows the step: a draw only once the chain is
-	// past the order block (else every rank would come due together when that block arrives).
-	// The order block is a number as the contract counts (block.number: on Robinhood Chain the
-	// L1 block number), which the network's clock reads from the head and, on a quiet Nitro
-	// chain, from the time since it (a draw then makes the block that moves the chain).
 	now := r.cfg.Now()
-	stage := fmt.Sprintf("%d@%d", info.Phase, info.OrderBlock)
-	drawable := info.Phase == agentrig.PhaseDraw && r.cfg.Clock.Reached(ctx, head, now) > info.OrderBlock
-	if info.Phase == agentrig.PhaseDraw && !drawable {
-		stage = "wait " + stage
-	}
-	// On a quiet Nitro chain a window may have ended by the clock while the chain, whose head is
-	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go).
-	quietPhase, quiet := agentrig.QuietPhase(r.cfg.Clock, info, now)
-	if quiet {
-		stage = fmt.Sprintf("quiet %d ", quietPhase) + stage
-	}
-	if stage != t.stage {
-		t.stage, t.stageSince, t.stageBlock = stage, now, head.Number.Uint64()
-	}
+	drawable, quietPhase, quiet := r.noteStage(ctx, t, info, head, now)
 	switch info.Phase {
 	case agentrig.PhaseDraw:
 		// Draw once our rank's turn has come; again after a re-anchor, or when a draw that was
@@ -116,10 +98,69 @@ func (r *Runner) drive(ctx context.Context, t *taskState, info agentrig.TaskView
 	return nil
 }
 
-// due reports whether this process's turn has come to send a task's draw or settle: the task has
-// been in its current phase for our rank in the schedule times the stage delay, stretched to
-// how long our own sends take to be mined, and for at least as many blocks as our rank (see
-// task.ScheduleOrder, drawn ranks first for settle, and stagePace).
+// noteStage notes the stage a task is in at head, and when this process first saw it: the
+// schedule's clock (due). A follower notes stages too (noteStages), so that an instance taking
+// over knows how long a task has waited and whose turn it is now, instead of counting from the
+// takeover as if its rank's turn had just begun. drawable says the draw may be sent; quiet, the
+// phase a block sealed now would find the task in on a quiet Nitro chain (quietPhase).
+func (r *Runner) noteStage(ctx context.Context, t *taskState, info agentrig.TaskView, head agentrig.Head, now time.Time) (drawable bool, quietPhase agentrig.Phase, quiet bool) {
+	// The schedule's clock starts when the chain allows the step: a draw only once the chain is
+	// past the order block (else every rank would come due together when that block arrives).
+	// The order block is a number as the contract counts (block.number: on Robinhood Chain the
+	// L1 block number), which the network's clock reads from the head and, on a quiet Nitro
+	// chain, from the time since it (a draw then makes the block that moves the chain).
+	stage := fmt.Sprintf("%d@%d", info.Phase, info.OrderBlock)
+	drawable = info.Phase == agentrig.PhaseDraw && r.cfg.Clock.Reached(ctx, head, now) > info.OrderBlock
+	if info.Phase == agentrig.PhaseDraw && !drawable {
+		stage = "wait " + stage
+	}
+	// On a quiet Nitro chain a window may have ended by the clock while the chain, whose head is
+	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go).
+	quietPhase, quiet = agentrig.QuietPhase(r.cfg.Clock, info, now)
+	if quiet {
+		stage = fmt.Sprintf("quiet %d ", quietPhase) + stage
+	}
+	if stage != t.stage {
+		t.stage, t.stageSince, t.stageBlock = stage, now, head.Number.Uint64()
+	}
+	return drawable, quietPhase, quiet
+}
+
+// noteStages is a follower's look at its open tasks: it notes their stages (noteStage) and
+// sends nothing. A failed read is only logged: the next look tries again.
+func (r *Runner) noteStages(ctx context.Context, head agentrig.Head) {
+	r.mu.Lock()
+	var open []*taskState
+	for _, t := range r.tasks {
+		if !t.done && !t.over {
+			open = append(open, t)
+		}
+	}
+	r.mu.Unlock()
+	if len(open) == 0 {
+		return
+	}
+	views, errs, err := r.readTasks(ctx, open, head.Number)
+	if err != nil {
+		r.log.Debug("reading the tasks' stages while following failed", "error", err)
+		return
+	}
+	now := r.cfg.Now()
+	for i, t := range open {
+		switch {
+		case errs[i] != nil:
+		case views[i].JobID != r.cfg.JobID || views[i].Phase == agentrig.PhaseSettled || views[i].Phase == agentrig.PhaseRefunded:
+			t.over = true
+		default:
+			r.noteStage(ctx, t, views[i], head, now)
+		}
+	}
+}
+
+// due reports whether this process's turn has come to send a task's draw or settle: by onTurn,
+// counted from when the task entered its current phase, in stage delays stretched to how long
+// our own sends take to be mined, and, where a pool can hold a transaction, for at least as many
+// blocks as our rank (see task.ScheduleOrder, drawn ranks first for settle, and stagePace).
 func (r *Runner) due(ctx context.Context, t *taskState, head agentrig.Head, drawn []uint64) bool {
 	now := r.cfg.Now()
 	if r.jobRigs == nil || now.Sub(r.jobRigsAt) > 30*time.Second {
@@ -137,16 +178,12 @@ func (r *Runner) due(ctx context.Context, t *taskState, head agentrig.Head, draw
 		// Wait behind every rank a job can have.
 		rank = max(rank, unknownRank)
 	}
-	if rank == 0 {
-		return true
+	if !onTurn(rank, len(order), now.Sub(t.stageSince), r.pace.delay(r.cfg.StageDelay, now)) {
+		return false
 	}
-	delay := r.pace.delay(r.cfg.StageDelay, now)
-	if !now.Before(t.stageSince.Add(time.Duration(rank) * delay)) {
-		// Where a transaction can wait in a pool, the rank also waits for as many blocks (see
-		// pace.go); a Nitro sequencer has mined or refused its predecessor's by then.
-		return !r.cfg.Clock.Pooled() || head.Number.Uint64() >= t.stageBlock+uint64(rank)
-	}
-	return false
+	// Where a transaction can wait in a pool, a rank also waits for as many blocks (see
+	// pace.go); a Nitro sequencer has mined or refused its predecessor's by then.
+	return rank == 0 || !r.cfg.Clock.Pooled() || head.Number.Uint64() >= t.stageBlock+uint64(rank)
 }
 
 // commit makes sure the rig's answer is on disk, then queues its commit.

@@ -144,6 +144,9 @@ type taskState struct {
 	stageSince  time.Time
 	stageBlock  uint64 // the head at the look that saw the stage begin
 	seen        bool   // counted in the "seen" metric
+	// over is set by a follower that saw the task settled, refunded or of another job: it has
+	// no stage left to note (noteStages).
+	over bool
 	// mined holds, per rig of ours, the states whose mined transaction the metrics counted
 	// (committed, revealed): a commit or reveal mined again after a reorg is not counted twice.
 	mined map[uint64][]journal.State
@@ -378,7 +381,8 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 // Step is one look at the chain: read new events, then move every open task on.
-// A follower (an instance without the lease) only reads the events, so it is ready to take over.
+// A follower (an instance without the lease) only reads the events and notes each task's stage
+// (noteStages), so it is ready to take over and knows whose turn it is in the schedule.
 func (r *Runner) Step(ctx context.Context) (err error) {
 	defer func() {
 		r.mu.Lock()
@@ -395,6 +399,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		return err
 	}
 	if !leader {
+		r.noteStages(ctx, head)
 		r.warm(ctx)
 		return nil
 	}
