@@ -2,8 +2,6 @@ package journal
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"github.com/pricerig/pricerig/internal/sqldb"
@@ -22,41 +20,18 @@ const doctorKeep = 100
 // can keep one, and a doctor that finds an older journal keeps nothing rather than migrate a
 // database other instances (of an older pricerig) may be running on.
 func migrationDoctorReports(postgres bool) string {
-	id := "id INTEGER PRIMARY KEY AUTOINCREMENT"
-	if postgres {
-		id = "id BIGSERIAL PRIMARY KEY"
-	}
-	return `CREATE TABLE IF NOT EXISTS doctor_reports (` + id + `, at TEXT NOT NULL, report TEXT NOT NULL);`
+	return reportTable("doctor_reports", postgres) + ";"
 }
 
 // RecordDoctor keeps the report of one doctor run (the JSON `pricerig doctor --json` prints);
 // only the newest doctorKeep are kept.
 func (j *DBJournal) RecordDoctor(ctx context.Context, at time.Time, report []byte) error {
-	tx, err := j.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, j.q(`INSERT INTO doctor_reports (at, report) VALUES (?, ?)`), fmtTime(at), string(report)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, j.q(`DELETE FROM doctor_reports WHERE id <= (SELECT MAX(id) FROM doctor_reports) - ?`), doctorKeep); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return j.keepReport(ctx, "doctor_reports", doctorKeep, at, report, "")
 }
 
 // LastDoctor returns the newest report RecordDoctor kept; ok is false when there is none.
 func (j *DBJournal) LastDoctor(ctx context.Context) (at time.Time, report []byte, ok bool, err error) {
-	var when, text string
-	err = j.db.QueryRowContext(ctx, `SELECT at, report FROM doctor_reports ORDER BY id DESC LIMIT 1`).Scan(&when, &text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, nil, false, nil
-	}
-	if err != nil {
-		return time.Time{}, nil, false, err
-	}
-	return parseTime(when), []byte(text), true, nil
+	return j.lastReport(ctx, "doctor_reports")
 }
 
 // Inspection is a look at a journal that makes, migrates and changes nothing: the database's
