@@ -79,8 +79,11 @@ var config = sqldb.Config{
 	// write transaction at the same time.
 	SQLite: sqldb.SQLiteConfig{BusyTimeout: 10 * time.Second, Synchronous: "NORMAL", Immediate: true, MaxOpenConns: 4},
 	// Streaming reads beside the writes; each connection makes the staging tables COPY loads
-	// into when it connects.
-	Postgres: sqldb.PostgresConfig{MaxOpenConns: 6, MaxIdleTime: time.Minute, AfterConnect: makeStagingTables},
+	// into when it connects. A write holds the store's advisory locks (quota, days) to its end
+	// and waits on nothing but the database between its statements, so one idle for ten
+	// seconds is a frozen or cut-off process: the server ends it and every other process's
+	// quota and writes go on (see sqldb.PostgresConfig.IdleInTransaction).
+	Postgres: sqldb.PostgresConfig{MaxOpenConns: 6, MaxIdleTime: time.Minute, AfterConnect: makeStagingTables, IdleInTransaction: 10 * time.Second},
 }
 
 func open(target string, create bool) (*Store, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -63,6 +64,13 @@ type PostgresConfig struct {
 	// AfterConnect, when set, runs on each new connection of the pool (not on the connection
 	// the migrations run on, so it may rely on the owner's tables).
 	AfterConnect func(ctx context.Context, c *pgx.Conn) error
+	// IdleInTransaction, when set, is the pool's connections' idle_in_transaction_session_timeout:
+	// the server ends a session whose transaction waits that long for the client's next
+	// statement, and so frees its locks. A process frozen (SIGSTOP, a paused VM) or cut off in
+	// the middle of a transaction otherwise holds its row and advisory locks for as long as its
+	// TCP connection looks alive, and every other process that needs them waits with it. Set
+	// it only where no transaction waits on anything but the database between its statements.
+	IdleInTransaction time.Duration
 }
 
 // DB is an open database of one owner. Its *sql.DB runs the owner's statements (written with ?
@@ -250,7 +258,15 @@ func openPostgres(url string, create bool, cfg Config) (*DB, error) {
 	if cfg.Postgres.AfterConnect != nil {
 		opts = append(opts, stdlib.OptionAfterConnect(cfg.Postgres.AfterConnect))
 	}
-	db := stdlib.OpenDB(*cc, opts...)
+	pool := *cc
+	if d := cfg.Postgres.IdleInTransaction; d > 0 {
+		pool.RuntimeParams = maps.Clone(cc.RuntimeParams)
+		if pool.RuntimeParams == nil {
+			pool.RuntimeParams = map[string]string{}
+		}
+		pool.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	db := stdlib.OpenDB(pool, opts...)
 	if cfg.Postgres.MaxOpenConns > 0 {
 		db.SetMaxOpenConns(cfg.Postgres.MaxOpenConns)
 	}

@@ -180,6 +180,49 @@ func TestLeaseFencesTheOldHolder(t *testing.T) {
 	}
 }
 
+// A holder frozen in the middle of a fenced write (SIGSTOP, a paused VM) holds the lease row's
+// share lock for as long as its connection lives. The server ends its idle transaction, so the
+// next instance takes the expired lease instead of waiting on the lock forever, and the frozen
+// write, when its process wakes, fails and leaves nothing. The stop-30 CI run's
+// TestFailoverFrozenLeaderSendsNothingWhenItWakes froze its leader there.
+func TestAFrozenHolderMidWriteDoesNotKeepTheLease(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Start(t).NewDatabase(t)
+	a, b := openPG(t, url), openPG(t, url)
+	const name, ttl = "keys-1", 500 * time.Millisecond
+	la, err := a.AcquireLease(ctx, name, "a", ttl)
+	if err != nil || !la.Held {
+		t.Fatalf("a: %+v %v", la, err)
+	}
+	// a's write, stopped after its fence check: the lease row stays share-locked.
+	tx, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := a.checkFenceTx(WithFence(ctx, Fence{Name: name, Holder: "a", Epoch: la.Epoch}), tx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(ttl) // a's lease runs out while it is frozen
+	// Without the server's bound b waits on the row lock until this deadline: minutes, not the
+	// bound's two seconds.
+	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	lb, err := b.AcquireLease(wait, name, "b", 10*time.Second)
+	if err != nil || !lb.Held || lb.Holder != "b" || lb.Epoch != la.Epoch+1 {
+		t.Fatalf("b did not take the lease from the frozen holder: %+v %v", lb, err)
+	}
+	// a wakes: the rest of its write fails and nothing of it is kept.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tasks (task_id, rig_id, state, updated_at) VALUES (9, 1, 'answered', '')`); err == nil {
+		if err = tx.Commit(); err == nil {
+			t.Fatal("the frozen holder's write committed after the lease moved on")
+		}
+	}
+	if _, found, err := b.Get(ctx, 9, 1); err != nil || found {
+		t.Fatalf("the frozen holder's write left a row behind: %v %v", found, err)
+	}
+}
+
 // The password of a journal URL never appears in what pricerig prints.
 func TestJournalURLPasswordIsRedacted(t *testing.T) {
 	for _, u := range []string{
