@@ -1,18 +1,18 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/pricerig/pricerig/internal/syncbuf"
 )
 
 func TestScheduleFiresAtTheExpectedTimes(t *testing.T) {
@@ -65,26 +65,8 @@ func TestParseScheduleRejects(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink the scheduler's goroutines can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestSchedulerSkipsWhileARunIsGoing(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	started, release := make(chan struct{}), make(chan struct{})
 	var runs atomic.Int32
 	s := &Scheduler{

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
 )
@@ -98,7 +99,7 @@ func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
@@ -147,7 +148,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
@@ -183,10 +184,10 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 		t.Fatalf("register as printed: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	rigCtx, stopRig := context.WithCancel(ctx)
-	var rigErr lockedBuffer
+	var rigErr syncbuf.Buffer
 	rigDone := make(chan int)
 	go func() {
-		rigDone <- run(rigCtx, printed["rig --network"], strings.NewReader(""), &lockedBuffer{}, &rigErr)
+		rigDone <- run(rigCtx, printed["rig --network"], strings.NewReader(""), &syncbuf.Buffer{}, &rigErr)
 	}()
 	code, stdout, stderr = runCLI(t, printed["order NVDA"]...)
 	if code != 0 || strings.Count(stdout, "settled, agreed") != 3 {
@@ -217,7 +218,7 @@ func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"devnet", "--keep", "--rigs", "0", "--funded-keys", "3", "--commit-window", "30s", "--reveal-window", "45s",

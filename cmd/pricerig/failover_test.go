@@ -28,6 +28,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/internal/pgtest"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -42,7 +43,7 @@ import (
 type rigProc struct {
 	name   string
 	cmd    *exec.Cmd
-	stderr lockedBuffer
+	stderr syncbuf.Buffer
 	done   chan struct{}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/pricerig/pricerig/audit"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -184,7 +185,7 @@ func TestOperatorAndOrdererLifecycleThroughTheCLI(t *testing.T) {
 
 	// its rig runs as a separate `pricerig rig`
 	rigCtx, stopRig := context.WithCancel(c.ctx)
-	var rigOut, rigErr lockedBuffer
+	var rigOut, rigErr syncbuf.Buffer
 	rigDone := make(chan int)
 	journal := filepath.Join(t.TempDir(), "rig.db")
 	go func() {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
@@ -239,7 +240,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 	const hung = "tiingo"
 	simURL := hangingSim(t, d.SimURL, hung)
 	rigCtx, stopRig := context.WithCancel(ctx)
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", node.URL(), "--contract", d.Contract.Hex(),

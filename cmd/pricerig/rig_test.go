@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,27 +19,11 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/pgtest"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A separate `pricerig rig` attaches over JSON-RPC to a devnet whose other two rigs run in
 // process, answers its task and exits cleanly on cancel.
@@ -67,7 +49,7 @@ func TestRigCommandAnswersOnADevnet(t *testing.T) {
 	t.Setenv("PRICERIG_TEST_OPERATOR", hex.EncodeToString(crypto.FromECDSA(key)))
 	journal := filepath.Join(t.TempDir(), "rig.db")
 	rigCtx, stopRig := context.WithCancel(ctx)
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(rigCtx, []string{"rig", "--rpc", d.Chain.URL, "--contract", d.Contract.Hex(),

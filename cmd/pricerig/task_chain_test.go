@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/devnet"
@@ -32,7 +33,7 @@ func TestMalformedTaskOnDevnetKeepSettlesOnZero(t *testing.T) {
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)

@@ -2,10 +2,14 @@ package history
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -111,4 +115,66 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 			t.Errorf("the expired evidence's days are still held")
 		}
 	})
+}
+
+// PruneEvery prunes at once, logs what it dropped, prunes again each period (a day that ages
+// past the retention while the rig runs goes at the next one), and returns when its context ends.
+func TestPruneEveryPrunesAtOnceAndAgainEachPeriod(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := sqliteStore.open(t, "ledger.db")
+	keep := func(m time.Time) {
+		t.Helper()
+		span := market.Span{From: m, To: m.Add(time.Minute)}
+		if err := s.Keep(ctx, feeds.Kept{Source: "alpaca", Symbol: "NVDA", Span: span, Bars: []sources.Bar{bar(m, 100)},
+			Fetched: span.To, FinalTo: span.To, Requests: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := func(m time.Time) int {
+		t.Helper()
+		h, err := s.Held(ctx, "alpaca", "NVDA", m, m.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(h.Bars) + len(h.Windows)
+	}
+	first, second := ny(2026, time.March, 10, 10, 0), ny(2026, time.March, 11, 10, 0)
+	keep(first)
+	var now atomic.Int64
+	now.Store(first.Add(DefaultRetention.Bars + 48*time.Hour).Unix()) // the first day is past the retention
+	var logs syncbuf.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.PruneEvery(ctx, DefaultRetention, 10*time.Millisecond, func() time.Time { return time.Unix(now.Load(), 0) }, log)
+	}()
+	eventually := func(what string, ok func() bool) {
+		t.Helper()
+		for range 2000 {
+			if ok() {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("%s did not happen; the log:\n%s", what, logs.String())
+	}
+	eventually("the first prune", func() bool { return held(first) == 0 })
+	eventually("its log line", func() bool { return strings.Contains(logs.String(), "pruned the bar ledger") })
+	// a day still young is kept, until the clock moves past its retention too
+	now.Store(second.Add(DefaultRetention.Bars - time.Hour).Unix())
+	keep(second)
+	time.Sleep(50 * time.Millisecond) // several periods
+	if held(second) == 0 {
+		t.Fatal("a day younger than the retention was pruned")
+	}
+	now.Store(second.Add(DefaultRetention.Bars + 48*time.Hour).Unix())
+	eventually("the prune of the day that aged", func() bool { return held(second) == 0 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("PruneEvery did not return when its context ended")
+	}
 }

@@ -1,7 +1,6 @@
 package devnet
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
@@ -223,26 +223,8 @@ func rigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T, l1 uint64)
 	}
 }
 
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestSelfCheckCatchesARigLedAstrayByABrokenSource(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	// Rig process 1 reconciles a price 40 bps above the median of its sources, as a broken
 	// source that pulled its answer would: inside the tolerance, past the alert at half of it.
 	d, ctx := startDevnet(t, Options{

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
@@ -222,7 +223,7 @@ func refusedByRule(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 // skips with an alert when its commit margin runs out; it never commits the refusal answer. The
 // other two rigs agree on the price.
 func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	d, ctx := startDevnet(t, Options{
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
