@@ -75,7 +75,7 @@ func TestDeployFilesNameRealSeries(t *testing.T) {
 			alerts[r.Alert] = true
 		}
 	}
-	for _, want := range []string{"PricerigSlashed", "PricerigNearMiss", "PricerigMissedWindow", "PricerigLowBalance", "PricerigSourceDown", "PricerigNotLeaderAnywhere"} {
+	for _, want := range []string{"PricerigSlashed", "PricerigNearMiss", "PricerigMissedWindow", "PricerigLowBalance", "PricerigSourceDown", "PricerigNotLeaderAnywhere", "PricerigRevisedBar"} {
 		if !alerts[want] {
 			t.Errorf("alert rules lack %s", want)
 		}
@@ -113,7 +113,7 @@ func TestDeployFilesNameRealSeries(t *testing.T) {
 	for _, e := range exprs {
 		for _, m := range regexp.MustCompile(`name="([a-z_]+)"`).FindAllStringSubmatch(e, -1) {
 			switch m[1] {
-			case audit.Slashed, audit.NearMiss, audit.MissedWindow, audit.LowBalance:
+			case audit.Slashed, audit.NearMiss, audit.MissedWindow, audit.LowBalance, audit.Revised:
 			default:
 				t.Errorf("%q selects finding %q, which the audit does not name", e, m[1])
 			}
