@@ -84,7 +84,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	d, err := off.Rederive(ctx, o.Symbol, o.Minute)
+	var counted []string
+	if tr != nil {
+		counted = tr.Counted
+	}
+	d, err := off.Rederive(ctx, o.Symbol, o.Minute, counted)
 	if err != nil {
 		return rep, err
 	}
@@ -164,7 +168,7 @@ func taskOf(ctx context.Context, o Options) (TaskReport, error) {
 	}
 	if haveEvidence {
 		t.Evidence = true
-		t.Symbol, t.Minute, t.AnsweredAt, t.Committed = ev.Symbol, ev.Minute, ev.Answered, ev.Price
+		t.Symbol, t.Minute, t.AnsweredAt, t.Committed, t.Counted = ev.Symbol, ev.Minute, ev.Answered, ev.Price, ev.Counted
 	}
 	var entries []journal.Entry
 	if o.Journal != nil {

@@ -134,3 +134,80 @@ func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
 		t.Errorf("a refused task: %+v (task %+v), %v", rep, rep.Task, err)
 	}
 }
+
+// A task answered on an early quorum counted three sources; the two slower ones finished after
+// the answer and their bars are in the ledger too. Derived again with the sources its evidence
+// says it counted, the answer is the committed one, and the others are shown not counted;
+// evidence that does not say (kept before schema 6) counts every source, and the answer then
+// differs, which is what explain said of every early-quorum answer before the evidence kept them.
+func TestExplainCountsTheSourcesTheAnswerCounted(t *testing.T) {
+	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := history.Open(filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	fetched := minute.Add(time.Hour)
+	keep(t, st, "yahoo", 100_00000000, fetched)
+	keep(t, st, "alpaca", 100_01000000, fetched)
+	keep(t, st, "pyth", 100_02000000, fetched)
+	answered := fetched.Add(time.Second)
+	keep(t, st, "twelvedata", 100_03000000, answered.Add(time.Second)) // after the answer
+	keep(t, st, "tiingo", 100_04000000, answered.Add(time.Second))
+	committed := numeric.Scaled(100_01000000) // the lower median of the three it counted
+	span := market.Span{From: minute, To: minute.Add(time.Minute)}
+	for task, counted := range map[uint64][]string{1: {"yahoo", "alpaca", "pyth"}, 2: nil} {
+		if err := st.KeepEvidence(ctx, history.Evidence{Task: task, Symbol: "NVDA", Minute: minute, Answered: answered, Price: committed,
+			Span: span, Counted: counted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Task: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Agreed || rep.Answer != committed || !rep.Task.Rederived || rep.Survivors != 3 || len(rep.Task.Counted) != 3 {
+		t.Fatalf("counting what the answer counted: answer %s of %d, rederived %v, counted %v; want %s of 3", rep.Answer, rep.Survivors, rep.Task.Rederived, rep.Task.Counted, committed)
+	}
+	notCounted := 0
+	for _, s := range rep.Sources {
+		if s.Source == "twelvedata" || s.Source == "tiingo" {
+			notCounted++
+			if s.Used || s.Status != feeds.StatusPending || s.Why != feeds.NotCounted || len(s.Bars) == 0 {
+				t.Errorf("%s: %+v, want pending, not counted, its bars listed", s.Source, s)
+			}
+		}
+	}
+	if notCounted != 2 {
+		t.Errorf("%d sources not counted, want 2", notCounted)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"equals the answer committed", "counted, as when it was answered: yahoo, alpaca, pyth", feeds.NotCounted} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+
+	rep, err = Run(ctx, Options{Spec: spec, Ledger: st, Task: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Task.Rederived || rep.Answer != 100_02000000 || rep.Survivors != 5 {
+		t.Errorf("evidence without its counted sources: answer %s of %d, rederived %v; want every source counted (100.02 of 5)", rep.Answer, rep.Survivors, rep.Task.Rederived)
+	}
+	text.Reset()
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "does not say which sources it counted") {
+		t.Errorf("text does not say the evidence lacks the counted sources:\n%s", text.String())
+	}
+}

@@ -65,8 +65,13 @@ type TaskReport struct {
 	AnsweredAt time.Time      `json:"-"`
 	Evidence   bool           `json:"evidence"`  // the ledger keeps the task's evidence
 	Rederived  bool           `json:"rederived"` // the answer derived again equals the committed one
-	Refusal    string         `json:"refusal,omitempty"`
-	Rigs       []RigAnswer    `json:"rigs"`
+	// Counted is the sources the answer was reconciled from, as its evidence keeps them: the
+	// derivation again counts these alone (an early quorum answers before the slower sources,
+	// whose bars reach the ledger afterwards). Empty when the evidence does not say (none is
+	// kept, or it was kept before the ledger's schema 6): every source the ledger holds counts.
+	Counted []string    `json:"counted,omitempty"`
+	Refusal string      `json:"refusal,omitempty"`
+	Rigs    []RigAnswer `json:"rigs"`
 	// With a chain: the stored answer, whether the task agreed, and every drawn rig's reveal.
 	StoredMedian *numeric.Scaled `json:"-"`
 	Agreed       *bool           `json:"agreed,omitempty"`

@@ -42,6 +42,12 @@ func (r Report) WriteText(w io.Writer) error {
 			b.WriteString("; the ledger keeps no evidence of it (bars older than its retention may be gone)")
 		}
 		b.WriteString("\n")
+		switch {
+		case len(t.Counted) > 0:
+			fmt.Fprintf(&b, "counted, as when it was answered: %s (the others' bars reached the ledger after the answer, or never)\n", strings.Join(t.Counted, ", "))
+		case t.Evidence:
+			b.WriteString("its evidence does not say which sources it counted (kept before the ledger's schema 6): every source the ledger holds counts\n")
+		}
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

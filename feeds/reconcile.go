@@ -176,6 +176,21 @@ func (r Result) NotFinal() []string {
 	return out
 }
 
+// Counted lists the sources whose prices the result was reconciled from, in spec order: the
+// survivors and the outliers dropped, not the sources still pending or without a price. An
+// answer made on an early quorum counts fewer sources than the ledger later holds (the slower
+// fetches fill it after the answer), so its evidence keeps this list and Rederive counts the
+// same sources when it explains the answer.
+func (r Result) Counted() []string {
+	var out []string
+	for _, q := range r.Quotes {
+		if q.Status.Priced() {
+			out = append(out, q.Source)
+		}
+	}
+	return out
+}
+
 // PriceAt applies the price-at-minute rule to one source's bars: the bar that starts at minute,
 // else the latest bar before it no older than maxCarry (minute − start ≤ maxCarry). Bars after the
 // minute are ignored; order does not matter. carried is false for the bar at the minute itself.

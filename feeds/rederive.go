@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,9 +62,17 @@ func (r Rederivation) Span() market.Span {
 // ErrNoLedger is Rederive's error on a Reconciler without a ledger of its own (Deps.Ledger).
 var ErrNoLedger = errors.New("no bar ledger to derive from")
 
-// Rederive answers symbol at minute from the ledger alone (see the comment above Trace). The
-// error is Price's for a minute that cannot be asked, or a ledger read's.
-func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Time) (Rederivation, error) {
+// NotCounted is the Err of a quote Rederive derived but did not count: the answer it explains
+// was reconciled without the source (an early quorum answers before the slower sources, whose
+// bars reach the ledger afterwards; a source that failed then may have filled it since).
+const NotCounted = "not counted: the answer was reconciled without this source's quote"
+
+// Rederive answers symbol at minute from the ledger alone (see the comment above Trace). With
+// counted (an answer's Result.Counted, kept in its evidence), only those sources' quotes are
+// reconciled, as when the answer was made; the others are derived and traced but left pending
+// (NotCounted). Without it, every source the ledger holds counts. The error is Price's for a
+// minute that cannot be asked, or a ledger read's.
+func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Time, counted []string) (Rederivation, error) {
 	rules := r.cfg.Rules
 	minute = minute.UTC()
 	var out Rederivation
@@ -109,6 +118,10 @@ func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Ti
 			return out, fmt.Errorf("reading the bar ledger: %w", err)
 		}
 		quotes[t.idx] = d.Quote(quotes[t.idx], minute, effective, t.cov, rules.MaxCarry)
+		if len(counted) > 0 && !slices.Contains(counted, t.src.Name()) {
+			q := &quotes[t.idx]
+			q.Status, q.Price, q.BarTime, q.Carried, q.Final, q.Err, q.Kind = StatusPending, 0, time.Time{}, false, false, NotCounted, ""
+		}
 		near, err := r.ledger.Held(ctx, t.src.Name(), t.feed, effective.Add(-NearSpan), effective.Add(NearSpan+time.Minute))
 		if err != nil {
 			return out, fmt.Errorf("reading the bar ledger: %w", err)

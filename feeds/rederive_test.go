@@ -37,7 +37,7 @@ func TestRederiveFromTheLedgerAloneIsPrice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := off.Rederive(context.Background(), "NVDA", minute)
+			got, err := off.Rederive(context.Background(), "NVDA", minute, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,11 +67,31 @@ func TestRederiveFromTheLedgerAloneIsPrice(t *testing.T) {
 				t.Errorf("span read %+v misses the effective minute %s", sp, g.Effective)
 			}
 
+			// counting the sources an answer counted (its evidence's Counted) gives that answer
+			// back; the sources it did not count are traced, left pending, and say why
+			if again, err := off.Rederive(context.Background(), "NVDA", minute, want.Counted()); err != nil || again.Result.Price != want.Price || again.Result.Survivors != want.Survivors {
+				t.Errorf("rederived with the answer's counted sources: %+v (%v), want %s of %d", again.Result, err, want.Price, want.Survivors)
+			}
+			two := want.Counted()[:2]
+			fewer, err := off.Rederive(context.Background(), "NVDA", minute, two)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := fewer.Result.Counted(); len(c) != 2 || c[0] != two[0] || c[1] != two[1] {
+				t.Errorf("counting %v, the result counted %v", two, c)
+			}
+			for i, q := range fewer.Result.Quotes {
+				if got.Result.Quotes[i].Status.Priced() && q.Source != two[0] && q.Source != two[1] &&
+					(q.Status != StatusPending || q.Err != NotCounted || !fewer.Traces[i].Derivation.Found) {
+					t.Errorf("%s, not counted: %s %q, trace found %v", q.Source, q.Status, q.Err, fewer.Traces[i].Derivation.Found)
+				}
+			}
+
 			empty, err := Offline(s.spec, NewMemoryLedger())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, err := empty.Rederive(context.Background(), "NVDA", minute); err != nil || got.Result.Agreed {
+			if got, err := empty.Rederive(context.Background(), "NVDA", minute, nil); err != nil || got.Result.Agreed {
 				t.Errorf("an empty ledger answered %+v (%v)", got.Result, err)
 			}
 		})

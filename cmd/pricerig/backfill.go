@@ -327,8 +327,10 @@ distance_centibps, err and error_kind.
 
 --evidence writes instead the evidence a rig's bar ledger keeps of each answer it committed
 (--db rig.ledger.db, or the rig's PostgreSQL journal): in JSON lines one line a task (task,
-symbol, minute, answered, answer, scaled, and bars: every bar of every source its derivation
-read, with source, bar, close, close_scaled, volume, fetched and final); in CSV one row a bar.`,
+symbol, minute, answered, answer, scaled, counted: the sources the answer was reconciled from,
+and bars: every bar of every source its derivation read, with source, bar, close, close_scaled,
+volume, fetched and final); in CSV one row a bar, its last column saying whether the bar's source
+was counted.`,
 		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
   pricerig backfill export --db rig.ledger.db --format jsonl --evidence
   pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07

@@ -38,11 +38,12 @@ type explainJSON struct {
 		} `json:"bars"`
 	} `json:"sources"`
 	Task *struct {
-		ID          uint64 `json:"id"`
-		Committed   string `json:"committed"`
-		CommittedE8 int64  `json:"committed_e8"`
-		Rederived   bool   `json:"rederived"`
-		Evidence    bool   `json:"evidence"`
+		ID          uint64   `json:"id"`
+		Committed   string   `json:"committed"`
+		CommittedE8 int64    `json:"committed_e8"`
+		Rederived   bool     `json:"rederived"`
+		Evidence    bool     `json:"evidence"`
+		Counted     []string `json:"counted"`
 		Rigs        []struct {
 			Rig       uint64 `json:"rig"`
 			Committed string `json:"committed"`
@@ -313,6 +314,19 @@ func TestExplainTaskADevnetAnswered(t *testing.T) {
 	}
 	if len(e.Task.Rigs) != len(entries) {
 		t.Errorf("%d rigs shown, the journal holds %d", len(e.Task.Rigs), len(entries))
+	}
+	// the rig's evidence names the sources its answer counted, and explain counts those
+	counted := map[string]bool{}
+	for _, s := range e.Task.Counted {
+		counted[s] = true
+	}
+	for _, s := range e.Sources {
+		if priced := s.Status == "ok" || s.Status == "carried" || s.Status == "outlier"; priced != counted[s.Source] {
+			t.Errorf("source %s is %s, and the evidence's counted sources are %v", s.Source, s.Status, e.Task.Counted)
+		}
+	}
+	if len(e.Task.Counted) < 2 {
+		t.Errorf("the evidence counted %v", e.Task.Counted)
 	}
 	var raw struct {
 		Task struct {

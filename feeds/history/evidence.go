@@ -30,6 +30,9 @@ type Evidence struct {
 	Answered time.Time
 	Price    numeric.Scaled
 	Span     market.Span
+	// Counted names the sources whose prices the answer was reconciled from
+	// (feeds.Result.Counted), in spec order; empty for evidence kept before schema version 6.
+	Counted []string
 }
 
 // day is the UTC midnight of t, unix seconds: the key of t's day block.
@@ -43,17 +46,19 @@ func (s *Store) KeepEvidence(ctx context.Context, e Evidence) error {
 		last = e.Span.From
 	}
 	return s.write(ctx, func(tx wtx) error {
-		return tx.Exec(ctx, `INSERT INTO evidence (task, symbol, minute, answered, price, read_from, read_to, day_from, day_to)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task) DO NOTHING`,
-			int64(e.Task), e.Symbol, e.Minute.Unix(), e.Answered.Unix(), int64(e.Price), e.Span.From.Unix(), ceilUnix(e.Span.To), day(e.Span.From), day(last))
+		return tx.Exec(ctx, `INSERT INTO evidence (task, symbol, minute, answered, price, read_from, read_to, day_from, day_to, counted)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task) DO NOTHING`,
+			int64(e.Task), e.Symbol, e.Minute.Unix(), e.Answered.Unix(), int64(e.Price), e.Span.From.Unix(), ceilUnix(e.Span.To), day(e.Span.From), day(last),
+			strings.Join(e.Counted, ","))
 	})
 }
 
 // EvidenceOf reads a task's evidence; ok is false when none is kept.
 func (s *Store) EvidenceOf(ctx context.Context, task uint64) (e Evidence, ok bool, err error) {
 	var minute, answered, price, from, to int64
-	err = s.db.QueryRowContext(ctx, s.Q(`SELECT symbol, minute, answered, price, read_from, read_to FROM evidence WHERE task = ?`), int64(task)).
-		Scan(&e.Symbol, &minute, &answered, &price, &from, &to)
+	var counted string
+	err = s.db.QueryRowContext(ctx, s.Q(`SELECT symbol, minute, answered, price, read_from, read_to, counted FROM evidence WHERE task = ?`), int64(task)).
+		Scan(&e.Symbol, &minute, &answered, &price, &from, &to, &counted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, false, nil
 	}
@@ -61,14 +66,14 @@ func (s *Store) EvidenceOf(ctx context.Context, task uint64) (e Evidence, ok boo
 		return e, false, err
 	}
 	e.Task, e.Minute, e.Answered, e.Price = task, unix(minute), unix(answered), numeric.Scaled(price)
-	e.Span = market.Span{From: unix(from), To: unix(to)}
+	e.Span, e.Counted = market.Span{From: unix(from), To: unix(to)}, countedOf(counted)
 	return e, true, nil
 }
 
 // Evidences lists the evidence kept, by task.
 func (s *Store) Evidences(ctx context.Context) ([]Evidence, error) {
 	var out []Evidence
-	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT task, symbol, minute, answered, price, read_from, read_to FROM evidence ORDER BY task`))
+	rows, err := s.db.QueryContext(ctx, s.Q(`SELECT task, symbol, minute, answered, price, read_from, read_to, counted FROM evidence ORDER BY task`))
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +81,12 @@ func (s *Store) Evidences(ctx context.Context) ([]Evidence, error) {
 	for rows.Next() {
 		var e Evidence
 		var task, minute, answered, price, from, to int64
-		if err := rows.Scan(&task, &e.Symbol, &minute, &answered, &price, &from, &to); err != nil {
+		var counted string
+		if err := rows.Scan(&task, &e.Symbol, &minute, &answered, &price, &from, &to, &counted); err != nil {
 			return nil, err
 		}
 		e.Task, e.Minute, e.Answered, e.Price = uint64(task), unix(minute), unix(answered), numeric.Scaled(price)
-		e.Span = market.Span{From: unix(from), To: unix(to)}
+		e.Span, e.Counted = market.Span{From: unix(from), To: unix(to)}, countedOf(counted)
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -177,9 +183,18 @@ func sameRow(table string) string {
 	return out
 }
 
-// EvidenceFor is the evidence of task answered res at at: the days res was derived from.
+// countedOf reads the counted column: nil for ”.
+func countedOf(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// EvidenceFor is the evidence of task answered res at at: the days res was derived from and the
+// sources it counted.
 func EvidenceFor(task uint64, res feeds.Result, at time.Time) Evidence {
-	return Evidence{Task: task, Symbol: res.Symbol, Minute: res.Minute, Answered: at, Price: res.Price, Span: res.Read()}
+	return Evidence{Task: task, Symbol: res.Symbol, Minute: res.Minute, Answered: at, Price: res.Price, Span: res.Read(), Counted: res.Counted()}
 }
 
 // Evidencer keeps a rig's answers' evidence in the store (rig.EvidenceKeeper).

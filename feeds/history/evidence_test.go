@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,7 +53,7 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := Evidence{Task: 7, Symbol: "NVDA", Minute: used, Answered: used.Add(2 * time.Minute), Price: 103,
-			Span: market.Span{From: used.Add(-3 * time.Minute), To: used.Add(time.Minute)}}
+			Span: market.Span{From: used.Add(-3 * time.Minute), To: used.Add(time.Minute)}, Counted: []string{"alpaca", "yahoo"}}
 		if err := s.KeepEvidence(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func TestPruneKeepsTheEvidence(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, ok, err := s.EvidenceOf(ctx, 7)
-		if err != nil || !ok || got.Price != 103 || !got.Answered.Equal(ev.Answered) || !got.Minute.Equal(used) {
+		if err != nil || !ok || got.Price != 103 || !got.Answered.Equal(ev.Answered) || !got.Minute.Equal(used) || !slices.Equal(got.Counted, ev.Counted) {
 			t.Fatalf("evidence %+v %v %v", got, ok, err)
 		}
 		held := func(m time.Time) int {

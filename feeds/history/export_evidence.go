@@ -13,7 +13,7 @@ import (
 )
 
 // EvidenceHeader is the CSV header of ExportEvidence: one row per bar an answer read.
-var EvidenceHeader = []string{"task", "symbol", "minute", "answered", "answer", "scaled", "source", "bar", "close", "close_scaled", "volume", "fetched", "final"}
+var EvidenceHeader = []string{"task", "symbol", "minute", "answered", "answer", "scaled", "source", "bar", "close", "close_scaled", "volume", "fetched", "final", "counted"}
 
 // evidenceBar is a bar of an evidence line; prices are decimal text, never a float.
 type evidenceBar struct {
@@ -27,13 +27,16 @@ type evidenceBar struct {
 }
 
 type evidenceLine struct {
-	Task     uint64        `json:"task"`
-	Symbol   string        `json:"symbol"`
-	Minute   string        `json:"minute"`
-	Answered string        `json:"answered"`
-	Answer   string        `json:"answer"`
-	Scaled   int64         `json:"scaled"`
-	Bars     []evidenceBar `json:"bars"`
+	Task     uint64 `json:"task"`
+	Symbol   string `json:"symbol"`
+	Minute   string `json:"minute"`
+	Answered string `json:"answered"`
+	Answer   string `json:"answer"`
+	Scaled   int64  `json:"scaled"`
+	// Counted is the sources the answer was reconciled from (absent for evidence kept before
+	// the ledger's schema 6); the CSV says per bar whether its source was counted.
+	Counted []string      `json:"counted,omitempty"`
+	Bars    []evidenceBar `json:"bars"`
 }
 
 // ExportEvidence writes the evidence the ledger keeps (`backfill export --evidence`): each
@@ -61,7 +64,7 @@ func (s *Store) ExportEvidence(ctx context.Context, w io.Writer, format string, 
 			continue
 		}
 		line := evidenceLine{Task: e.Task, Symbol: e.Symbol, Minute: e.Minute.Format(time.RFC3339), Answered: e.Answered.Format(time.RFC3339),
-			Answer: e.Price.String(), Scaled: int64(e.Price), Bars: []evidenceBar{}}
+			Answer: e.Price.String(), Scaled: int64(e.Price), Counted: e.Counted, Bars: []evidenceBar{}}
 		err := s.Bars(ctx, e.Symbol, "", e.Span.From, e.Span.To, func(b StoredBar) error {
 			eb := evidenceBar{Source: b.Source, Bar: b.Start.Format(time.RFC3339), Close: b.Close.String(), CloseScaled: int64(b.Close), Volume: b.Volume, Final: b.Final}
 			if !b.Fetched.IsZero() {
@@ -82,7 +85,8 @@ func (s *Store) ExportEvidence(ctx context.Context, w io.Writer, format string, 
 		}
 		for _, b := range line.Bars {
 			if err := cw.Write([]string{strconv.FormatUint(line.Task, 10), line.Symbol, line.Minute, line.Answered, line.Answer, strconv.FormatInt(line.Scaled, 10),
-				b.Source, b.Bar, b.Close, strconv.FormatInt(b.CloseScaled, 10), strconv.FormatInt(b.Volume, 10), b.Fetched, strconv.FormatBool(b.Final)}); err != nil {
+				b.Source, b.Bar, b.Close, strconv.FormatInt(b.CloseScaled, 10), strconv.FormatInt(b.Volume, 10), b.Fetched, strconv.FormatBool(b.Final),
+				countedText(line.Counted, b.Source)}); err != nil {
 				return n, err
 			}
 		}
@@ -92,4 +96,12 @@ func (s *Store) ExportEvidence(ctx context.Context, w io.Writer, format string, 
 		return n, err
 	}
 	return n, bw.Flush()
+}
+
+// countedText is the CSV's counted column of a bar of source: "" when the evidence does not say.
+func countedText(counted []string, source string) string {
+	if len(counted) == 0 {
+		return ""
+	}
+	return strconv.FormatBool(slices.Contains(counted, source))
 }

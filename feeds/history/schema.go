@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion is the version of the store's schema this pricerig writes. A store of a newer
 // version is refused rather than misread.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migration takes a store from version-1 to version, on each database in its own SQL: the same
 // tables, columns and keys, in each one's types. internal/sqldb runs the missing ones in order
@@ -327,6 +327,13 @@ CREATE TABLE evidence (
 	day_to   BIGINT NOT NULL
 );
 CREATE INDEX evidence_days ON evidence (symbol, day_from, day_to);
+`, nil, "", ""}, {6, "evidence: the sources an answer counted", `
+-- The sources whose prices the answer was reconciled from (feeds.Result.Counted), comma-separated
+-- in spec order: an early quorum answers before the slower sources, whose bars then reach the
+-- ledger, so explain counts these alone. '' for evidence kept before this version: unknown.
+ALTER TABLE evidence ADD COLUMN counted TEXT NOT NULL DEFAULT '';
+`, `
+ALTER TABLE evidence ADD COLUMN counted TEXT NOT NULL DEFAULT '';
 `, nil, "", ""}}
 
 // The tables the write path loads in bulk, each with its columns, key columns first.
