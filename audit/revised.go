@@ -36,6 +36,12 @@ type Answered struct {
 	// rig's mark of an answer taken before its sources were final, a stored answer's quotes):
 	// the answer used a revised bar when its quote holds the old close.
 	Used []feeds.Quote
+	// Counted names the sources a rig's answer was reconciled from, from its evidence in the
+	// ledger (nil when none is kept, or kept before it said): the answer is re-derived from
+	// those alone. An early quorum answers before the slower sources, whose bars reach the
+	// ledger afterwards; counting them would move the re-derived answer with no revision at all,
+	// and a revision of a source the answer did not count is no finding.
+	Counted []string
 }
 
 // answeredOf lists the rig's answers among journal entries, one per task (its rigs share the
@@ -110,7 +116,7 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[Minut
 		}
 	}
 	for _, a := range answers {
-		cur := current[KeyOf(a.Symbol, a.Minute)]
+		cur := countedOnly(current[KeyOf(a.Symbol, a.Minute)], a.Counted, rules)
 		for _, r := range revs {
 			if r.Symbol != a.Symbol || r.Minute.After(a.Minute) || r.Minute.Before(a.Minute.Add(-rules.MaxCarry)) || !usedOld(a, r, cur) {
 				continue
@@ -139,6 +145,19 @@ func CheckRevised(answers []Answered, revs []history.Revision, current map[Minut
 		out = append(out, revisedFinding(a, r, cur, rules, toleranceBps))
 	}
 	return out
+}
+
+// countedOnly is cur reconciled again from the sources counted names alone (an answer's, from
+// its evidence); cur itself when counted is not known.
+func countedOnly(cur feeds.Result, counted []string, rules feeds.Rules) feeds.Result {
+	if len(counted) == 0 || len(cur.Quotes) == 0 {
+		return cur
+	}
+	qs := slices.Clone(cur.Quotes)
+	feeds.LeaveUncounted(qs, counted)
+	res := feeds.ReconcileOwned(qs, rules)
+	res.Symbol, res.Minute, res.Effective, res.Session = cur.Symbol, cur.Minute, cur.Effective, cur.Session
+	return res
 }
 
 func answerKey(a Answered) any {

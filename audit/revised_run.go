@@ -21,6 +21,8 @@ type Ledger interface {
 	Revisions(ctx context.Context, source, symbol string, from, to time.Time) ([]history.Revision, error)
 	// Answers calls fn with each stored answer the query selects.
 	Answers(ctx context.Context, q history.Query, fn func(history.Answer) error) error
+	// EvidenceOf reads the evidence a rig kept of its answer to task (ok false when none).
+	EvidenceOf(ctx context.Context, task uint64) (e history.Evidence, ok bool, err error)
 }
 
 // Marks is what the revisions check reads of the rig's marks of answers taken before their
@@ -133,9 +135,19 @@ func (a *Auditor) rigAnswers(ctx context.Context, w Window) ([]Answered, int, er
 	}
 	var out []Answered
 	for _, x := range answeredOf(entries, marks) {
-		if slices.Contains(a.symbols, x.Symbol) {
-			out = append(out, x)
+		if !slices.Contains(a.symbols, x.Symbol) {
+			continue
 		}
+		if a.cfg.Ledger != nil {
+			ev, ok, err := a.cfg.Ledger.EvidenceOf(ctx, x.TaskID)
+			if err != nil {
+				return nil, 0, fmt.Errorf("reading task %d's evidence: %w", x.TaskID, err)
+			}
+			if ok {
+				x.Counted = ev.Counted
+			}
+		}
+		out = append(out, x)
 	}
 	return out, len(out), nil
 }

@@ -131,6 +131,22 @@ func TestRevisedMeasuresTheAnswerAgainstTheTolerance(t *testing.T) {
 		}
 	})
 
+	t.Run("an early-quorum answer, measured on the sources it counted", func(t *testing.T) {
+		// the task counted alpaca (100.00) and tiingo (100.20) and answered their lower median,
+		// 100.00; yahoo's 100.40 reached the ledger after it. alpaca moved to 100.10: counting the
+		// same two the answer is now 100.10, 10 bps away; counting yahoo too it would be 100.20.
+		a := Answered{TaskID: 3, Symbol: "NVDA", Minute: revMinute, Price: numeric.MustPrice("100.00"), By: revMinute.Add(5 * time.Minute),
+			Counted: []string{"alpaca", "tiingo"}}
+		got := CheckRevised([]Answered{a}, []history.Revision{revision("alpaca", "100.00", "100.10", after, true)}, nowAt("100.10"), time.Time{}, time.Time{}, revRules, 50)
+		if len(got) != 1 || got[0].Rederived != "100.10" || got[0].Value != "10.00" {
+			t.Fatalf("findings %+v, want one re-derived 100.10, 10.00 bps", got)
+		}
+		// a revision of yahoo, which the answer did not count, is no finding of it
+		if got := CheckRevised([]Answered{a}, []history.Revision{revision("yahoo", "100.30", "100.40", after, true)}, nowAt("100.00"), time.Time{}, time.Time{}, revRules, 50); len(got) != 0 {
+			t.Fatalf("findings %+v for a source the answer did not count", got)
+		}
+	})
+
 	t.Run("no answer now", func(t *testing.T) {
 		a := Answered{TaskID: 3, Symbol: "NVDA", Minute: revMinute, Price: numeric.MustPrice("100.00"), By: revMinute.Add(5 * time.Minute)}
 		cur := map[MinuteKey]feeds.Result{KeyOf("NVDA", revMinute): {Reason: "too few sources agree",

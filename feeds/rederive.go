@@ -67,6 +67,21 @@ var ErrNoLedger = errors.New("no bar ledger to derive from")
 // bars reach the ledger afterwards; a source that failed then may have filled it since).
 const NotCounted = "not counted: the answer was reconciled without this source's quote"
 
+// LeaveUncounted leaves pending (NotCounted) the quote of every source counted does not name, so
+// that a reconcile of quotes counts the sources an answer counted (Result.Counted) and no
+// others. With counted empty (not known) it changes nothing.
+func LeaveUncounted(quotes []Quote, counted []string) {
+	if len(counted) == 0 {
+		return
+	}
+	for i := range quotes {
+		if q := &quotes[i]; !slices.Contains(counted, q.Source) && (q.Status.Priced() || q.Status == StatusNotFinal) {
+			q.Status, q.Price, q.BarTime, q.Carried, q.Final, q.Err, q.Kind = StatusPending, 0, time.Time{}, false, false, NotCounted, ""
+			q.DistanceCentiBps = -1
+		}
+	}
+}
+
 // Rederive answers symbol at minute from the ledger alone (see the comment above Trace). With
 // counted (an answer's Result.Counted, kept in its evidence), only those sources' quotes are
 // reconciled, as when the answer was made; the others are derived and traced but left pending
@@ -118,10 +133,6 @@ func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Ti
 			return out, fmt.Errorf("reading the bar ledger: %w", err)
 		}
 		quotes[t.idx] = d.Quote(quotes[t.idx], minute, effective, t.cov, rules.MaxCarry)
-		if len(counted) > 0 && !slices.Contains(counted, t.src.Name()) {
-			q := &quotes[t.idx]
-			q.Status, q.Price, q.BarTime, q.Carried, q.Final, q.Err, q.Kind = StatusPending, 0, time.Time{}, false, false, NotCounted, ""
-		}
 		near, err := r.ledger.Held(ctx, t.src.Name(), t.feed, effective.Add(-NearSpan), effective.Add(NearSpan+time.Minute))
 		if err != nil {
 			return out, fmt.Errorf("reading the bar ledger: %w", err)
@@ -132,6 +143,7 @@ func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Ti
 		}
 		out.Traces[t.idx] = tr
 	}
+	LeaveUncounted(quotes, counted)
 	res := Reconcile(quotes, rules)
 	if !res.Agreed && len(res.NotFinal()) > 0 {
 		if best := ReconcileProvisional(quotes, rules); best.Agreed {
