@@ -29,8 +29,9 @@ type Answered struct {
 	// Price is the answer given; 0 when it was not recorded (`pricerig price` keeps its bars,
 	// not its answers): it is then re-derived from the ledger's bars with the old close.
 	Price numeric.Scaled
-	// By is the latest the answer can have been taken: a rig task's commit deadline. A revision
-	// seen after it, of a close fetched by it, came after the answer.
+	// By is the latest the answer can have been taken: when the rig answered, as its evidence
+	// in the ledger keeps it, else the task's commit deadline. A revision seen after it, of a
+	// close fetched by it, came after the answer.
 	By time.Time
 	// Used are the sources' quotes the answer was taken from, when they were recorded (the
 	// rig's mark of an answer taken before its sources were final, a stored answer's quotes):

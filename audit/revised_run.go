@@ -145,6 +145,9 @@ func (a *Auditor) rigAnswers(ctx context.Context, w Window) ([]Answered, int, er
 			}
 			if ok {
 				x.Counted = ev.Counted
+				if !ev.Answered.IsZero() && (x.By.IsZero() || ev.Answered.Before(x.By)) {
+					x.By = ev.Answered // when it answered, not only the latest it could have
+				}
 			}
 		}
 		out = append(out, x)

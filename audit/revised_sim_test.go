@@ -17,8 +17,9 @@ import (
 // ledger's final bars and journals it; the simulator then moves alpaca's closes (as a provider
 // correcting finished bars would); the next audit rereads its window into the ledger, sees the
 // new closes and reports `revised` for the task whose commit deadline passed before they were
-// seen — with the old close the task used, the new one, its committed answer and the answer
-// the final bars give now — and not for a task still inside its commit window when they were.
+// seen, and for the one whose evidence says it answered before they were — with the old close
+// the task used, the new one, its committed answer and the answer the final bars give now — and
+// not for a task still inside its commit window when they were that keeps no answer time.
 func TestRevisedFindsARigTaskAnsweredBeforeItsSourceChangedABar(t *testing.T) {
 	ctx := context.Background()
 	m := tuesday.Truncate(time.Minute).Add(-2 * time.Minute)
@@ -54,7 +55,11 @@ func TestRevisedFindsARigTaskAnsweredBeforeItsSourceChangedABar(t *testing.T) {
 		return res
 	}
 	then := priceAt(store)
-	for id, deadline := range map[uint64]time.Time{5: m.Add(4 * time.Minute), 6: m.Add(20 * time.Minute)} {
+	// task 7 is inside its commit window too, but its evidence says when it answered: now
+	if err := store.KeepEvidence(ctx, history.EvidenceFor(7, then, e.clock.Now())); err != nil {
+		t.Fatal(err)
+	}
+	for id, deadline := range map[uint64]time.Time{5: m.Add(4 * time.Minute), 6: m.Add(20 * time.Minute), 7: m.Add(20 * time.Minute)} {
 		_, err := j.RecordAnswer(ctx, journal.Entry{TaskID: id, RigID: 1, Symbol: "NVDA", Minute: m, Price: then.Price, Answer: then.Price.Answer(),
 			Salt: [32]byte{byte(id)}, ExpectedMedian: then.Median, CommitDeadline: deadline})
 		if err != nil {
@@ -72,9 +77,13 @@ func TestRevisedFindsARigTaskAnsweredBeforeItsSourceChangedABar(t *testing.T) {
 		t.Fatalf("the drift left alpaca's close at %s", old.Price)
 	}
 	var task *Finding
+	answeredBefore := false
 	for i, f := range rep.Findings {
 		if f.Name == Revised && f.TaskID == 6 {
 			t.Errorf("task 6, inside its commit window when the revision was seen: %s", f.Message)
+		}
+		if f.Name == Revised && f.TaskID == 7 && f.Source == "alpaca" {
+			answeredBefore = true
 		}
 		if f.Name == Revised && f.TaskID == 5 && f.Source == "alpaca" && f.BarTime.Equal(m) {
 			task = &rep.Findings[i]
@@ -82,6 +91,9 @@ func TestRevisedFindsARigTaskAnsweredBeforeItsSourceChangedABar(t *testing.T) {
 	}
 	if task == nil {
 		t.Fatalf("no revised finding for task 5: %+v", rep.Findings)
+	}
+	if !answeredBefore {
+		t.Errorf("no revised finding for task 7, whose evidence says it answered before the revision was seen: %+v", rep.Findings)
 	}
 	d := numeric.DistanceCentiBps(now.Price, then.Price)
 	want := Warn
