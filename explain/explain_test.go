@@ -35,6 +35,21 @@ func keep(t *testing.T, st *history.Store, source string, close numeric.Scaled, 
 	}
 }
 
+// specAndLedger is the shipped spec, no key set, and an empty bar ledger closed at the test's end.
+func specAndLedger(t *testing.T) (*feeds.Spec, *history.Store) {
+	t.Helper()
+	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := history.Open(filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return spec, st
+}
+
 type tasks []journal.Entry
 
 func (ts tasks) Task(_ context.Context, id uint64) ([]journal.Entry, error) {
@@ -51,15 +66,7 @@ func (ts tasks) Task(_ context.Context, id uint64) ([]journal.Entry, error) {
 // fetch revising the bar one source used is shown as a revision after the answer, and the
 // answer derived again from the ledger as it now stands is no longer the committed one.
 func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
-	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := history.Open(filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	spec, st := specAndLedger(t)
 	ctx := context.Background()
 	fetched := minute.Add(time.Hour)
 	keep(t, st, "yahoo", 100_00000000, fetched)
@@ -141,15 +148,7 @@ func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
 // evidence that does not say (kept before schema 6) counts every source, and the answer then
 // differs, which is what explain said of every early-quorum answer before the evidence kept them.
 func TestExplainCountsTheSourcesTheAnswerCounted(t *testing.T) {
-	spec, err := feeds.Load(pricerig.DefaultSpec, feeds.LoadOptions{Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := history.Open(filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	spec, st := specAndLedger(t)
 	ctx := context.Background()
 	fetched := minute.Add(time.Hour)
 	keep(t, st, "yahoo", 100_00000000, fetched)

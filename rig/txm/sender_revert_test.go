@@ -5,12 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 
+	"github.com/pricerig/pricerig/internal/syncbuf"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/internal/nodetest"
 	rigtask "github.com/pricerig/pricerig/rig/task"
@@ -48,7 +48,7 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 
 	// A node that cannot simulate lets it through: it reverts on chain, and the error and the log
 	// name the contract's reason, replayed at the block.
-	var logs syncBuf
+	var logs syncbuf.Buffer
 	blind := txm.NewSender(blindChain{chain}, key, sim.ChainID, txm.SenderConfig{Poll: time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec, err := blind.Send(ctx, sim.Address, sim.ABI.PackWithdraw(), nil)
@@ -59,22 +59,4 @@ func TestSenderDoesNotSendWhatWouldRevertAndNamesEveryRevert(t *testing.T) {
 		t.Fatalf("log: %s", logs.String())
 	}
 
-}
-
-// syncBuf is a log sink safe for concurrent writers.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
