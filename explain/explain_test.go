@@ -50,6 +50,15 @@ func specAndLedger(t *testing.T) (*feeds.Spec, *history.Store) {
 	return spec, st
 }
 
+// keepThree stores yahoo's, alpaca's and pyth's bars fetched at fetched: at the minute 100.00,
+// 100.01 and 100.02, whose lower median is 100.01.
+func keepThree(t *testing.T, st *history.Store, fetched time.Time) {
+	t.Helper()
+	keep(t, st, "yahoo", 100_00000000, fetched)
+	keep(t, st, "alpaca", 100_01000000, fetched)
+	keep(t, st, "pyth", 100_02000000, fetched)
+}
+
 type tasks []journal.Entry
 
 func (ts tasks) Task(_ context.Context, id uint64) ([]journal.Entry, error) {
@@ -69,9 +78,7 @@ func TestExplainShowsARevisionAfterTheAnswer(t *testing.T) {
 	spec, st := specAndLedger(t)
 	ctx := context.Background()
 	fetched := minute.Add(time.Hour)
-	keep(t, st, "yahoo", 100_00000000, fetched)
-	keep(t, st, "alpaca", 100_01000000, fetched)
-	keep(t, st, "pyth", 100_02000000, fetched)
+	keepThree(t, st, fetched)
 	answered := fetched.Add(time.Minute)
 	committed := numeric.Scaled(100_01000000) // the lower median of the three
 	if err := st.KeepEvidence(ctx, history.Evidence{Task: 9, Symbol: "NVDA", Minute: minute, Answered: answered, Price: committed,
@@ -151,9 +158,7 @@ func TestExplainCountsTheSourcesTheAnswerCounted(t *testing.T) {
 	spec, st := specAndLedger(t)
 	ctx := context.Background()
 	fetched := minute.Add(time.Hour)
-	keep(t, st, "yahoo", 100_00000000, fetched)
-	keep(t, st, "alpaca", 100_01000000, fetched)
-	keep(t, st, "pyth", 100_02000000, fetched)
+	keepThree(t, st, fetched)
 	answered := fetched.Add(time.Second)
 	keep(t, st, "twelvedata", 100_03000000, answered.Add(time.Second)) // after the answer
 	keep(t, st, "tiingo", 100_04000000, answered.Add(time.Second))

@@ -191,6 +191,26 @@ func (r Result) Counted() []string {
 	return out
 }
 
+// NotCounted is the Err of a quote Rederive derived but did not count: the answer it explains
+// was reconciled without the source (an early quorum answers before the slower sources, whose
+// bars reach the ledger afterwards; a source that failed then may have filled it since).
+const NotCounted = "not counted: the answer was reconciled without this source's quote"
+
+// LeaveUncounted leaves pending (NotCounted) the quote of every source counted does not name, so
+// that a reconcile of quotes counts the sources an answer counted (Result.Counted) and no
+// others. With counted empty (not known) it changes nothing.
+func LeaveUncounted(quotes []Quote, counted []string) {
+	if len(counted) == 0 {
+		return
+	}
+	for i := range quotes {
+		if q := &quotes[i]; !slices.Contains(counted, q.Source) && (q.Status.Priced() || q.Status == StatusNotFinal) {
+			q.Status, q.Price, q.BarTime, q.Carried, q.Final, q.Err, q.Kind = StatusPending, 0, time.Time{}, false, false, NotCounted, ""
+			q.DistanceCentiBps = -1
+		}
+	}
+}
+
 // PriceAt applies the price-at-minute rule to one source's bars: the bar that starts at minute,
 // else the latest bar before it no older than maxCarry (minute − start ≤ maxCarry). Bars after the
 // minute are ignored; order does not matter. carried is false for the bar at the minute itself.

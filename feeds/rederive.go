@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -61,26 +60,6 @@ func (r Rederivation) Span() market.Span {
 
 // ErrNoLedger is Rederive's error on a Reconciler without a ledger of its own (Deps.Ledger).
 var ErrNoLedger = errors.New("no bar ledger to derive from")
-
-// NotCounted is the Err of a quote Rederive derived but did not count: the answer it explains
-// was reconciled without the source (an early quorum answers before the slower sources, whose
-// bars reach the ledger afterwards; a source that failed then may have filled it since).
-const NotCounted = "not counted: the answer was reconciled without this source's quote"
-
-// LeaveUncounted leaves pending (NotCounted) the quote of every source counted does not name, so
-// that a reconcile of quotes counts the sources an answer counted (Result.Counted) and no
-// others. With counted empty (not known) it changes nothing.
-func LeaveUncounted(quotes []Quote, counted []string) {
-	if len(counted) == 0 {
-		return
-	}
-	for i := range quotes {
-		if q := &quotes[i]; !slices.Contains(counted, q.Source) && (q.Status.Priced() || q.Status == StatusNotFinal) {
-			q.Status, q.Price, q.BarTime, q.Carried, q.Final, q.Err, q.Kind = StatusPending, 0, time.Time{}, false, false, NotCounted, ""
-			q.DistanceCentiBps = -1
-		}
-	}
-}
 
 // Rederive answers symbol at minute from the ledger alone (see the comment above Trace). With
 // counted (an answer's Result.Counted, kept in its evidence), only those sources' quotes are
