@@ -371,3 +371,14 @@ func (c *testChain) mined(from int, data []byte) *types.Receipt {
 	}
 	return r
 }
+
+// Above the rig's --max-gas-price the doctor says its answers are held back; under it, ok.
+func TestGasCapSaysAnswersAreHeldBack(t *testing.T) {
+	limit := big.NewInt(50_000_000) // 0.05 gwei
+	if l := capLine(big.NewInt(76_198_000), limit); l.Verdict != Warn || l.Problem != HeldBack || !strings.Contains(l.Detail, "held back") {
+		t.Errorf("at 0.076198 gwei under a 0.05 cap: %+v, want held_back", l)
+	}
+	if l := capLine(big.NewInt(20_000_000), limit); l.Verdict != OK {
+		t.Errorf("at 0.02 gwei under a 0.05 cap: %+v, want ok", l)
+	}
+}

@@ -95,6 +95,9 @@ func (c *Chain) checkRigs(ctx context.Context, ag *agentrig.Contract, jobID uint
 	if err != nil {
 		return append(out, unreachable(Check{Check: "gas"}, c.RPC, err))
 	}
+	if c.MaxGasPrice != nil {
+		out = append(out, capLine(price, c.MaxGasPrice))
+	}
 	share := agentrig.RigShare(job.Price, int(job.Quorum))
 	for _, p := range payers {
 		bal, err := c.Node.BalanceAt(ctx, p.addr, nil)
@@ -211,6 +214,18 @@ func breakEven(p *payer, price, share *big.Int) Check {
 		return line
 	}
 	line.Verdict = OK
+	return line
+}
+
+// capLine says whether today's gas price is above the rig's --max-gas-price, where the rig's
+// transactions wait (txm.ErrGasPriceCapped) and its drawn tasks are missed.
+func capLine(price, limit *big.Int) Check {
+	line := Check{Check: "gas_cap", Verdict: OK, Detail: fmt.Sprintf("today's gas price %s gwei is under the --max-gas-price %s gwei", gwei(price), gwei(limit))}
+	if price.Cmp(limit) > 0 {
+		line.Verdict, line.Problem = Warn, HeldBack
+		line.Detail = fmt.Sprintf("today's gas price %s gwei is above the --max-gas-price %s gwei: the rig's answers are held back (nothing is sent, and a task it is drawn in is missed and slashed) until the fee falls", gwei(price), gwei(limit))
+		line.Fix = "wait for the fee to fall, or raise --max-gas-price (doctor's break_even says where a task stops paying)"
+	}
 	return line
 }
 
