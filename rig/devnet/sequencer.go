@@ -48,6 +48,9 @@ type Sequencer struct {
 	now func() time.Time
 	// l1Fees charges each transaction's L1 part in the chain's blocks (l1fee.go); nil: none
 	l1Fees *l1FeeProcessor
+	// batches is the batch poster's and L1's pace, which make blocks safe and final
+	// (batches.go); nil on an Ethereum-style chain
+	batches *batchPoster
 }
 
 // stamp is the time a block sealed now carries.
@@ -100,6 +103,11 @@ func (s *Sequencer) AdjustTime(adjustment time.Duration) error {
 func (s *Sequencer) firstBlock() error {
 	if err := s.seal(s.stamp()); err != nil {
 		return fmt.Errorf("devnet: the first block: %w", err)
+	}
+	if s.batches != nil { // the chain's start is in its first batch, final from the start
+		chain := s.eth.BlockChain()
+		chain.SetSafe(chain.CurrentBlock())
+		chain.SetFinalized(chain.CurrentBlock())
 	}
 	for deadline := time.Now().Add(time.Minute); !s.eth.BlockChain().TxIndexDone(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -230,10 +238,18 @@ type loopState struct {
 }
 
 // step looks at the pool once, at l.now(), and seals what is due: a block of the pool's
-// transactions once one has waited MinBlockInterval, else a heartbeat's block when one is due.
+// transactions once one has waited MinBlockInterval, else a heartbeat's block when one is due;
+// then the batch poster posts what is due.
 func (l sealLoop) step(st *loopState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// L1 moves on whether or not the chain makes blocks: batches post and turn final on their
+	// own pace (batches.go), but for a stalled (paused) sequencer's.
+	defer func() {
+		if !*l.paused {
+			l.seq.postBatches()
+		}
+	}()
 	now := l.now()
 	if l.seq.pending() == 0 {
 		st.waiting = time.Time{}
