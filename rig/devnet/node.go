@@ -229,7 +229,7 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
 	if s.clock != nil {
-		api, err := newNitroAPI(backend, filterSystem, s.l1Fees)
+		api, err := newNitroAPI(backend, filterSystem, s.l1Fees, s.minTip)
 		if err != nil {
 			stack.Close()
 			return nil, err
