@@ -74,13 +74,16 @@ const skewSamples = 16
 // SkewMeter measures how far behind ours the sequencer's clock stamps its blocks: each new
 // head's arrival by our clock less its timestamp. A block is stamped when it is sealed, in whole
 // seconds rounded down, and reaches us a moment later, so every sample is the skew plus up to a
-// second and the flight; the least of the last skewSamples is the measure. A head seen again (a
-// quiet chain's old head) is no sample: its age is the chain's quiet, not its clock. The zero
-// value is ready; it is safe for concurrent use.
+// second and the flight; the least of the last skewSamples is the measure. No sample is taken
+// from a head seen again (a quiet chain's old head: its age is the chain's quiet, not its clock)
+// nor from one stamped a second after the head before it, which the sequencer may have stamped
+// so only because a block must be later than its parent (chain time running ahead under load:
+// it would hide the lag). The zero value is ready; it is safe for concurrent use.
 type SkewMeter struct {
-	mu      sync.Mutex
-	last    common.Hash
-	samples []time.Duration
+	mu       sync.Mutex
+	last     common.Hash
+	lastTime uint64
+	samples  []time.Duration
 }
 
 // Observe notes head as read at now (our clock).
@@ -94,7 +97,11 @@ func (m *SkewMeter) Observe(head *types.Header, now time.Time) {
 	if h == m.last {
 		return
 	}
-	m.last = h
+	prev := m.lastTime
+	m.last, m.lastTime = h, head.Time
+	if prev == 0 || head.Time <= prev+1 {
+		return // the first head seen, or perhaps stamped by its parent's time
+	}
 	m.samples = append(m.samples, now.Sub(time.Unix(int64(head.Time), 0)))
 	if len(m.samples) > skewSamples {
 		m.samples = m.samples[1:]

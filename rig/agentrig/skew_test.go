@@ -24,12 +24,19 @@ func TestAQuietRevealWaitsForTheSequencersSkew(t *testing.T) {
 		t.Fatalf("nothing measured: %s behind", m.Behind())
 	}
 	for i := range 5 {
-		// each block is sealed at our time less 3 s, stamped in whole seconds, and read 100 ms
-		// (plus up to 900 ms of the second's rounding) later
-		sealed := ours.Add(time.Duration(i)*time.Second + time.Duration(i)*200*time.Millisecond)
+		// a block every 5.2 s of our time, sealed at our time less 3 s, stamped in whole
+		// seconds, and read 100 ms (plus up to 900 ms of the second's rounding) later
+		sealed := ours.Add(time.Duration(i) * 5200 * time.Millisecond)
 		h := &types.Header{Number: big.NewInt(int64(100 + i)), Time: uint64(sealed.Add(-3 * time.Second).Unix())}
 		m.Observe(h, sealed.Add(100*time.Millisecond))
 		m.Observe(h, sealed.Add(time.Minute)) // the same head read again on a quiet chain
+	}
+	// then a burst: blocks 250 ms apart by our clock, each stamped a second after its parent
+	// (chain time running ahead), which says nothing of the sequencer's clock
+	last := uint64(ours.Add(4*5200*time.Millisecond - 3*time.Second).Unix())
+	for i := range 8 {
+		at := ours.Add(4*5200*time.Millisecond + time.Duration(i+1)*250*time.Millisecond)
+		m.Observe(&types.Header{Number: big.NewInt(int64(200 + i)), Time: last + uint64(i+1)}, at)
 	}
 	if b := m.Behind(); b < 3*time.Second || b > 3*time.Second+time.Second {
 		t.Fatalf("measured %s behind, want 3 s to 4 s", b)
@@ -48,7 +55,8 @@ func TestAQuietRevealWaitsForTheSequencersSkew(t *testing.T) {
 	}
 	// A sequencer ahead of us measures as not behind.
 	var ahead SkewMeter
-	ahead.Observe(&types.Header{Number: big.NewInt(1), Time: uint64(ours.Add(5 * time.Second).Unix())}, ours)
+	ahead.Observe(&types.Header{Number: big.NewInt(1), Time: uint64(ours.Unix())}, ours.Add(-10*time.Second))
+	ahead.Observe(&types.Header{Number: big.NewInt(2), Time: uint64(ours.Add(5 * time.Second).Unix())}, ours)
 	if ahead.Behind() != 0 {
 		t.Fatalf("a sequencer 5 s ahead: %s behind, want 0", ahead.Behind())
 	}
