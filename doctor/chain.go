@@ -33,6 +33,7 @@ const (
 	GasLow           = "gas_low"           // the gas key's balance covers less than a week
 	GasUnmeasured    = "gas_unmeasured"    // no commit or reveal yet: the gas of a task is unknown
 	Unprofitable     = "unprofitable"      // a task costs more gas than it earns at today's price
+	HeldBack         = "held_back"         // today's gas price is above the rig's --max-gas-price
 )
 
 // Node is what the chain's checks read of a node; *ethclient.Client has it.
@@ -61,6 +62,9 @@ type Chain struct {
 	// FromBlock is where the rigs' commits and reveals are looked for (their gas); default
 	// LogsBack blocks before the head.
 	FromBlock uint64
+	// MaxGasPrice is the rig's --max-gas-price (wei; nil: none): above it the rig sends nothing
+	// and its answers are held back.
+	MaxGasPrice *big.Int
 }
 
 // LogsBack is how far back a rig's latest commit and reveal are looked for by default: a

@@ -19,11 +19,14 @@ import (
 const DefaultTasksPerDay = 1440
 
 // payer is a key that pays gas: an operator's (direct) or the relayer's, with the rigs it pays
-// for and the gas of a task as their latest commit and reveal measured it (0: none yet).
+// for and the gas of a task as their latest commit and reveal measured it, per task of a batch,
+// with a rig's share of the task's draw and settle (0: none yet). shared is that share, part of
+// gasPerTask.
 type payer struct {
 	addr       common.Address
 	rigs       int
 	gasPerTask uint64
+	shared     uint64
 }
 
 // checkRigs checks each operator's rig on the job (active, its free stake against the slash),
@@ -81,7 +84,9 @@ func (c *Chain) checkRigs(ctx context.Context, ag *agentrig.Contract, jobID uint
 		}
 		p := payerOf(paid)
 		p.rigs++
-		p.gasPerTask = max(p.gasPerTask, st.CommitGas+st.RevealGas)
+		if gas := st.GasPerTask(); gas > p.gasPerTask {
+			p.gasPerTask, p.shared = gas, st.SharedGas
+		}
 	}
 	if len(payers) == 0 {
 		return out
@@ -89,6 +94,9 @@ func (c *Chain) checkRigs(ctx context.Context, ag *agentrig.Contract, jobID uint
 	price, err := agentrig.GasPrice(ctx, c.Node)
 	if err != nil {
 		return append(out, unreachable(Check{Check: "gas"}, c.RPC, err))
+	}
+	if c.MaxGasPrice != nil {
+		out = append(out, capLine(price, c.MaxGasPrice))
 	}
 	share := agentrig.RigShare(job.Price, int(job.Quorum))
 	for _, p := range payers {
@@ -193,8 +201,12 @@ func breakEven(p *payer, price, share *big.Int) Check {
 	line := Check{Check: "break_even", Subject: p.addr.Hex()}
 	be := agentrig.BreakEvenGasPrice(share, p.gasPerTask)
 	cost := new(big.Int).Mul(new(big.Int).SetUint64(p.gasPerTask), price)
-	line.Detail = fmt.Sprintf("an agreed task earns %s ETH and costs %s ETH of gas (%d gas at %s gwei): break-even at %s gwei",
-		numeric.FormatETH(share), numeric.FormatETH(cost), p.gasPerTask, gwei(price), gwei(be))
+	shared := fmt.Sprintf("%d of them its share of the task's draw and settle", p.shared)
+	if p.shared == 0 {
+		shared = "its share of the draw and settle not measured: none of its tasks settled since the block looked from"
+	}
+	line.Detail = fmt.Sprintf("an agreed task earns %s ETH and costs %s ETH of gas (%d gas at %s gwei, %s): break-even at %s gwei",
+		numeric.FormatETH(share), numeric.FormatETH(cost), p.gasPerTask, gwei(price), shared, gwei(be))
 	if price.Cmp(be) > 0 {
 		line.Verdict, line.Problem = Warn, Unprofitable
 		line.Detail += ": each task loses money at today's price"
@@ -202,6 +214,18 @@ func breakEven(p *payer, price, share *big.Int) Check {
 		return line
 	}
 	line.Verdict = OK
+	return line
+}
+
+// capLine says whether today's gas price is above the rig's --max-gas-price, where the rig's
+// transactions wait (txm.ErrGasPriceCapped) and its drawn tasks are missed.
+func capLine(price, limit *big.Int) Check {
+	line := Check{Check: "gas_cap", Verdict: OK, Detail: fmt.Sprintf("today's gas price %s gwei is under the --max-gas-price %s gwei", gwei(price), gwei(limit))}
+	if price.Cmp(limit) > 0 {
+		line.Verdict, line.Problem = Warn, HeldBack
+		line.Detail = fmt.Sprintf("today's gas price %s gwei is above the --max-gas-price %s gwei: the rig's answers are held back (nothing is sent, and a task it is drawn in is missed and slashed) until the fee falls", gwei(price), gwei(limit))
+		line.Fix = "wait for the fee to fall, or raise --max-gas-price (doctor's break_even says where a task stops paying)"
+	}
 	return line
 }
 

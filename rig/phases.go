@@ -115,8 +115,9 @@ func (r *Runner) noteStage(ctx context.Context, t *taskState, info agentrig.Task
 		stage = "wait " + stage
 	}
 	// On a quiet Nitro chain a window may have ended by the clock while the chain, whose head is
-	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go).
-	quietPhase, quiet = agentrig.QuietPhase(r.cfg.Clock, info, now)
+	// older, still holds the task in it: a new stage, whose ranks count from now (quiet.go). The
+	// margin past the window's end covers the sequencer's clock as measured behind ours.
+	quietPhase, quiet = agentrig.QuietPhaseWithin(r.cfg.Clock, info, now, agentrig.QuietMargin+r.skew.Behind())
 	if quiet {
 		stage = fmt.Sprintf("quiet %d ", quietPhase) + stage
 	}

@@ -180,8 +180,9 @@ type Runner struct {
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *txm.Sender
-	pace      stagePace   // how long our draws and settles take to be mined (pace.go)
-	books     *accountant // the accounts (accountant.go)
+	pace      stagePace          // how long our draws and settles take to be mined (pace.go)
+	skew      agentrig.SkewMeter // how far the sequencer's clock stamps behind ours (quiet steps wait for it)
+	books     *accountant        // the accounts (accountant.go)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger
@@ -393,6 +394,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	r.skew.Observe(head.Header, r.cfg.Now())
 	leader := r.IsLeader()
 	r.cfg.Metrics.setLeader(leader, r.lead.age())
 	if err := r.scan(ctx, head.Number.Uint64(), leader); err != nil {

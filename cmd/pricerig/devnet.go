@@ -143,6 +143,7 @@ final: a task for the minute that just closed commits about a minute after it cl
 	cmd.Flags().StringVar(&f.l1BaseFee, "l1-base-fee", "0.015", "the L1 price of a poster unit (16 a compressed byte), in gwei, charged as gasUsedForL1 (0.015: Robinhood Chain's; 0: no L1 part)")
 	cmd.Flags().Uint64Var(&f.l1Block, "l1-block", devnet.DefaultL1Block, "the L1 block number the chain starts at, its block.number (1: an old chain)")
 	cmd.Flags().DurationVar(&f.l1Every, "l1-interval", devnet.DefaultL1Interval, "how often the L1 block number moves")
+	cmd.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "the sequencer's clock this far behind the rigs' (it stamps the blocks): the lag a quiet reveal's margin must cover")
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 0, "seal an empty block this often while nothing is sent (0: only for transactions, as Robinhood Chain)")
 	cmd.Flags().StringVar(&f.httpAddr, "http", "", "serve the operator's page of the devnet's rigs on this loopback address, like 127.0.0.1:9464 (with --keep it stays up)")
 	cmd.Flags().BoolVar(&f.public, "http-public", false, "let --http bind a non-loopback address")

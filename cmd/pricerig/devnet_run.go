@@ -40,6 +40,7 @@ type devnetFlags struct {
 	l1Block   uint64
 	l1Every   time.Duration
 	heartbeat time.Duration
+	clockSkew time.Duration
 	instant   bool
 	lags      []string
 	revises   []string
@@ -96,6 +97,8 @@ func (f *devnetFlags) options(logger *slog.Logger) (devnet.Options, time.Time, s
 		return devnet.Options{}, at, "", badInput("--commit-window and --reveal-window are whole seconds")
 	case f.l1Block == 0 || f.l1Every <= 0 || f.heartbeat < 0:
 		return devnet.Options{}, at, "", badInput("--l1-block and --l1-interval are positive, --heartbeat not negative")
+	case f.clockSkew < 0:
+		return devnet.Options{}, at, "", badInput("--clock-skew %s: only a sequencer behind the rigs can be simulated (go-ethereum refuses blocks stamped in its future)", f.clockSkew)
 	}
 	var gasPrice *big.Int
 	if f.baseFee != "" {
@@ -113,7 +116,7 @@ func (f *devnetFlags) options(logger *slog.Logger) (devnet.Options, time.Time, s
 	}
 	opts := devnet.Options{Spec: spec, Logger: logger, NoRelayer: f.noRelayer,
 		Layout: layout, FundedKeys: f.funded, ChainID: f.chainID, CommitWindow: f.commitWin, RevealWindow: f.revealWin, GasPrice: gasPrice, L1BaseFee: l1BaseFee, Instant: f.instant,
-		L1Block: f.l1Block, L1Interval: f.l1Every, Heartbeat: f.heartbeat}
+		L1Block: f.l1Block, L1Interval: f.l1Every, Heartbeat: f.heartbeat, ClockSkew: f.clockSkew}
 	base := sim.DefaultPublication
 	if f.instant {
 		base = func(string) sim.Publication { return sim.Instant }

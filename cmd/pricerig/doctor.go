@@ -25,6 +25,7 @@ type doctorFlags struct {
 	db          string
 	tasksPerDay int
 	fromBlock   uint64
+	maxGasPrice string
 	timeout     time.Duration
 	maxSkew     time.Duration
 	asJSON      bool
@@ -85,6 +86,7 @@ and the operator's page of a rig on it shows the last one.`,
 	fl.StringVar(&f.journal, "journal", "", "the rig's journal to check (SQLite path or postgres:// URL); the report is kept in it")
 	fl.StringVar(&f.db, "db", "", "the price history the rig reads (pricerig backfill --db) to check")
 	fl.IntVar(&f.tasksPerDay, "tasks-per-day", doctor.DefaultTasksPerDay, "tasks a day each rig is reckoned to answer, for the gas key's days")
+	fl.StringVar(&f.maxGasPrice, "max-gas-price", "", "the rig's --max-gas-price (gwei): say whether today's fee holds its answers back")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "look for the rigs' latest commit and reveal (their gas) from this block (default: a million blocks back)")
 	fl.DurationVar(&f.timeout, "timeout", doctor.DefaultTimeout, "the most the whole run may take")
 	fl.DurationVar(&f.maxSkew, "max-skew", doctor.DefaultMaxSkew, "the clock skew past which the clock check fails")
@@ -184,6 +186,11 @@ func (f *doctorFlags) chainOptions(ctx context.Context, spec *feeds.Spec) (*doct
 		return nil, err
 	}
 	c := &doctor.Chain{RPC: redact.URL(url), Network: nw, Contract: contract, TasksPerDay: f.tasksPerDay, FromBlock: f.fromBlock}
+	if f.maxGasPrice != "" {
+		if c.MaxGasPrice, err = parseGwei(f.maxGasPrice); err != nil {
+			return nil, badInput("--max-gas-price: %v", err)
+		}
+	}
 	if client, err := ethclient.DialContext(ctx, url); err != nil {
 		c.DialErr = err
 	} else {

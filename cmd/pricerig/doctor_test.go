@@ -6,12 +6,14 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/shopspring/decimal"
 
 	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
@@ -248,9 +250,9 @@ func TestDoctorChainOverRPC(t *testing.T) {
 
 // A devnet whose rigs answered a task, at 1 gwei a gas: the doctor, given the first rig's
 // operator key and journal, finds the chain, the contract, job 2, the rig, its gas measured by
-// its commit and reveal (about 150k gas with the L1 part under Osaka's rules: a task's
-// 0.000003 ETH breaks even near 0.02 gwei, so at 1 gwei a warning that it loses money, and exit
-// 0) and the journal current, and keeps its report there for the operator's page.
+// its commit and reveal and its share of the task's draw and settle (about 280k gas under
+// Osaka's rules: a task's 0.000003 ETH breaks even near 0.0105 gwei, so at 1 gwei a warning that
+// it loses money, and exit 0) and the journal current, and keeps its report there for the operator's page.
 func TestDoctorOnADevnetThatAnswered(t *testing.T) {
 	// 1 gwei a gas: about 95 times job 2's break-even on the devnet (BENCHMARKS.md: a lone rig's
 	// answer with its share of draw and settle breaks even at 0.0105 gwei), so the doctor must warn
@@ -276,6 +278,21 @@ func TestDoctorOnADevnetThatAnswered(t *testing.T) {
 	}
 	if got["break_even "+op.Hex()] != "warn unprofitable" {
 		t.Errorf("break-even at 1 gwei: %q, want warn unprofitable", got["break_even "+op.Hex()])
+	}
+	// The break-even counts the commit, the reveal and the rig's share of the task's draw and
+	// settle, as BENCHMARKS.md measures a lone rig's: within 10 % of its 0.0105 gwei.
+	measured := decimal.RequireFromString("0.0105")
+	for _, ch := range r.Checks {
+		if ch.Check != "break_even" {
+			continue
+		}
+		m := regexp.MustCompile(`break-even at ([0-9.]+) gwei`).FindStringSubmatch(ch.Detail)
+		if m == nil {
+			t.Fatalf("break_even: %q names no break-even", ch.Detail)
+		}
+		if be := decimal.RequireFromString(m[1]); be.Sub(measured).Abs().GreaterThan(measured.Div(decimal.NewFromInt(10))) {
+			t.Errorf("break-even %s gwei is more than 10 %% from BENCHMARKS.md's lone rig, %s gwei: %s", be, measured, ch.Detail)
+		}
 	}
 	if code != exitOK || r.Counts["fail"] != 0 {
 		t.Errorf("exit %d (%v)\n%s", code, got, stderr)

@@ -437,7 +437,8 @@ func newOperatorStatusCmd(a *app) *cobra.Command {
 drawn now (active and its unlocked stake covers one more slash), and the tasks it answered,
 agreed on, missed and was slashed for (from the chain's events since --from-block); the key's
 credits, its fee consent, and its balance against the gas a day of tasks needs (the gas of the
-rig's latest commit and reveal, times --tasks-per-day, at today's fee). With --journal (the rig's
+rig's latest commit and reveal, a batch's over the tasks it carried, with its share of its
+latest settled task's draw and settle, times --tasks-per-day, at today's fee). With --journal (the rig's
 journal), the accounts of the key's rigs over the last day and in total: gas paid, earned,
 slashed and the margin, in ETH to the wei, the transactions sent and those mined reverted; and
 the same for the whole journal (a relayer's draws and settles, the process's other rigs).`,
@@ -513,7 +514,7 @@ func operatorStatus(ctx context.Context, conn *chainConn, account common.Address
 		st.Rigs = append(st.Rigs, rigStatusJSON{RigID: id, Job: s.JobID, Operator: s.Operator.Hex(), Owner: s.Owner.Hex(), Active: s.Active,
 			StakeWei: s.Stake.String(), LockedWei: s.Locked.String(), SlashWei: s.Slash.String(), Drawable: s.Drawable, Why: s.Why,
 			Answered: s.Answered, Agreed: s.Agreed, Missed: s.Missed, Slashed: s.Slashed})
-		if gas := s.CommitGas + s.RevealGas; gas > st.GasPerTask && s.Operator == account {
+		if gas := s.GasPerTask(); gas > st.GasPerTask && s.Operator == account {
 			st.GasPerTask = gas
 		}
 	}

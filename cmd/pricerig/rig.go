@@ -29,6 +29,7 @@ import (
 	"github.com/pricerig/pricerig/rig/agentrig"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
+	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
 )
@@ -52,6 +53,7 @@ type rigFlags struct {
 	commitMargin   time.Duration
 	stageDelay     time.Duration
 	selfCheckShare int
+	maxGasPrice    string
 	leaseTTL       time.Duration
 	instance       string
 	logJSON        bool
@@ -106,6 +108,11 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 					return err
 				}
 			}
+			if f.maxGasPrice != "" {
+				if _, err := parseGwei(f.maxGasPrice); err != nil {
+					return badInput("--max-gas-price: %v", err)
+				}
+			}
 			if f.keep.Bars < 0 || f.keep.Evidence < 0 {
 				return badInput("--ledger-keep and --evidence-keep must not be negative (0 keeps for ever)")
 			}
@@ -128,6 +135,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl.Uint32Var(&f.job, "job", 2, "the job id of \"Verify a price\"")
 	fl.DurationVar(&f.commitMargin, "commit-margin", 60*time.Second, "send the commit at least this long before the commit window closes")
 	fl.DurationVar(&f.stageDelay, "stage-delay", 0, "how long each rank of the draw/settle schedule waits for the one before it (default: 2s on Robinhood Chain and on the devnet, which runs its chain id; 1s on chain id 1337; 4s elsewhere)")
+	fl.StringVar(&f.maxGasPrice, "max-gas-price", "", "the most a commit, reveal, draw or settle may pay per gas, in gwei (like 0.05): above it answers are held back (logged) until the fee falls (default: no cap)")
 	fl.IntVar(&f.selfCheckShare, "self-check-share", 50, "alert when our answer is farther than this percent of the tolerance from the expected median")
 	fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second, "with a PostgreSQL journal: how long the lease of the keys lasts unrenewed before a follower takes over")
 	fl.StringVar(&f.instance, "instance", "", "with a PostgreSQL journal: this instance's name in the lease (default host/pid/random)")
@@ -227,12 +235,16 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		heads = hc
 		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
 	}
+	var sender txm.SenderConfig
+	if f.maxGasPrice != "" {
+		sender.MaxGasPrice, _ = parseGwei(f.maxGasPrice) // checked with the other flags
+	}
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
 		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
-		Evidence: history.Evidencer{Store: ledger},
+		Evidence: history.Evidencer{Store: ledger}, Sender: sender,
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {

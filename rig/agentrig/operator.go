@@ -162,8 +162,24 @@ type RigStatus struct {
 	Agreed   int // reveals in tasks that settled agreed, not slashed outside the agreement
 	Missed   int // slashed for a missed commit or reveal
 	Slashed  int // slashed for an answer outside the agreement
-	// Gas of this rig's latest commit and reveal transactions (0 when it has none yet).
+	// Gas of this rig's latest commit and reveal, per task: a batch (commitMany, revealMany) is
+	// divided by the entries it applied, so a batch of three tasks counts a third of its gas
+	// (0 when it has none yet).
 	CommitGas, RevealGas uint64
+	// SharedGas is this rig's share of the draw and the settle of its latest settled task: each
+	// transaction's gas over the rigs drawn (0 when none of its revealed tasks settled yet).
+	// Someone pays them for every task, and what the rigs earn pays for them (BENCHMARKS.md
+	// counts them in a rig-answer's gas the same way).
+	SharedGas uint64
+}
+
+// GasPerTask is what one task of this rig costs in gas: its commit, its reveal and its share of
+// the task's draw and settle (0 when its commit or reveal is not measured yet).
+func (s RigStatus) GasPerTask() uint64 {
+	if s.CommitGas == 0 || s.RevealGas == 0 {
+		return 0
+	}
+	return s.CommitGas + s.RevealGas + s.SharedGas
 }
 
 // Status reads a rig and counts its tasks from the Revealed and Slashed events from block from on.
@@ -226,12 +242,77 @@ func (c *Contract) Status(ctx context.Context, rigID uint64, info AgentRigRigInf
 			s.Agreed++
 		}
 	}
-	s.CommitGas = c.gasOf(ctx, lastCommit)
-	s.RevealGas = c.gasOf(ctx, lastReveal)
+	s.CommitGas = c.gasPerEntry(ctx, lastCommit, ev["Committed"].ID)
+	s.RevealGas = c.gasPerEntry(ctx, lastReveal, ev["Revealed"].ID)
+	shared, err := c.sharedGas(ctx, revealed, from)
+	if err != nil {
+		return s, err
+	}
+	s.SharedGas = shared
 	return s, nil
 }
 
-func (c *Contract) gasOf(ctx context.Context, tx common.Hash) uint64 {
+// sharedTasksBack is how many of a rig's latest revealed tasks are looked at for one that
+// settled: the newest may still be in its reveal window.
+const sharedTasksBack = 16
+
+// sharedGas is a rig's share of the draw and settle of the newest of its revealed tasks that
+// settled: each one's gas over the rigs the draw chose.
+func (c *Contract) sharedGas(ctx context.Context, revealed []*big.Int, from uint64) (uint64, error) {
+	if len(revealed) == 0 {
+		return 0, nil
+	}
+	recent := revealed[max(0, len(revealed)-sharedTasksBack):]
+	ids := make([]common.Hash, len(recent))
+	for i, id := range recent {
+		ids[i] = common.BigToHash(id)
+	}
+	ev := c.abi.GetABI().Events
+	logs, err := c.backend.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(from), Addresses: []common.Address{c.Address},
+		Topics: [][]common.Hash{{ev["TaskDrawn"].ID, ev["Settled"].ID}, ids}})
+	if err != nil {
+		return 0, fmt.Errorf("draws and settles of revealed tasks: %w", txm.ClassifyRPCError(err))
+	}
+	type lifecycle struct {
+		draw, settle common.Hash
+		rigs         int
+	}
+	tasks := map[common.Hash]*lifecycle{}
+	for i := range logs {
+		l := &logs[i]
+		t := tasks[l.Topics[1]]
+		if t == nil {
+			t = &lifecycle{}
+			tasks[l.Topics[1]] = t
+		}
+		if l.Topics[0] == ev["Settled"].ID {
+			t.settle = l.TxHash
+			continue
+		}
+		drawn, err := c.abi.UnpackTaskDrawnEvent(l)
+		if err != nil {
+			return 0, err
+		}
+		t.draw, t.rigs = l.TxHash, len(drawn.RigIds)
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		t := tasks[ids[i]]
+		if t == nil || t.draw == (common.Hash{}) || t.settle == (common.Hash{}) || t.rigs == 0 {
+			continue
+		}
+		draw, settle := c.gasPerEntry(ctx, t.draw, common.Hash{}), c.gasPerEntry(ctx, t.settle, common.Hash{})
+		if draw == 0 || settle == 0 {
+			continue
+		}
+		return (draw + settle) / uint64(t.rigs), nil
+	}
+	return 0, nil
+}
+
+// gasPerEntry is a mined transaction's gas over the entries it applied: the logs of the
+// contract with topic entry in its receipt (a commitMany of three tasks counts a third of its
+// gas each); all of it when entry is zero or it has none. 0 when it is unknown or reverted.
+func (c *Contract) gasPerEntry(ctx context.Context, tx, entry common.Hash) uint64 {
 	if tx == (common.Hash{}) {
 		return 0
 	}
@@ -239,5 +320,11 @@ func (c *Contract) gasOf(ctx context.Context, tx common.Hash) uint64 {
 	if err != nil || r == nil || r.Status != types.ReceiptStatusSuccessful {
 		return 0
 	}
-	return r.GasUsed
+	entries := uint64(0)
+	for _, l := range r.Logs {
+		if entry != (common.Hash{}) && l.Address == c.Address && len(l.Topics) > 0 && l.Topics[0] == entry {
+			entries++
+		}
+	}
+	return r.GasUsed / max(entries, 1)
 }

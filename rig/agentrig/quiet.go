@@ -13,8 +13,11 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
+	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/pricerig/pricerig/rig/txm"
@@ -50,11 +53,70 @@ func PhaseAt(v TaskView, t time.Time) Phase {
 // QuietPhase is the phase a block sealed now would find the task in when a quiet Nitro chain
 // (no pool: clock.Pooled is false) still holds it in an earlier one; ok is false otherwise.
 func QuietPhase(clock ChainClock, v TaskView, now time.Time) (Phase, bool) {
+	return QuietPhaseWithin(clock, v, now, QuietMargin)
+}
+
+// QuietPhaseWithin is QuietPhase with a margin of its own: QuietMargin plus how far the
+// sequencer's clock was measured behind ours (SkewMeter), so that a quiet reveal is never sent
+// while a block sealed now could still be stamped inside the commit window (it would revert and
+// leave its salt public while other rigs can still commit).
+func QuietPhaseWithin(clock ChainClock, v TaskView, now time.Time, margin time.Duration) (Phase, bool) {
 	if clock == nil || clock.Pooled() {
 		return v.Phase, false
 	}
-	p := PhaseAt(v, now.Add(-QuietMargin))
+	p := PhaseAt(v, now.Add(-margin))
 	return p, p != v.Phase
+}
+
+// skewSamples is how many new heads the SkewMeter remembers.
+const skewSamples = 16
+
+// SkewMeter measures how far behind ours the sequencer's clock stamps its blocks: each new
+// head's arrival by our clock less its timestamp. A block is stamped when it is sealed, in whole
+// seconds rounded down, and reaches us a moment later, so every sample is the skew plus up to a
+// second and the flight; the least of the last skewSamples is the measure. No sample is taken
+// from a head seen again (a quiet chain's old head: its age is the chain's quiet, not its clock)
+// nor from one stamped a second after the head before it, which the sequencer may have stamped
+// so only because a block must be later than its parent (chain time running ahead under load:
+// it would hide the lag). The zero value is ready; it is safe for concurrent use.
+type SkewMeter struct {
+	mu       sync.Mutex
+	last     common.Hash
+	lastTime uint64
+	samples  []time.Duration
+}
+
+// Observe notes head as read at now (our clock).
+func (m *SkewMeter) Observe(head *types.Header, now time.Time) {
+	if head == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := head.Hash()
+	if h == m.last {
+		return
+	}
+	prev := m.lastTime
+	m.last, m.lastTime = h, head.Time
+	if prev == 0 || head.Time <= prev+1 {
+		return // the first head seen, or perhaps stamped by its parent's time
+	}
+	m.samples = append(m.samples, now.Sub(time.Unix(int64(head.Time), 0)))
+	if len(m.samples) > skewSamples {
+		m.samples = m.samples[1:]
+	}
+}
+
+// Behind is how far the sequencer's clock is measured behind ours (0 when it is not, or
+// nothing was measured yet).
+func (m *SkewMeter) Behind() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.samples) == 0 {
+		return 0
+	}
+	return max(0, slices.Min(m.samples))
 }
 
 // TooEarly is the draw's refusal while the chain is not past the order block.

@@ -121,6 +121,10 @@ type Options struct {
 	// Heartbeat, when positive, seals an empty block that often while nothing is sent
 	// (ChainOptions.Heartbeat); zero means none, Robinhood Chain's way.
 	Heartbeat time.Duration
+	// ClockSkew puts the sequencer's clock, which stamps the blocks, this far behind the rigs'
+	// (a sequencer whose clock is late: the case a quiet reveal's margin must cover). Only
+	// behind: go-ethereum refuses a block stamped in its future.
+	ClockSkew time.Duration
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
@@ -291,8 +295,16 @@ func (d *Devnet) startChain(ctx context.Context, rigCount int) error {
 	if o.EthereumBlocks {
 		l1 = 0
 	}
+	chainNow := o.Now
+	if o.ClockSkew > 0 {
+		rigs := o.Now
+		if rigs == nil {
+			rigs = time.Now
+		}
+		chainNow = func() time.Time { return rigs().Add(-o.ClockSkew) }
+	}
 	chain, err := StartChainWithOptions(alloc, ChainOptions{ID: o.ChainID, BaseFee: o.BaseFee, GasPrice: o.GasPrice,
-		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, L1BaseFee: o.L1BaseFee, Logger: o.Logger, Now: o.Now})
+		Heartbeat: max(o.Heartbeat, 0), L1Block: l1, L1Interval: o.L1Interval, L1BaseFee: o.L1BaseFee, Logger: o.Logger, Now: chainNow})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,8 @@ import (
 //
 // Where the devnet differs: Nitro charges before execution (a transaction whose gas limit cannot
 // cover its L1 part fails at once), the devnet after the block (the gas limit is not checked
-// against it, so a receipt's gasUsed can pass the gas limit, and a sender left without the whole
+// against it, so a receipt's gasUsed can pass a gas limit set below eth_estimateGas, which counts
+// the L1 part as Nitro's does, and a sender left without the whole
 // L1 part pays what its balance covers, in whole gas units, and the receipt says that much);
 // ArbOS's price per unit moves with what batches cost, the devnet's is fixed
 // (ChainOptions.L1BaseFee); ArbOS's brotli level is set per chain (0 on older chains), the devnet
@@ -208,4 +209,37 @@ func (c *Chain) CallL1Gas(to common.Address, data []byte, gas uint64, gasPrice *
 		return 0, err
 	}
 	return GasForL1(tx, c.seq.l1Fees.l1BaseFee, gasPrice)
+}
+
+// Nitro pads the L1 part it counts in an estimate, for the signature and fee fields a message
+// has not got yet: 1 % more units plus 16 bytes' worth (nitro arbos/l1pricing/l1pricing.go,
+// estimationPaddingBasisPoints and estimationPaddingUnits).
+const (
+	estimationPaddingBps   = 100
+	estimationPaddingUnits = 16 * params.TxDataNonZeroGasEIP2028
+)
+
+// estimateL1Gas is the L1 part eth_estimateGas counts for a call (to, data, value) of execGas
+// gas paid at gasPrice: the poster units of the transaction it would be (signed by a throwaway
+// key at nonce 0), padded as Nitro pads them, at the chain's L1 price, in gas at gasPrice.
+func (p *l1FeeProcessor) estimateL1Gas(chainID *big.Int, to *common.Address, data []byte, value *big.Int, execGas uint64, gasPrice *big.Int) (uint64, error) {
+	if gasPrice == nil || gasPrice.Sign() == 0 {
+		return 0, nil
+	}
+	tx, err := types.SignNewTx(sequencerKey(), types.LatestSignerForChainID(chainID), &types.DynamicFeeTx{ChainID: chainID,
+		GasTipCap: gasPrice, GasFeeCap: gasPrice, Gas: execGas, To: to, Value: value, Data: data})
+	if err != nil {
+		return 0, err
+	}
+	units, err := PosterUnits(tx)
+	if err != nil {
+		return 0, err
+	}
+	units = units*(10_000+estimationPaddingBps)/10_000 + estimationPaddingUnits
+	gas := new(big.Int).Mul(p.l1BaseFee, new(big.Int).SetUint64(units))
+	gas.Quo(gas, gasPrice)
+	if !gas.IsUint64() {
+		return 0, fmt.Errorf("L1 gas %s out of range", gas)
+	}
+	return gas.Uint64(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -98,5 +99,47 @@ func TestTheL1PartIsChargedAsNitroChargesIt(t *testing.T) {
 		if want := new(big.Int).Mul(price, new(big.Int).SetUint64(poolPaid)); pool.Cmp(want) != 0 {
 			t.Fatalf("the L1 pricer's pool holds %s wei, want %s", pool, want)
 		}
+	}
+}
+
+// eth_estimateGas counts the L1 part as a Nitro node does: a transaction sent with the estimate
+// as its gas limit is mined, and its receipt's gasUsed (execution + gasUsedForL1) does not pass
+// the limit. go-ethereum's estimate alone is the execution's, which the receipt passed.
+func TestEstimateGasCountsTheL1Part(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}},
+		ChainOptions{L1Block: DefaultL1Block, GasPrice: DefaultGasPrice, L1BaseFee: DefaultL1BaseFee})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := testContext(t)
+	raw, err := rpc.DialContext(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	client := ethclient.NewClient(raw)
+	id := new(big.Int).SetUint64(c.ChainID)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	data := make([]byte, 500)
+	_, _ = rand.Read(data)
+	limit, err := client.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &to, Value: big.NewInt(7), Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{ChainID: id, Nonce: 0,
+		GasTipCap: DefaultGasPrice, GasFeeCap: DefaultGasPrice, Gas: limit, To: &to, Value: big.NewInt(7), Data: data})
+	if err := client.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	var receipt map[string]json.RawMessage
+	waitFor(ctx, t, "the call mined", func() bool {
+		return raw.CallContext(ctx, &receipt, "eth_getTransactionReceipt", tx.Hash()) == nil && receipt != nil
+	})
+	gasUsed, l1 := quantityOf(t, receipt["gasUsed"]), quantityOf(t, receipt["gasUsedForL1"])
+	if l1 == 0 || gasUsed > limit || quantityOf(t, receipt["status"]) != 1 {
+		t.Fatalf("estimate %d: gasUsed %d (gasUsedForL1 %d), status %s; want ok and gasUsed within the estimate", limit, gasUsed, l1, receipt["status"])
 	}
 }

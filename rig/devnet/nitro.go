@@ -133,7 +133,7 @@ func startBlockGas(steps uint64) uint64 { return 100_000 + 40_000*min(steps, 256
 // parent under L1 number l1. The miner puts the sequencer's transactions first (its priority
 // address), as Nitro puts its StartBlock internal transaction first in every block; a rig sees a
 // foreign transaction in each block, as on Robinhood Chain.
-func (s *Sequencer) startBlock(parent *types.Header, l1 uint64) error {
+func (s *Sequencer) startBlock(parent *types.Header, l1 uint64) (*types.Transaction, error) {
 	chain := s.eth.BlockChain()
 	cfg := chain.Config()
 	baseFee := eip1559.CalcBaseFee(cfg, parent)
@@ -149,12 +149,12 @@ func (s *Sequencer) startBlock(parent *types.Header, l1 uint64) error {
 		Data:      s.arbos.PackStartBlock(new(big.Int).SetUint64(l1), parent.Hash()),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if errs := s.eth.TxPool().Add([]*types.Transaction{tx}, true); errs[0] != nil {
-		return fmt.Errorf("the sequencer's startBlock: %w", errs[0])
+		return nil, fmt.Errorf("the sequencer's startBlock: %w", errs[0])
 	}
-	return nil
+	return tx, nil
 }
 
 // deployAgentRig deploys the reference contract, or on a Nitro-style chain its devnet build

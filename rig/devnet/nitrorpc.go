@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -44,9 +45,10 @@ type nitroAPI struct {
 	geth  *rpc.Client // go-ethereum's eth services, in process
 	chain *core.BlockChain
 	fees  *l1FeeProcessor // the L1 parts the chain charged; nil: none
+	price *big.Int        // what a transaction pays per gas here: the sealer's least tip (the base fee is 0)
 }
 
-func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem, fees *l1FeeProcessor) (*nitroAPI, error) {
+func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem, fees *l1FeeProcessor, price *big.Int) (*nitroAPI, error) {
 	srv := rpc.NewServer()
 	for _, api := range backend.APIs() {
 		if api.Namespace != "eth" {
@@ -59,7 +61,7 @@ func newNitroAPI(backend *eth.Ethereum, fs *filters.FilterSystem, fees *l1FeePro
 	if err := srv.RegisterName("eth", filters.NewFilterAPI(fs)); err != nil {
 		return nil, fmt.Errorf("devnet: %w", err)
 	}
-	return &nitroAPI{geth: rpc.DialInProc(srv), chain: backend.BlockChain(), fees: fees}, nil
+	return &nitroAPI{geth: rpc.DialInProc(srv), chain: backend.BlockChain(), fees: fees, price: price}, nil
 }
 
 // latest is a block reference with "pending" read as "latest" (nil: latest).
@@ -162,9 +164,44 @@ func (api *nitroAPI) Call(ctx context.Context, args json.RawMessage, block *rpc.
 	return api.call(ctx, "call", args, latest(block), overrides, blockOverrides)
 }
 
-// EstimateGas is eth_estimateGas, "pending" read as "latest".
+// EstimateGas is eth_estimateGas, "pending" read as "latest", with the L1 part a Nitro node
+// counts in it (ArbOS charges it from the transaction's gas before execution, so a gas limit
+// without it would not cover the transaction): go-ethereum's execution gas plus the padded
+// poster cost of the call in gas at the chain's price (l1FeeProcessor.estimateL1Gas). A
+// transaction sent with the estimate as its limit then never shows gasUsed past it.
 func (api *nitroAPI) EstimateGas(ctx context.Context, args json.RawMessage, block *rpc.BlockNumberOrHash, overrides, blockOverrides *json.RawMessage) (json.RawMessage, error) {
-	return api.call(ctx, "estimateGas", args, latest(block), overrides, blockOverrides)
+	raw, err := api.call(ctx, "estimateGas", args, latest(block), overrides, blockOverrides)
+	if err != nil || api.fees == nil {
+		return raw, err
+	}
+	var exec hexutil.Uint64
+	if err := json.Unmarshal(raw, &exec); err != nil {
+		return nil, err
+	}
+	var msg struct {
+		To          *common.Address
+		Data, Input *hexutil.Bytes
+		Value       *hexutil.Big
+	}
+	if err := json.Unmarshal(args, &msg); err != nil {
+		return nil, err
+	}
+	var data []byte
+	switch {
+	case msg.Input != nil:
+		data = *msg.Input
+	case msg.Data != nil:
+		data = *msg.Data
+	}
+	value := new(big.Int)
+	if msg.Value != nil {
+		value = msg.Value.ToInt()
+	}
+	l1, err := api.fees.estimateL1Gas(api.chain.Config().ChainID, msg.To, data, value, uint64(exec), api.price)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(hexutil.Uint64(uint64(exec) + l1))
 }
 
 // CreateAccessList is eth_createAccessList, "pending" read as "latest".

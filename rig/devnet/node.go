@@ -17,6 +17,7 @@
 package devnet
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -117,6 +118,11 @@ type ChainOptions struct {
 	// every transaction pays an L1 part as Nitro charges it, gasUsedForL1 in its receipt and
 	// inside its gasUsed (l1fee.go; DefaultL1BaseFee is Robinhood Chain's). Nil or zero: none.
 	L1BaseFee *big.Int
+	// BatchInterval and FinalL1Blocks, on a Nitro-style chain, are the pace of its batch poster
+	// and how many L1 blocks make a batch's L1 block final: the `safe` and `finalized` tags
+	// (batches.go; zero: DefaultBatchInterval, DefaultFinalL1Blocks).
+	BatchInterval time.Duration
+	FinalL1Blocks uint64
 	// Logger gets the sequencer's failures to seal (nil: discarded).
 	Logger *slog.Logger
 	// Now is the chain's clock, which stamps its blocks and starts its L1 clock (nil: the wall
@@ -170,6 +176,7 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 			interval = DefaultL1Interval
 		}
 		s.clock = &L1Clock{Start: o.L1Block, Origin: uint64(o.Now().Unix()), Interval: interval}
+		s.batches = &batchPoster{interval: cmp.Or(o.BatchInterval, DefaultBatchInterval), finalAfter: cmp.Or(o.FinalL1Blocks, DefaultFinalL1Blocks), lastPost: o.Now()}
 	}
 
 	nodeConf := node.DefaultConfig
@@ -222,7 +229,7 @@ func startSequencer(alloc types.GenesisAlloc, port int, o ChainOptions) (*Sequen
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
 	if s.clock != nil {
-		api, err := newNitroAPI(backend, filterSystem, s.l1Fees)
+		api, err := newNitroAPI(backend, filterSystem, s.l1Fees, s.minTip)
 		if err != nil {
 			stack.Close()
 			return nil, err

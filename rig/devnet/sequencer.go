@@ -48,6 +48,9 @@ type Sequencer struct {
 	now func() time.Time
 	// l1Fees charges each transaction's L1 part in the chain's blocks (l1fee.go); nil: none
 	l1Fees *l1FeeProcessor
+	// batches is the batch poster's and L1's pace, which make blocks safe and final
+	// (batches.go); nil on an Ethereum-style chain
+	batches *batchPoster
 }
 
 // stamp is the time a block sealed now carries.
@@ -101,6 +104,11 @@ func (s *Sequencer) firstBlock() error {
 	if err := s.seal(s.stamp()); err != nil {
 		return fmt.Errorf("devnet: the first block: %w", err)
 	}
+	if s.batches != nil { // the chain's start is in its first batch, final from the start
+		chain := s.eth.BlockChain()
+		chain.SetSafe(chain.CurrentBlock())
+		chain.SetFinalized(chain.CurrentBlock())
+	}
 	for deadline := time.Now().Add(time.Minute); !s.eth.BlockChain().TxIndexDone(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			return errors.New("devnet: the transaction indexer did not index the first block")
@@ -117,7 +125,15 @@ func (s *Sequencer) pending() int {
 
 // seal builds the next block on the head, stamped timestamp (at least a second after its
 // parent: go-ethereum's consensus rules want strictly increasing times), and makes it the head.
-func (s *Sequencer) seal(timestamp uint64) error {
+func (s *Sequencer) seal(timestamp uint64) error { return s.sealBlock(timestamp, false) }
+
+// sealBeat seals a heartbeat's block: none of the pool's transactions, only the sequencer's own
+// startBlock on a Nitro-style chain. A beat comes on its own schedule, so a transaction that
+// arrived just before it would be sealed younger than MinBlockInterval, which the wallet-safety
+// rule forbids (see MinBlockInterval); the pool's transactions wait for their own block.
+func (s *Sequencer) sealBeat(timestamp uint64) error { return s.sealBlock(timestamp, true) }
+
+func (s *Sequencer) sealBlock(timestamp uint64, beat bool) error {
 	chain := s.eth.BlockChain()
 	parent := chain.CurrentBlock()
 	if timestamp <= parent.Time {
@@ -130,11 +146,14 @@ func (s *Sequencer) seal(timestamp uint64) error {
 	}
 	var mix common.Hash
 	var extra []byte
+	var only []*types.Transaction // a beat's: the startBlock alone
 	if s.clock != nil {
 		l1 := max(s.clock.At(timestamp), nitroHeader(parent).L1BlockNumber)
-		if err := s.startBlock(parent, l1); err != nil {
+		start, err := s.startBlock(parent, l1)
+		if err != nil {
 			return err
 		}
+		only = []*types.Transaction{start}
 		info := NitroHeader{L1BlockNumber: l1, ArbOSVersion: ArbOSVersion}
 		mix, extra = info.MixHash(), info.SendRoot[:]
 	} else if _, err := rand.Read(mix[:]); err != nil { // prevrandao, as the simulated beacon's
@@ -150,7 +169,12 @@ func (s *Sequencer) seal(timestamp uint64) error {
 		var slot uint64
 		args.SlotNum = &slot
 	}
-	block, _, err := s.eth.Miner().BuildTestingPayload(args, nil, false, extra)
+	var override []*types.Transaction
+	if beat {
+		override = only
+	}
+	// A beat on an Ethereum-style chain has no startBlock: an empty block (noTxs).
+	block, _, err := s.eth.Miner().BuildTestingPayload(args, override, beat && len(override) == 0, extra)
 	if err != nil {
 		return fmt.Errorf("building block %s: %w", number, err)
 	}
@@ -196,35 +220,63 @@ type sealLoop struct {
 func (l sealLoop) run(stop <-chan struct{}) {
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
-	last := l.now()
-	var waiting time.Time // when the loop first saw a transaction pending since the last block
+	st := loopState{last: l.now()}
 	for {
 		select {
 		case <-stop:
 			return
 		case <-poll.C:
 		}
-		l.mu.Lock()
-		now := l.now()
-		if l.seq.pending() == 0 {
-			waiting = time.Time{}
-		} else if waiting.IsZero() {
-			waiting = now
+		l.step(&st)
+	}
+}
+
+// loopState is what the sealing loop remembers between two looks at the pool.
+type loopState struct {
+	last    time.Time // when the last block was sealed
+	waiting time.Time // when the loop first saw a transaction pending since the last block
+}
+
+// step looks at the pool once, at l.now(), and seals what is due: a block of the pool's
+// transactions once one has waited MinBlockInterval, else a heartbeat's block when one is due;
+// then the batch poster posts what is due.
+func (l sealLoop) step(st *loopState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// L1 moves on whether or not the chain makes blocks: batches post and turn final on their
+	// own pace (batches.go), but for a stalled (paused) sequencer's.
+	defer func() {
+		if !*l.paused {
+			l.seq.postBatches()
 		}
-		// A transaction waits MinBlockInterval from when it was first seen: blocks come at most
-		// that often, and no receipt appears sooner after its transaction was sent (see
-		// MinBlockInterval).
-		due := !waiting.IsZero() && now.Sub(waiting) >= MinBlockInterval
-		beat := l.heartbeat > 0 && now.Sub(last) >= l.heartbeat
-		if !*l.paused && (due || beat) {
-			if err := l.seq.seal(l.seq.stamp()); err != nil {
-				l.onError(err)
-			}
-			last, waiting = l.now(), time.Time{}
-			if held := *l.holdAfter; held != nil && held() {
-				*l.paused, *l.holdAfter = true, nil
-			}
-		}
-		l.mu.Unlock()
+	}()
+	now := l.now()
+	if l.seq.pending() == 0 {
+		st.waiting = time.Time{}
+	} else if st.waiting.IsZero() {
+		st.waiting = now
+	}
+	// A transaction waits MinBlockInterval from when it was first seen: blocks come at most
+	// that often, and no receipt appears sooner after its transaction was sent (see
+	// MinBlockInterval).
+	due := !st.waiting.IsZero() && now.Sub(st.waiting) >= MinBlockInterval
+	beat := l.heartbeat > 0 && now.Sub(st.last) >= l.heartbeat
+	if *l.paused || (!due && !beat) {
+		return
+	}
+	var err error
+	if due {
+		err = l.seq.seal(l.seq.stamp())
+		st.waiting = time.Time{}
+	} else {
+		// A beat seals none of the pool's transactions: one waiting keeps its time.
+		err = l.seq.sealBeat(l.seq.stamp())
+	}
+	if err != nil {
+		l.onError(err)
+	}
+	st.last = l.now()
+	if held := *l.holdAfter; held != nil && held() {
+		*l.paused, *l.holdAfter = true, nil
 	}
 }

@@ -67,8 +67,16 @@ type SenderConfig struct {
 	// head subscription holds: receipts are then looked for once per block rather than every
 	// Poll (the runner's, see rig's heads.go).
 	NextHead func() <-chan struct{}
-	Logger   *slog.Logger
+	// MaxGasPrice, when set, is the most a transaction may pay per gas (the operator's
+	// --max-gas-price, wei): every fee cap is held to it, and while the chain's base fee and tip
+	// need more, nothing is sent (ErrGasPriceCapped): answers are held back rather than paid
+	// at a loss.
+	MaxGasPrice *big.Int
+	Logger      *slog.Logger
 }
+
+// ErrGasPriceCapped is a send held back because the chain's fee is above SenderConfig.MaxGasPrice.
+var ErrGasPriceCapped = errors.New("held back by the max gas price")
 
 func (c SenderConfig) withDefaults() SenderConfig {
 	if c.GasHeadroomPct == 0 {
@@ -128,8 +136,8 @@ type Sender struct {
 
 // feeQuote is a tip and fee cap read while block was the channel of the next head.
 type feeQuote struct {
-	block       <-chan struct{}
-	tip, feeCap *big.Int
+	block             <-chan struct{}
+	tip, feeCap, base *big.Int
 }
 
 // NewSender builds the sender of one key.
@@ -165,7 +173,7 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 	}
 	msg := ethereum.CallMsg{From: s.from, To: &to, Data: data, Value: value}
 	gas += gas * uint64(s.cfg.GasHeadroomPct) / 100
-	tip, feeCap, err := s.fees(ctx)
+	tip, feeCap, err := s.priced(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +226,15 @@ func (s *Sender) SendChecked(ctx context.Context, to common.Address, data []byte
 		s.cfg.Logger.Warn("transaction stuck, replacing with a higher fee", "from", s.from, "nonce", nonce, "tx", tx.Hash())
 		for {
 			tip, feeCap = bumpFee(tip, s.cfg.BumpPct), bumpFee(feeCap, s.cfg.BumpPct)
+			if limit := s.cfg.MaxGasPrice; limit != nil && feeCap.Cmp(limit) > 0 {
+				if tx.GasFeeCap().Cmp(limit) >= 0 { // already at the cap: no higher fee to offer
+					s.cfg.Logger.Warn("answer held back by the max gas price: a stuck transaction is at it",
+						"from", s.from, "nonce", nonce, "tx", tx.Hash(), "max_gas_price", limit)
+					s.ForgetNonce()
+					return nil, fmt.Errorf("%w: %s wei a gas, transaction %s not mined", ErrGasPriceCapped, limit, tx.Hash().Hex())
+				}
+				feeCap, tip = new(big.Int).Set(limit), minOf(tip, limit)
+			}
 			if tx, err = build(nonce, tip, feeCap); err != nil {
 				return nil, err
 			}
@@ -272,7 +289,20 @@ func (s *Sender) first(ctx context.Context, build func(uint64, *big.Int, *big.In
 		case errors.Is(err, ErrNonceTooLow) && attempt < 5:
 			s.nonce = nil // another sender of this key used it: ask the node
 		case errors.Is(err, ErrUnderpriced) && attempt < 5:
-			*tip, *feeCap = bumpFee(*tip, s.cfg.BumpPct), bumpFee(*feeCap, s.cfg.BumpPct)
+			// Nitro refuses at submission a fee cap below the current base fee ("max fee per
+			// gas less than block base fee"): the fee rose since the quote, perhaps ten-fold.
+			// Quote again, and offer at least a bump over what was refused; the nonce is the
+			// same, so no gap opens.
+			fresh, freshCap, qerr := s.priced(ctx, true)
+			if qerr != nil {
+				return 0, nil, qerr
+			}
+			*tip, *feeCap = maxOf(fresh, bumpFee(*tip, s.cfg.BumpPct)), maxOf(freshCap, bumpFee(*feeCap, s.cfg.BumpPct))
+			if s.cfg.MaxGasPrice != nil && (*feeCap).Cmp(s.cfg.MaxGasPrice) > 0 {
+				*feeCap = new(big.Int).Set(s.cfg.MaxGasPrice)
+				*tip = minOf(*tip, *feeCap)
+			}
+			s.cfg.Logger.Info("fee refused as too low, re-priced", "from", s.from, "nonce", nonce, "fee_cap", *feeCap, "refusal", err)
 		default:
 			return 0, nil, err
 		}
@@ -330,11 +360,56 @@ func (s *Sender) nextNonce(ctx context.Context) (uint64, error) {
 	return n, nil
 }
 
+// priced is fees held to MaxGasPrice: the fee cap no higher than it, and ErrGasPriceCapped while
+// the base fee and tip alone pass it (logged: the operator's answers wait for a cheaper block).
+// fresh drops the quote kept for the current head (the node refused it as too low).
+func (s *Sender) priced(ctx context.Context, fresh bool) (tip, feeCap *big.Int, err error) {
+	if fresh {
+		s.quoteMu.Lock()
+		s.quote = feeQuote{}
+		s.quoteMu.Unlock()
+	}
+	tip, feeCap, base, err := s.quoteFees(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	limit := s.cfg.MaxGasPrice
+	if limit == nil {
+		return tip, feeCap, nil
+	}
+	if need := new(big.Int).Add(base, tip); need.Cmp(limit) > 0 {
+		s.cfg.Logger.Warn("answer held back by the max gas price: the chain's fee is above it",
+			"from", s.from, "base_fee", base, "tip", tip, "max_gas_price", limit)
+		return nil, nil, fmt.Errorf("%w: the chain asks %s wei a gas (base fee %s, tip %s), the cap is %s", ErrGasPriceCapped, need, base, tip, limit)
+	}
+	return tip, minOf(feeCap, limit), nil
+}
+
+func maxOf(a, b *big.Int) *big.Int {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
+}
+
+func minOf(a, b *big.Int) *big.Int {
+	if a.Cmp(b) <= 0 {
+		return a
+	}
+	return b
+}
+
 // fees returns an EIP-1559 tip and a fee cap of twice the base fee plus the tip, which survives
 // several full blocks of base-fee rises.
+func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
+	tip, feeCap, _, err = s.quoteFees(ctx)
+	return tip, feeCap, err
+}
+
+// quoteFees is fees with the base fee they were computed from.
 // While heads come by subscription the quote is kept until the next head (the base fee and the
 // node's tip suggestion change only with a block), so a burst of sends asks once.
-func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
+func (s *Sender) quoteFees(ctx context.Context) (tip, feeCap, base *big.Int, err error) {
 	var block <-chan struct{} // taken before asking, so a head arriving meanwhile voids the quote
 	if s.cfg.NextHead != nil {
 		block = s.cfg.NextHead()
@@ -344,11 +419,11 @@ func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
 		s.quoteMu.Lock()
 		defer s.quoteMu.Unlock()
 		if q := s.quote; q.block == block {
-			return new(big.Int).Set(q.tip), new(big.Int).Set(q.feeCap), nil
+			return new(big.Int).Set(q.tip), new(big.Int).Set(q.feeCap), new(big.Int).Set(q.base), nil
 		}
 		defer func() {
 			if err == nil {
-				s.quote = feeQuote{block: block, tip: new(big.Int).Set(tip), feeCap: new(big.Int).Set(feeCap)}
+				s.quote = feeQuote{block: block, tip: new(big.Int).Set(tip), feeCap: new(big.Int).Set(feeCap), base: new(big.Int).Set(base)}
 			}
 		}()
 	}
@@ -362,14 +437,14 @@ func (s *Sender) fees(ctx context.Context) (tip, feeCap *big.Int, err error) {
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("fees: %w", err)
+		return nil, nil, nil, fmt.Errorf("fees: %w", err)
 	}
-	base := head.BaseFee
-	if base == nil {
-		base = new(big.Int)
+	base = new(big.Int)
+	if head.BaseFee != nil {
+		base.Set(head.BaseFee)
 	}
 	feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
-	return tip, feeCap, nil
+	return tip, feeCap, base, nil
 }
 
 func bumpFee(v *big.Int, pct int) *big.Int {
