@@ -123,6 +123,13 @@ type Client struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
+// Pacer waits until a source's next request may be sent (its rate's Pace). The client asks it
+// before each request, retries included, and sends the request the moment it returns: the
+// request's timeout starts when it is sent, never while it waits its turn.
+type Pacer interface {
+	Wait(ctx context.Context) error
+}
+
 // Response is what a request came back with. Adapters read the body even on errors: providers
 // hide errors in 200 bodies and explain 4xx in theirs.
 type Response struct {
@@ -147,6 +154,13 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 	case retries < 0:
 		retries = 0
 	}
+	// The rate paces only as far as its Pace: a per-hour or per-day rate is an allowance, spent
+	// as needed from the quota. A host's Pacer, when given, paces instead of the client.
+	pace := s.Rate.Pace()
+	if d.Pacer != nil {
+		pace = Rate{}
+	}
+	// The timeout is http.Client's: it starts when the request is sent, after its pace's wait.
 	rc := resty.New().SetTimeout(timeout).SetRetryCount(0)
 	if d.Transport != nil {
 		rc.SetTransport(d.Transport)
@@ -179,13 +193,13 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		name:    s.Name,
 		base:    strings.TrimRight(s.BaseURL, "/"),
 		rc:      rc,
-		limiter: s.Rate.Limiter(),
+		limiter: pace.Limiter(),
 		retries: retries,
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
 		budget:  d.Budget,
-		quota:   s.Quota,
+		quota:   s.Quota.With(s.Rate.Allowance()), // an hourly or daily rate is a budget
 		Sleep:   clock.Sleep,
 	}
 	if c.budget == nil {
@@ -332,7 +346,7 @@ func cancelled(err error) bool {
 
 func (c *Client) fetch(ctx context.Context, target string, limit int64, decode func(*Stream) (any, error)) (*result, error) {
 	for attempt := 0; ; attempt++ {
-		if err := c.wait(ctx); err != nil {
+		if err := c.pace(ctx); err != nil {
 			if errors.Is(err, ErrPaced) {
 				return nil, err
 			}
@@ -425,6 +439,14 @@ func (c *Client) fits(ctx context.Context, d time.Duration) bool {
 		}
 	}
 	return at.Before(dl)
+}
+
+// pace waits for the request's turn: the host's Pacer's, else the client's own rate limiter's.
+func (c *Client) pace(ctx context.Context) error {
+	if c.deps.Pacer != nil {
+		return c.deps.Pacer.Wait(ctx)
+	}
+	return c.wait(ctx)
 }
 
 // wait takes a token from the rate limiter, waiting through Sleep so that tests see the pause

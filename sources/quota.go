@@ -91,6 +91,26 @@ func (q Quota) Or(def Quota) Quota {
 	return q
 }
 
+// With is q with the limits of more added; of two limits over one period the tighter stays. A
+// source's quota is its quota: with its rate's Allowance.
+func (q Quota) With(more Quota) Quota {
+	if len(more) == 0 {
+		return q
+	}
+	out := slices.Clone(q)
+	for _, l := range more {
+		i := slices.IndexFunc(out, func(have Rate) bool { return have.Per == l.Per })
+		switch {
+		case i < 0:
+			out = append(out, l)
+		case l.N < out[i].N:
+			out[i] = l
+		}
+	}
+	slices.SortFunc(out, func(a, b Rate) int { return int(a.Per - b.Per) })
+	return out
+}
+
 func (q Quota) String() string {
 	if len(q) == 0 {
 		return "none"
