@@ -392,7 +392,9 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		c.deps.Logger.Debug("source request", "source", c.name, "url", resp.URL, "status", resp.Status, "took", time.Since(start).Round(time.Millisecond))
 		if ve, ok := val.(decodeError); ok {
 			// the body is not what the provider should send: asking again gets it again
-			return nil, c.adoptStream(resp, ve.err)
+			err := c.adoptStream(resp, ve.err)
+			c.refusedAs(ctx, err)
+			return nil, err
 		}
 		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
 		if !retryable {

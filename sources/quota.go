@@ -331,7 +331,7 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 	now := c.deps.Now()
 	b := Breaker{Opened: now}
 	switch {
-	case resp.Status == 401 || resp.Status == 402 || resp.Status == 403:
+	case refusalStatus(resp.Status):
 		b.Until, b.Kind = now.Add(RefusalBackoff), KindUnauthorized
 		b.Why = fmt.Sprintf("HTTP %d: %s", resp.Status, c.message(FirstLine(resp.Body)))
 	case resp.Status == 429 && wait > maxBackoff:
@@ -340,6 +340,27 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 	default:
 		return
 	}
+	c.trip(ctx, b)
+}
+
+func refusalStatus(status int) bool { return status == 401 || status == 402 || status == 403 }
+
+// refusedAs opens the source's breaker on a plan or key refusal its adapter read in the body,
+// whatever the status: Alpha Vantage's premium message and Massive's NOT_AUTHORIZED come with
+// HTTP 200, and every retry of such a request spends quota for the same answer. (A refusal by
+// status opened it already, in refused.)
+func (c *Client) refusedAs(ctx context.Context, err error) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok || e.Kind != ErrUnauthorized || refusalStatus(e.Status) {
+		return
+	}
+	now := c.deps.Now()
+	c.trip(ctx, Breaker{Opened: now, Until: now.Add(RefusalBackoff), Kind: KindUnauthorized,
+		Why: fmt.Sprintf("HTTP %d: %s", e.Status, e.Msg)})
+}
+
+// trip opens the source's breaker; the client that opened it says so once, in its log.
+func (c *Client) trip(ctx context.Context, b Breaker) {
 	opened, err := c.budget.Trip(ctx, c.name, b)
 	switch {
 	case err != nil:

@@ -183,3 +183,27 @@ func TestALongRetryAfterOpensTheBreaker(t *testing.T) {
 		t.Errorf("asked %d times", srv.hits)
 	}
 }
+
+// A plan refusal the adapter reads in a 200 body (Alpha Vantage's premium message, Massive's
+// NOT_AUTHORIZED) opens the breaker as a 402 does: the source is not asked again, so no retry
+// spends quota for the same answer (issue 32: they never opened it).
+func TestARefusalInA200BodyOpensTheBreaker(t *testing.T) {
+	srv := &scripted{steps: []step{{status: 200, body: `{"Information":"This is a premium endpoint."}`}}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := newTestClient(ts.URL, Settings{Name: "alphavantage"}, ClientOptions{})
+	decode := func(s *Stream) (int, error) {
+		return 0, &Error{Kind: ErrUnauthorized, Err: ErrNotEntitled, Msg: "This is a premium endpoint."}
+	}
+	_, err := Fetch(context.Background(), c, Request{Path: "/query"}, decode)
+	if KindOf(err) != KindUnauthorized || errors.Is(err, ErrNotSent) {
+		t.Fatalf("the refusal: %v (kind %s), want unauthorized, sent", err, KindOf(err))
+	}
+	_, err = Fetch(context.Background(), c, Request{Path: "/query", Query: map[string][]string{"month": {"2026-11"}}}, decode)
+	if KindOf(err) != KindUnauthorized || !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "premium endpoint") {
+		t.Fatalf("the next request: %v (kind %s), want not sent while the breaker is open, saying why", err, KindOf(err))
+	}
+	if srv.Hits() != 1 {
+		t.Errorf("the refusing provider was asked %d times, want 1", srv.Hits())
+	}
+}
