@@ -151,6 +151,12 @@ func (q Quota) Span() time.Duration {
 	return d + time.Minute
 }
 
+// KeepUses is how long a budget keeps a source's counts, whatever quota the process that counts
+// reads: the longest span any quota has (a month, and the minute of the oldest count). A process
+// with an hourly quota then never deletes the counts another's daily or monthly quota needs, and
+// the counts of a source with no quota are there for a report of what was spent.
+func (q Quota) KeepUses() time.Duration { return max(q.Span(), QuotaMonth+time.Minute) }
+
 // Room checks one more request at now against q, given the source's counts (any order):
 // ok, or the limit it would pass and when that limit has room again. A count of the minute
 // that starts at m stands for requests at any instant of it, so it is counted by a span of Per
@@ -243,7 +249,8 @@ const RefusalBackoff = 30 * time.Minute
 // one: the host implements it (feeds/history's store, shared by every process on it;
 // MemoryBudget, this process alone).
 type Budget interface {
-	// Spend counts one request of source at now against quota, or refuses it with an *Error:
+	// Spend counts one request of source at now against quota (with no quota too: the count is
+	// what was sent), or refuses it with an *Error:
 	// of kind ErrOverQuota when it would pass the quota, of the kind that opened the source's
 	// breaker while that is open (Breaker.Err); RetryAfter says until when.
 	Spend(ctx context.Context, source string, quota Quota, now time.Time) error
@@ -276,7 +283,7 @@ func (m *MemoryBudget) Spend(_ context.Context, source string, q Quota, now time
 	if ok, limit, free := q.Room(uses, now); !ok {
 		return OverQuota(source, limit, free, now)
 	}
-	m.uses[source] = AddUse(uses, now, q.Span())
+	m.uses[source] = AddUse(uses, now, q.KeepUses())
 	return nil
 }
 
