@@ -30,6 +30,9 @@ const (
 type Budget interface {
 	sources.Budget
 	Standing(ctx context.Context, source string, q sources.Quota, now time.Time) (history.Standing, error)
+	// CloseBreaker closes a source's breaker: the doctor asks a refused source once more, and
+	// a key or plan fixed since is used again at once by every process on the ledger.
+	CloseBreaker(ctx context.Context, source string) error
 }
 
 // memoryBudget is the doctor's own count when no store is there: only this run's requests and
@@ -53,6 +56,14 @@ func (m *memoryBudget) Trip(ctx context.Context, source string, b sources.Breake
 		m.breakers[source] = b
 	}
 	return opened, err
+}
+
+// CloseBreaker implements Budget.
+func (m *memoryBudget) CloseBreaker(ctx context.Context, source string) error {
+	m.mu.Lock()
+	delete(m.breakers, source)
+	m.mu.Unlock()
+	return m.MemoryBudget.CloseBreaker(ctx, source)
 }
 
 func (m *memoryBudget) Standing(_ context.Context, source string, q sources.Quota, now time.Time) (history.Standing, error) {
@@ -111,7 +122,7 @@ func notSent(line Check, s feeds.SourceSpec, err error) Check {
 		line.Fix = fmt.Sprintf("it is asked again when its quota has room%s; for more, a paid plan and %s's quota: in sources.yaml to it", until, s.Name)
 	case line.ErrorKind == sources.KindUnauthorized:
 		line.Verdict, line.Problem = Fail, BreakerOpen
-		line.Fix = fmt.Sprintf("fix %s's key or plan (the refusal above); it is asked again when the breaker closes%s", s.Name, until)
+		line.Fix = fmt.Sprintf("fix %s's key or plan (the refusal above), then run pricerig doctor again with the ledger: it asks %s once more and closes the breaker when it answers (else it is asked again when the breaker closes%s)", s.Name, s.Name, until)
 	default:
 		line.Verdict, line.Problem = Warn, BreakerOpen
 		line.Fix = fmt.Sprintf("the provider asked for a pause: it is asked again when the breaker closes%s", until)
@@ -142,7 +153,7 @@ func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec,
 				line.Verdict = Warn
 				line.Detail = "opened by the refusal above: " + line.Detail
 			}
-			line.Fix = fmt.Sprintf("fix %s's key or plan; it is asked again from %s", s.Name, b.Until.UTC().Format("15:04 UTC"))
+			line.Fix = fmt.Sprintf("fix %s's key or plan, then run pricerig doctor again: it asks %s once more and closes the breaker when it answers (else it is asked again from %s)", s.Name, s.Name, b.Until.UTC().Format("15:04 UTC"))
 		} else {
 			line.Fix = fmt.Sprintf("the provider asked for a pause; %s is asked again from %s", s.Name, b.Until.UTC().Format("15:04 UTC"))
 		}

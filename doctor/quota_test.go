@@ -69,12 +69,15 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 }
 
 // A plan refusal opens the source's breaker in the ledger (as the rig's would): the quota line
-// says so with its fix, and the next doctor does not ask the provider again but names the open
-// breaker as a failure.
-func TestAnOpenBreakerIsAFailureWithItsFix(t *testing.T) {
+// says so with its fix. The next doctor asks the refused source once more (its key or plan may
+// have been fixed): refused again, the breaker is open again, from this run's refusal; once the
+// plan is fixed, the doctor's request is answered and the breaker closed, for every process on
+// the ledger at once (issue 32: it stayed open for 30 minutes after the fix, and the doctor kept
+// failing).
+func TestAnOpenBreakerIsAskedOnceMoreAndClosedWhenItAnswers(t *testing.T) {
 	env := newSimEnv(t, tuesday)
 	env.sim.SetFault("fmp", sim.FaultNotEntitled)
-	path, _ := newLedger(t)
+	path, st := newLedger(t)
 	spec := env.spec(t, []string{"fmp"})
 
 	rep := env.run(t, Options{Spec: spec, Ledger: path})
@@ -91,18 +94,30 @@ func TestAnOpenBreakerIsAFailureWithItsFix(t *testing.T) {
 
 	asked := env.sim.Requests("fmp")
 	rep = env.run(t, Options{Spec: spec, Ledger: path})
+	if c := one(t, rep, "source", "fmp"); c.Verdict != Fail || c.Problem != PlanRefused {
+		t.Errorf("second run, still refused: %+v, want plan_refused", c)
+	}
+	if n := env.sim.Requests("fmp"); n != asked+1 {
+		t.Errorf("a source whose breaker is open was asked %d times by the next doctor, want once", n-asked)
+	}
+	if c := one(t, rep, "quota", "fmp"); c.Problem != BreakerOpen || !strings.Contains(c.Detail, "refusal above") {
+		t.Errorf("second run's quota: %+v, want breaker_open again, by this run's refusal", c)
+	}
+
+	env.sim.SetFault("fmp", sim.FaultNone) // the plan is fixed
+	rep = env.run(t, Options{Spec: spec, Ledger: path})
 	c = one(t, rep, "source", "fmp")
-	if c.Verdict != Fail || c.Problem != BreakerOpen || !strings.Contains(c.Detail, "not asked") || c.Fix == "" {
-		t.Errorf("second run: %+v, want breaker_open, not asked, with a fix", c)
+	if c.Verdict != OK || !strings.Contains(c.Detail, "closed now") {
+		t.Errorf("after the fix: %+v, want ok, the breaker closed", c)
 	}
-	if n := env.sim.Requests("fmp"); n != asked {
-		t.Errorf("a source whose breaker is open was asked (%d requests, %d before)", n, asked)
+	if c := one(t, rep, "quota", "fmp"); c.Problem == BreakerOpen {
+		t.Errorf("after the fix, the quota line: %+v, want the breaker closed", c)
 	}
-	if rep.Exit() != 1 {
-		t.Errorf("exit %d, want 1", rep.Exit())
+	if s, err := st.Standing(context.Background(), "fmp", nil, tuesday); err != nil || s.Breaker != nil {
+		t.Errorf("after the fix, the ledger's breaker: %+v (%v), want closed for every process", s.Breaker, err)
 	}
-	if c := one(t, rep, "quota", "fmp"); c.Verdict != Fail || c.Problem != BreakerOpen {
-		t.Errorf("second run's quota: %+v, want breaker_open, opened before it: a failure", c)
+	if rep.Exit() != 0 {
+		t.Errorf("after the fix: exit %d, want 0", rep.Exit())
 	}
 }
 

@@ -91,6 +91,14 @@ func probeSource(ctx context.Context, o Options, s feeds.SourceSpec) probe {
 	from := now.Add(-(cov.Delay + cov.FinalAfter + probeSpan)).Truncate(time.Minute)
 	started := time.Now()
 	bars, err := src.Bars(ctx, symbol, from, now)
+	reasked := false
+	if b, ok := o.Deps.Budget.(Budget); ok && errors.Is(err, sources.ErrNotSent) && sources.KindOf(err) == sources.KindUnauthorized {
+		// a refusal's breaker (issue 32): the key or plan may have been fixed since, so the
+		// source is asked once more, and the breaker stays closed when it answers
+		started = time.Now()
+		bars, err = reask(ctx, b, src, s.Name, symbol, from, now, err)
+		reasked = true
+	}
 	line.LatencyMS = time.Since(started).Milliseconds()
 	if d, ok := src.(dated); ok {
 		if date, ok := d.LastDate(); ok {
@@ -111,8 +119,34 @@ func probeSource(ctx context.Context, o Options, s feeds.SourceSpec) probe {
 		asked += " (" + symbol + ")"
 	}
 	line.Detail = fmt.Sprintf("key accepted, %s of %s since %s", plural(len(bars), "1-minute bar"), asked, from.Format("15:04 UTC"))
+	if reasked {
+		line.Detail += "; asked again despite its open breaker, which is closed now (the key or plan was fixed)"
+	}
 	p.checks = []Check{line, barAge(s.Name, feed, cov, bars, now)}
 	return p
+}
+
+// reask closes a refused source's breaker and asks it once more. A source that answers keeps
+// it closed; one that is refused again opens it again itself (the client trips it); any other
+// failure (unreachable) puts the old breaker back: nothing says the refusal is over.
+// notSent is the error of the request the breaker stopped, returned when the breaker cannot be
+// read.
+func reask(ctx context.Context, b Budget, src sources.Source, name, symbol string, from, now time.Time, notSent error) ([]sources.Bar, error) {
+	st, err := b.Standing(ctx, name, nil, now)
+	if err != nil || st.Breaker == nil || st.Breaker.Kind != sources.KindUnauthorized {
+		return nil, notSent
+	}
+	old := *st.Breaker
+	if err := b.CloseBreaker(ctx, name); err != nil {
+		return nil, err
+	}
+	bars, err := src.Bars(ctx, symbol, from, now)
+	if err != nil && sources.KindOf(err) != sources.KindUnauthorized {
+		if _, terr := b.Trip(ctx, name, old); terr != nil {
+			return nil, errors.Join(err, terr)
+		}
+	}
+	return bars, err
 }
 
 // feedOf is the first feed that names the source, and the source's symbol for it.

@@ -312,6 +312,14 @@ func (m *MemoryBudget) Trip(_ context.Context, source string, b Breaker) (bool, 
 	return !had || !old.Open(b.Opened), nil
 }
 
+// CloseBreaker closes a source's breaker: it is asked again at once.
+func (m *MemoryBudget) CloseBreaker(_ context.Context, source string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.breakers, source)
+	return nil
+}
+
 // Uses lists the counts the budget holds of a source, for a report.
 func (m *MemoryBudget) Uses(source string) []Use {
 	m.mu.Lock()

@@ -99,6 +99,14 @@ ON CONFLICT (source) DO UPDATE SET opened = excluded.opened, until = excluded.un
 	return opened, err
 }
 
+// CloseBreaker closes a source's breaker (`pricerig doctor`, once the source answered again):
+// every process on the store asks it again at once.
+func (s *Store) CloseBreaker(ctx context.Context, source string) error {
+	return s.write(ctx, func(tx wtx) error {
+		return tx.Exec(ctx, `DELETE FROM breakers WHERE source = ?`, source)
+	})
+}
+
 func txBreaker(ctx context.Context, tx wtx, source string) (sources.Breaker, bool, error) {
 	var b sources.Breaker
 	var opened, until int64
