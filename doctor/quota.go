@@ -137,7 +137,11 @@ func notSent(line Check, s feeds.SourceSpec, err error) Check {
 func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec, p probe, now time.Time) Check {
 	line := Check{Check: "quota", Subject: s.Name, Verdict: OK}
 	q := s.Settings.Quota
-	st, err := b.Standing(ctx, s.Name, q, now)
+	account := p.account
+	if account == "" {
+		account = accountOf(s, nil)
+	}
+	st, err := b.Standing(ctx, account, q, now)
 	if err != nil {
 		line.Verdict, line.Problem = Warn, SourceFailed
 		line.Detail = fmt.Sprintf("%s: %v", where, err)

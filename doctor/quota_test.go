@@ -32,8 +32,9 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 	spec := env.spec(t, []string{"yahoo"})
 	q := sources.Quota{{N: 3, Per: sources.QuotaDay}}
 	spec.Sources[0].Settings.Quota = q
-	// another process (a price on the same store) spent one an hour ago
-	if err := st.Spend(context.Background(), "yahoo", q, tuesday.Add(-60*60e9)); err != nil {
+	// another process (a price on the same store, the same origin and key) spent one an hour ago
+	yahoo := accountOf(spec.Sources[0], nil)
+	if err := st.Spend(context.Background(), yahoo, q, tuesday.Add(-60*60e9)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -42,7 +43,7 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 	if c.Verdict != OK || !strings.Contains(c.Detail, "1 of 3/day left") || !strings.Contains(c.Detail, path) {
 		t.Errorf("first run: %+v, want ok, 1 of 3/day left in %s", c, path)
 	}
-	if s, err := st.Standing(context.Background(), "yahoo", q, tuesday); err != nil || s.Limits[0].Used != 2 {
+	if s, err := st.Standing(context.Background(), yahoo, q, tuesday); err != nil || s.Limits[0].Used != 2 {
 		t.Errorf("the store counts %+v (%v), want the doctor's request counted: 2", s, err)
 	}
 
@@ -113,7 +114,7 @@ func TestAnOpenBreakerIsAskedOnceMoreAndClosedWhenItAnswers(t *testing.T) {
 	if c := one(t, rep, "quota", "fmp"); c.Problem == BreakerOpen {
 		t.Errorf("after the fix, the quota line: %+v, want the breaker closed", c)
 	}
-	if s, err := st.Standing(context.Background(), "fmp", nil, tuesday); err != nil || s.Breaker != nil {
+	if s, err := st.Standing(context.Background(), accountOf(spec.Sources[0], nil), nil, tuesday); err != nil || s.Breaker != nil {
 		t.Errorf("after the fix, the ledger's breaker: %+v (%v), want closed for every process", s.Breaker, err)
 	}
 	if rep.Exit() != 0 {

@@ -118,6 +118,7 @@ type Client struct {
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
 	budget  Budget // counts the requests against quota, and keeps the breaker (quota.go)
+	account string // what the budget counts by: name, origin, key fingerprint (AccountOf)
 	quota   Quota
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -199,6 +200,7 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
 		budget:  d.Budget,
+		account: AccountOf(s.Name, s.BaseURL, s.Key, s.Secret),
 		quota:   s.Quota.With(s.Rate.Allowance()), // an hourly or daily rate is a budget
 		Sleep:   clock.Sleep,
 	}

@@ -2,9 +2,12 @@ package sources
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,8 +252,9 @@ const RefusalBackoff = 30 * time.Minute
 // one: the host implements it (feeds/history's store, shared by every process on it;
 // MemoryBudget, this process alone).
 type Budget interface {
-	// Spend counts one request of source at now against quota (with no quota too: the count is
-	// what was sent), or refuses it with an *Error:
+	// Spend counts one request of source (the client's account, AccountOf: its name, origin and
+	// key fingerprint) at now against quota (with no quota too: the count is what was sent), or
+	// refuses it with an *Error:
 	// of kind ErrOverQuota when it would pass the quota, of the kind that opened the source's
 	// breaker while that is open (Breaker.Err); RetryAfter says until when.
 	Spend(ctx context.Context, source string, quota Quota, now time.Time) error
@@ -327,11 +331,35 @@ func (m *MemoryBudget) Uses(source string) []Use {
 	return slices.Clone(m.uses[source])
 }
 
+// AccountOf is what a budget counts a source's requests and keeps its breaker by: the source's
+// name, the origin it asks and a fingerprint of its key and secret (never the key). A request
+// to a simulator (`--sim`) then spends nothing of the provider's quota and is stopped by none of
+// its breakers, and a new key is asked at once, its count its own (issue 32: a key refused once
+// kept its source's breaker open for 30 minutes after the key was fixed).
+func AccountOf(name, baseURL, key, secret string) string {
+	origin := baseURL
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		origin = Origin(u)
+	}
+	fp := "none"
+	if key != "" || secret != "" {
+		sum := sha256.Sum256([]byte("pricerig key fingerprint\x00" + key + "\x00" + secret))
+		fp = hex.EncodeToString(sum[:6])
+	}
+	return name + " " + origin + " key:" + fp
+}
+
+// Account is the client's budget account (AccountOf).
+func (c *Client) Account() string { return c.account }
+
 // spend asks the client's budget for one request now.
 func (c *Client) spend(ctx context.Context) error {
-	err := c.budget.Spend(ctx, c.name, c.quota, c.deps.Now())
+	err := c.budget.Spend(ctx, c.account, c.quota, c.deps.Now())
 	var e *Error
-	if err != nil && !errors.As(err, &e) {
+	if errors.As(err, &e) {
+		e.Source = c.name // the budget names the account
+	}
+	if err != nil && e == nil {
 		// the budget could not be read (its store is down): not sending keeps inside the
 		// quota, and the error says why
 		return &Error{Source: c.name, Kind: ErrUnavailable, Msg: "the request budget could not be read", Err: errors.New(c.Redact(err.Error()))}
@@ -376,7 +404,7 @@ func (c *Client) refusedAs(ctx context.Context, err error) {
 
 // trip opens the source's breaker; the client that opened it says so once, in its log.
 func (c *Client) trip(ctx context.Context, b Breaker) {
-	opened, err := c.budget.Trip(ctx, c.name, b)
+	opened, err := c.budget.Trip(ctx, c.account, b)
 	switch {
 	case err != nil:
 		c.deps.Logger.Warn("source breaker not kept", "source", c.name, "error", c.Redact(err.Error()))

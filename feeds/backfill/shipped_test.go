@@ -50,7 +50,8 @@ func TestBackfillAtTheShippedLimits(t *testing.T) {
 			t.Errorf("%s: %d requests (floor %d), %d failed, %d 429s", ss.Name, src.Requests, src.MinRequests, src.Failed, src.RateLimited)
 		}
 		if q := ss.Quota.With(ss.Rate.Allowance()); len(q) > 0 {
-			st, err := store.Standing(context.Background(), ss.Name, q, e.clock.Now())
+			account := sources.AccountOf(ss.Name, ss.Settings.BaseURL, ss.Settings.Key, ss.Settings.Secret)
+			st, err := store.Standing(context.Background(), account, q, e.clock.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
