@@ -46,8 +46,8 @@ type dated interface {
 type probe struct {
 	source  string
 	account string // the source's budget account (sources.AccountOf): its name, origin and key
-	checks []Check
-	date   *sources.ServerDate
+	checks  []Check
+	date    *sources.ServerDate
 }
 
 // probeSources asks every source of the spec for one window at once.
