@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -136,7 +137,7 @@ func notSent(line Check, s feeds.SourceSpec, err error) Check {
 // failure already.
 func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec, p probe, now time.Time) Check {
 	line := Check{Check: "quota", Subject: s.Name, Verdict: OK}
-	q := s.Settings.Quota
+	q := s.Settings.Quota.With(s.Settings.Rate.Allowance()) // an hourly or daily rate is counted as a quota
 	account := p.account
 	if account == "" {
 		account = accountOf(s, nil)
@@ -164,6 +165,12 @@ func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec,
 		return line
 	}
 	if len(q) == 0 {
+		// every request sent is counted, quota or not: say what the last day spent
+		day := sources.Quota{{N: math.MaxInt32, Per: sources.QuotaDay}}
+		if st, err := b.Standing(ctx, account, day, now); err == nil && len(st.Limits) == 1 {
+			line.Detail = fmt.Sprintf("no quota; %s sent in the last 24 h (%s)", plural(st.Limits[0].Used, "request"), where)
+			return line
+		}
 		line.Detail = "no quota (" + where + ")"
 		return line
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources"
@@ -105,14 +106,16 @@ func TestAnOpenBreakerIsAskedOnceMoreAndClosedWhenItAnswers(t *testing.T) {
 		t.Errorf("second run's quota: %+v, want breaker_open again, by this run's refusal", c)
 	}
 
-	env.sim.SetFault("fmp", sim.FaultNone) // the plan is fixed
+	env.sim.SetFault("fmp", sim.FaultNone) // the plan is fixed (its quota is none: what was sent is said)
+	spec.Sources[0].Settings.Quota = sources.NoQuota
+	spec.Sources[0].Settings.Rate = sources.Rate{N: 60, Per: time.Minute} // no daily allowance either
 	rep = env.run(t, Options{Spec: spec, Ledger: path})
 	c = one(t, rep, "source", "fmp")
 	if c.Verdict != OK || !strings.Contains(c.Detail, "closed now") {
 		t.Errorf("after the fix: %+v, want ok, the breaker closed", c)
 	}
-	if c := one(t, rep, "quota", "fmp"); c.Problem == BreakerOpen {
-		t.Errorf("after the fix, the quota line: %+v, want the breaker closed", c)
+	if c := one(t, rep, "quota", "fmp"); c.Problem == BreakerOpen || !strings.Contains(c.Detail, "no quota; 3 requests sent in the last 24 h") {
+		t.Errorf("after the fix, the quota line: %+v, want the breaker closed and the 3 requests of the 3 runs said", c)
 	}
 	if s, err := st.Standing(context.Background(), accountOf(spec.Sources[0], nil), nil, tuesday); err != nil || s.Breaker != nil {
 		t.Errorf("after the fix, the ledger's breaker: %+v (%v), want closed for every process", s.Breaker, err)
