@@ -63,8 +63,9 @@ type Config struct {
 	PaceBudget time.Duration
 }
 
-// DefaultPaceBudget: a run waits up to a minute on the sources' pacing. tiingo's 50/h and
-// fmp's 250/day then audit one symbol a run; the others serve every symbol at once.
+// DefaultPaceBudget: a run waits up to a minute on the sources' pacing, which serves every
+// symbol of the shipped sources.yaml (massive's and alphavantage's 5/min: 12 s apart); tiingo's
+// 50/h and fmp's 250/day are allowances, which pace nothing (sources.PaceSpan).
 const DefaultPaceBudget = time.Minute
 
 // CheckState is how one check of a run ended.
@@ -294,7 +295,7 @@ func (a *Auditor) reconciler(spans int) (rec *feeds.Reconciler, paced []string) 
 		if m.Source == nil {
 			continue
 		}
-		interval := m.Source.Coverage().Rate.Interval()
+		interval := m.Source.Coverage().Rate.Pace().Interval() // an hourly or daily rate is an allowance, not a pace
 		if interval <= 0 {
 			continue
 		}

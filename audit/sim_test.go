@@ -324,15 +324,17 @@ func TestSimPacedSourcesAuditFewerSymbols(t *testing.T) {
 	spec := env.spec(t)
 	for i, s := range spec.Sources {
 		switch s.Name {
+		// paces slower than the run's budget of 10 s (an hourly or daily rate is an allowance,
+		// not a pace: it holds no symbol back)
 		case "tiingo":
-			spec.Sources[i].Rate = sources.Rate{N: 50, Per: time.Hour} // 72 s a request
+			spec.Sources[i].Rate = sources.Rate{N: 1, Per: time.Minute}
 		case "fmp":
-			spec.Sources[i].Rate = sources.Rate{N: 250, Per: 24 * time.Hour}
+			spec.Sources[i].Rate = sources.Rate{N: 2, Per: time.Minute}
 		}
 	}
 	// (a source that fits two requests in the budget would make the test wait on the real
 	// clock its limiter reads, so every source here fits either one or all)
-	a := env.auditor(t, Config{Spec: spec})
+	a := env.auditor(t, Config{Spec: spec, PaceBudget: 10 * time.Second})
 	rep := a.Run(context.Background())
 	if !rep.Healthy() {
 		t.Fatalf("findings %v", names(rep.Findings))
@@ -358,7 +360,7 @@ func TestSimPacedSourcesAuditFewerSymbols(t *testing.T) {
 	if strings.Contains(c.Detail, "pyth") {
 		t.Errorf("detail %q names pyth, which served every symbol", c.Detail)
 	}
-	for _, want := range []string{"tiingo (one request per 1m12s", "fmp (one request per 5m45.6s"} {
+	for _, want := range []string{"tiingo (one request per 1m0s", "fmp (one request per 30s"} {
 		if !strings.Contains(c.Detail, want) {
 			t.Errorf("detail %q lacks %q", c.Detail, want)
 		}

@@ -110,7 +110,7 @@ func TestPaceShare(t *testing.T) {
 		{12 * time.Second, time.Minute, 1, 3, 3, 24 * time.Second}, // massive's 5/min
 		{30 * time.Second, time.Minute, 1, 3, 3, time.Minute},
 		{40 * time.Second, time.Minute, 1, 3, 2, 40 * time.Second},
-		{72 * time.Second, time.Minute, 1, 3, 1, 0}, // tiingo's 50/h
+		{72 * time.Second, time.Minute, 1, 3, 1, 0}, // a 72 s pace (tiingo's 50/h once was; an hourly rate is an allowance now)
 		{72 * time.Second, time.Minute, 2, 3, 1, time.Minute},
 		{12 * time.Second, time.Minute, 2, 3, 3, time.Minute},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ const (
 type Budget interface {
 	sources.Budget
 	Standing(ctx context.Context, source string, q sources.Quota, now time.Time) (history.Standing, error)
+	// CloseBreaker closes a source's breaker: the doctor asks a refused source once more, and
+	// a key or plan fixed since is used again at once by every process on the ledger.
+	CloseBreaker(ctx context.Context, source string) error
 }
 
 // memoryBudget is the doctor's own count when no store is there: only this run's requests and
@@ -53,6 +57,14 @@ func (m *memoryBudget) Trip(ctx context.Context, source string, b sources.Breake
 		m.breakers[source] = b
 	}
 	return opened, err
+}
+
+// CloseBreaker implements Budget.
+func (m *memoryBudget) CloseBreaker(ctx context.Context, source string) error {
+	m.mu.Lock()
+	delete(m.breakers, source)
+	m.mu.Unlock()
+	return m.MemoryBudget.CloseBreaker(ctx, source)
 }
 
 func (m *memoryBudget) Standing(_ context.Context, source string, q sources.Quota, now time.Time) (history.Standing, error) {
@@ -111,7 +123,7 @@ func notSent(line Check, s feeds.SourceSpec, err error) Check {
 		line.Fix = fmt.Sprintf("it is asked again when its quota has room%s; for more, a paid plan and %s's quota: in sources.yaml to it", until, s.Name)
 	case line.ErrorKind == sources.KindUnauthorized:
 		line.Verdict, line.Problem = Fail, BreakerOpen
-		line.Fix = fmt.Sprintf("fix %s's key or plan (the refusal above); it is asked again when the breaker closes%s", s.Name, until)
+		line.Fix = fmt.Sprintf("fix %s's key or plan (the refusal above), then run pricerig doctor again with the ledger: it asks %s once more and closes the breaker when it answers (else it is asked again when the breaker closes%s)", s.Name, s.Name, until)
 	default:
 		line.Verdict, line.Problem = Warn, BreakerOpen
 		line.Fix = fmt.Sprintf("the provider asked for a pause: it is asked again when the breaker closes%s", until)
@@ -125,8 +137,12 @@ func notSent(line Check, s feeds.SourceSpec, err error) Check {
 // failure already.
 func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec, p probe, now time.Time) Check {
 	line := Check{Check: "quota", Subject: s.Name, Verdict: OK}
-	q := s.Settings.Quota
-	st, err := b.Standing(ctx, s.Name, q, now)
+	q := s.Settings.Quota.With(s.Settings.Rate.Allowance()) // an hourly or daily rate is counted as a quota
+	account := p.account
+	if account == "" {
+		account = accountOf(s, nil)
+	}
+	st, err := b.Standing(ctx, account, q, now)
 	if err != nil {
 		line.Verdict, line.Problem = Warn, SourceFailed
 		line.Detail = fmt.Sprintf("%s: %v", where, err)
@@ -142,13 +158,19 @@ func checkQuota(ctx context.Context, b Budget, where string, s feeds.SourceSpec,
 				line.Verdict = Warn
 				line.Detail = "opened by the refusal above: " + line.Detail
 			}
-			line.Fix = fmt.Sprintf("fix %s's key or plan; it is asked again from %s", s.Name, b.Until.UTC().Format("15:04 UTC"))
+			line.Fix = fmt.Sprintf("fix %s's key or plan, then run pricerig doctor again: it asks %s once more and closes the breaker when it answers (else it is asked again from %s)", s.Name, s.Name, b.Until.UTC().Format("15:04 UTC"))
 		} else {
 			line.Fix = fmt.Sprintf("the provider asked for a pause; %s is asked again from %s", s.Name, b.Until.UTC().Format("15:04 UTC"))
 		}
 		return line
 	}
 	if len(q) == 0 {
+		// every request sent is counted, quota or not: say what the last day spent
+		day := sources.Quota{{N: math.MaxInt32, Per: sources.QuotaDay}}
+		if st, err := b.Standing(ctx, account, day, now); err == nil && len(st.Limits) == 1 {
+			line.Detail = fmt.Sprintf("no quota; %s sent in the last 24 h (%s)", plural(st.Limits[0].Used, "request"), where)
+			return line
+		}
 		line.Detail = "no quota (" + where + ")"
 		return line
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/sources"
@@ -32,8 +33,9 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 	spec := env.spec(t, []string{"yahoo"})
 	q := sources.Quota{{N: 3, Per: sources.QuotaDay}}
 	spec.Sources[0].Settings.Quota = q
-	// another process (a price on the same store) spent one an hour ago
-	if err := st.Spend(context.Background(), "yahoo", q, tuesday.Add(-60*60e9)); err != nil {
+	// another process (a price on the same store, the same origin and key) spent one an hour ago
+	yahoo := accountOf(spec.Sources[0], nil)
+	if err := st.Spend(context.Background(), yahoo, q, tuesday.Add(-60*60e9)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -42,7 +44,7 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 	if c.Verdict != OK || !strings.Contains(c.Detail, "1 of 3/day left") || !strings.Contains(c.Detail, path) {
 		t.Errorf("first run: %+v, want ok, 1 of 3/day left in %s", c, path)
 	}
-	if s, err := st.Standing(context.Background(), "yahoo", q, tuesday); err != nil || s.Limits[0].Used != 2 {
+	if s, err := st.Standing(context.Background(), yahoo, q, tuesday); err != nil || s.Limits[0].Used != 2 {
 		t.Errorf("the store counts %+v (%v), want the doctor's request counted: 2", s, err)
 	}
 
@@ -69,12 +71,15 @@ func TestQuotaLeftIsReadFromTheLedgerAndCountsTheDoctor(t *testing.T) {
 }
 
 // A plan refusal opens the source's breaker in the ledger (as the rig's would): the quota line
-// says so with its fix, and the next doctor does not ask the provider again but names the open
-// breaker as a failure.
-func TestAnOpenBreakerIsAFailureWithItsFix(t *testing.T) {
+// says so with its fix. The next doctor asks the refused source once more (its key or plan may
+// have been fixed): refused again, the breaker is open again, from this run's refusal; once the
+// plan is fixed, the doctor's request is answered and the breaker closed, for every process on
+// the ledger at once (issue 32: it stayed open for 30 minutes after the fix, and the doctor kept
+// failing).
+func TestAnOpenBreakerIsAskedOnceMoreAndClosedWhenItAnswers(t *testing.T) {
 	env := newSimEnv(t, tuesday)
 	env.sim.SetFault("fmp", sim.FaultNotEntitled)
-	path, _ := newLedger(t)
+	path, st := newLedger(t)
 	spec := env.spec(t, []string{"fmp"})
 
 	rep := env.run(t, Options{Spec: spec, Ledger: path})
@@ -91,18 +96,32 @@ func TestAnOpenBreakerIsAFailureWithItsFix(t *testing.T) {
 
 	asked := env.sim.Requests("fmp")
 	rep = env.run(t, Options{Spec: spec, Ledger: path})
+	if c := one(t, rep, "source", "fmp"); c.Verdict != Fail || c.Problem != PlanRefused {
+		t.Errorf("second run, still refused: %+v, want plan_refused", c)
+	}
+	if n := env.sim.Requests("fmp"); n != asked+1 {
+		t.Errorf("a source whose breaker is open was asked %d times by the next doctor, want once", n-asked)
+	}
+	if c := one(t, rep, "quota", "fmp"); c.Problem != BreakerOpen || !strings.Contains(c.Detail, "refusal above") {
+		t.Errorf("second run's quota: %+v, want breaker_open again, by this run's refusal", c)
+	}
+
+	env.sim.SetFault("fmp", sim.FaultNone) // the plan is fixed (its quota is none: what was sent is said)
+	spec.Sources[0].Settings.Quota = sources.NoQuota
+	spec.Sources[0].Settings.Rate = sources.Rate{N: 60, Per: time.Minute} // no daily allowance either
+	rep = env.run(t, Options{Spec: spec, Ledger: path})
 	c = one(t, rep, "source", "fmp")
-	if c.Verdict != Fail || c.Problem != BreakerOpen || !strings.Contains(c.Detail, "not asked") || c.Fix == "" {
-		t.Errorf("second run: %+v, want breaker_open, not asked, with a fix", c)
+	if c.Verdict != OK || !strings.Contains(c.Detail, "closed now") {
+		t.Errorf("after the fix: %+v, want ok, the breaker closed", c)
 	}
-	if n := env.sim.Requests("fmp"); n != asked {
-		t.Errorf("a source whose breaker is open was asked (%d requests, %d before)", n, asked)
+	if c := one(t, rep, "quota", "fmp"); c.Problem == BreakerOpen || !strings.Contains(c.Detail, "no quota; 3 requests sent in the last 24 h") {
+		t.Errorf("after the fix, the quota line: %+v, want the breaker closed and the 3 requests of the 3 runs said", c)
 	}
-	if rep.Exit() != 1 {
-		t.Errorf("exit %d, want 1", rep.Exit())
+	if s, err := st.Standing(context.Background(), accountOf(spec.Sources[0], nil), nil, tuesday); err != nil || s.Breaker != nil {
+		t.Errorf("after the fix, the ledger's breaker: %+v (%v), want closed for every process", s.Breaker, err)
 	}
-	if c := one(t, rep, "quota", "fmp"); c.Verdict != Fail || c.Problem != BreakerOpen {
-		t.Errorf("second run's quota: %+v, want breaker_open, opened before it: a failure", c)
+	if rep.Exit() != 0 {
+		t.Errorf("after the fix: exit %d, want 0", rep.Exit())
 	}
 }
 

@@ -44,9 +44,10 @@ type dated interface {
 
 // probe is what one source's check found: its lines and the Date header its answer carried.
 type probe struct {
-	source string
-	checks []Check
-	date   *sources.ServerDate
+	source  string
+	account string // the source's budget account (sources.AccountOf): its name, origin and key
+	checks  []Check
+	date    *sources.ServerDate
 }
 
 // probeSources asks every source of the spec for one window at once.
@@ -86,11 +87,20 @@ func probeSource(ctx context.Context, o Options, s feeds.SourceSpec) probe {
 		p.checks = []Check{line}
 		return p
 	}
+	p.account = accountOf(s, src)
 	cov := src.Coverage()
 	now := o.Deps.Now()
 	from := now.Add(-(cov.Delay + cov.FinalAfter + probeSpan)).Truncate(time.Minute)
 	started := time.Now()
 	bars, err := src.Bars(ctx, symbol, from, now)
+	reasked := false
+	if b, ok := o.Deps.Budget.(Budget); ok && errors.Is(err, sources.ErrNotSent) && sources.KindOf(err) == sources.KindUnauthorized {
+		// a refusal's breaker (issue 32): the key or plan may have been fixed since, so the
+		// source is asked once more, and the breaker stays closed when it answers
+		started = time.Now()
+		bars, err = reask(ctx, b, src, p.account, symbol, from, now, err)
+		reasked = true
+	}
 	line.LatencyMS = time.Since(started).Milliseconds()
 	if d, ok := src.(dated); ok {
 		if date, ok := d.LastDate(); ok {
@@ -111,8 +121,43 @@ func probeSource(ctx context.Context, o Options, s feeds.SourceSpec) probe {
 		asked += " (" + symbol + ")"
 	}
 	line.Detail = fmt.Sprintf("key accepted, %s of %s since %s", plural(len(bars), "1-minute bar"), asked, from.Format("15:04 UTC"))
+	if reasked {
+		line.Detail += "; asked again despite its open breaker, which is closed now (the key or plan was fixed)"
+	}
 	p.checks = []Check{line, barAge(s.Name, feed, cov, bars, now)}
 	return p
+}
+
+// accountOf is the budget account the built source spends from: its client's (the base URL
+// defaulted, the key read), else the spec's settings'.
+func accountOf(s feeds.SourceSpec, src sources.Source) string {
+	if c, ok := src.(interface{ Client() *sources.Client }); ok {
+		return c.Client().Account()
+	}
+	return sources.AccountOf(s.Name, s.Settings.BaseURL, s.Settings.Key, s.Settings.Secret)
+}
+
+// reask closes a refused source's breaker and asks it once more. A source that answers keeps
+// it closed; one that is refused again opens it again itself (the client trips it); any other
+// failure (unreachable) puts the old breaker back: nothing says the refusal is over.
+// notSent is the error of the request the breaker stopped, returned when the breaker cannot be
+// read.
+func reask(ctx context.Context, b Budget, src sources.Source, account, symbol string, from, now time.Time, notSent error) ([]sources.Bar, error) {
+	st, err := b.Standing(ctx, account, nil, now)
+	if err != nil || st.Breaker == nil || st.Breaker.Kind != sources.KindUnauthorized {
+		return nil, notSent
+	}
+	old := *st.Breaker
+	if err := b.CloseBreaker(ctx, account); err != nil {
+		return nil, err
+	}
+	bars, err := src.Bars(ctx, symbol, from, now)
+	if err != nil && sources.KindOf(err) != sources.KindUnauthorized {
+		if _, terr := b.Trip(ctx, account, old); terr != nil {
+			return nil, errors.Join(err, terr)
+		}
+	}
+	return bars, err
 }
 
 // feedOf is the first feed that names the source, and the source's symbol for it.

@@ -118,9 +118,17 @@ type Client struct {
 	secrets []string
 	readErr func(status int, body []byte) (string, error)
 	budget  Budget // counts the requests against quota, and keeps the breaker (quota.go)
+	account string // what the budget counts by: name, origin, key fingerprint (AccountOf)
 	quota   Quota
 	// Sleep waits between retries; tests replace it to run without real waits.
 	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Pacer waits until a source's next request may be sent (its rate's Pace). The client asks it
+// before each request, retries included, and sends the request the moment it returns: the
+// request's timeout starts when it is sent, never while it waits its turn.
+type Pacer interface {
+	Wait(ctx context.Context) error
 }
 
 // Response is what a request came back with. Adapters read the body even on errors: providers
@@ -147,6 +155,13 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 	case retries < 0:
 		retries = 0
 	}
+	// The rate paces only as far as its Pace: a per-hour or per-day rate is an allowance, spent
+	// as needed from the quota. A host's Pacer, when given, paces instead of the client.
+	pace := s.Rate.Pace()
+	if d.Pacer != nil {
+		pace = Rate{}
+	}
+	// The timeout is http.Client's: it starts when the request is sent, after its pace's wait.
 	rc := resty.New().SetTimeout(timeout).SetRetryCount(0)
 	if d.Transport != nil {
 		rc.SetTransport(d.Transport)
@@ -179,13 +194,14 @@ func NewClient(s Settings, d Deps, o ClientOptions) *Client {
 		name:    s.Name,
 		base:    strings.TrimRight(s.BaseURL, "/"),
 		rc:      rc,
-		limiter: s.Rate.Limiter(),
+		limiter: pace.Limiter(),
 		retries: retries,
 		deps:    d,
 		secrets: redact.Secrets(secrets...),
 		readErr: o.ReadError,
 		budget:  d.Budget,
-		quota:   s.Quota,
+		account: AccountOf(s.Name, s.BaseURL, s.Key, s.Secret),
+		quota:   s.Quota.With(s.Rate.Allowance()), // an hourly or daily rate is a budget
 		Sleep:   clock.Sleep,
 	}
 	if c.budget == nil {
@@ -332,7 +348,7 @@ func cancelled(err error) bool {
 
 func (c *Client) fetch(ctx context.Context, target string, limit int64, decode func(*Stream) (any, error)) (*result, error) {
 	for attempt := 0; ; attempt++ {
-		if err := c.wait(ctx); err != nil {
+		if err := c.pace(ctx); err != nil {
 			if errors.Is(err, ErrPaced) {
 				return nil, err
 			}
@@ -378,7 +394,9 @@ func (c *Client) fetch(ctx context.Context, target string, limit int64, decode f
 		c.deps.Logger.Debug("source request", "source", c.name, "url", resp.URL, "status", resp.Status, "took", time.Since(start).Round(time.Millisecond))
 		if ve, ok := val.(decodeError); ok {
 			// the body is not what the provider should send: asking again gets it again
-			return nil, c.adoptStream(resp, ve.err)
+			err := c.adoptStream(resp, ve.err)
+			c.refusedAs(ctx, err)
+			return nil, err
 		}
 		retryable := resp.Status == http.StatusTooManyRequests || resp.Status >= 500
 		if !retryable {
@@ -425,6 +443,14 @@ func (c *Client) fits(ctx context.Context, d time.Duration) bool {
 		}
 	}
 	return at.Before(dl)
+}
+
+// pace waits for the request's turn: the host's Pacer's, else the client's own rate limiter's.
+func (c *Client) pace(ctx context.Context) error {
+	if c.deps.Pacer != nil {
+		return c.deps.Pacer.Wait(ctx)
+	}
+	return c.wait(ctx)
 }
 
 // wait takes a token from the rate limiter, waiting through Sleep so that tests see the pause

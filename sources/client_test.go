@@ -318,8 +318,8 @@ func TestClientPacedRequestIsNotSentAndSaysWhy(t *testing.T) {
 	srv := &scripted{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	c, _ := newTestClient(ts.URL, Settings{Rate: Rate{N: 250, Per: 24 * time.Hour}}, ClientOptions{})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	c, _ := newTestClient(ts.URL, Settings{Rate: Rate{N: 5, Per: time.Minute}}, ClientOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := c.Get(ctx, "/first", nil); err != nil {
 		t.Fatal(err)
@@ -329,11 +329,53 @@ func TestClientPacedRequestIsNotSentAndSaysWhy(t *testing.T) {
 		t.Fatalf("the second request within the minute: %v (kind %q), want kind %q", err, KindOf(err), KindPaced)
 	}
 	var e *Error
-	if !errors.As(err, &e) || e.RetryAfter <= 0 || e.RetryAfter > 24*time.Hour/250 || !strings.Contains(err.Error(), "one request every 5m45.6s") {
+	if !errors.As(err, &e) || e.RetryAfter <= 0 || e.RetryAfter > time.Minute/5 || !strings.Contains(err.Error(), "one request every 12s") {
 		t.Errorf("%v: want the rate named and its next free request within one interval", err)
 	}
 	if srv.Hits() != 1 {
 		t.Errorf("%d requests reached the server, want 1: a paced request is not sent", srv.Hits())
+	}
+}
+
+// A daily rate is an allowance spent as needed, not an even pace (issue 32): fmp's 250/day let
+// a rig pricing three symbols at once ask for the first only, the two others were paced for
+// 5m45s. All three go at once now, and the allowance still holds: at 3/day, the fourth request
+// of the day is not sent (over quota, until the first's day has passed).
+func TestClientSpendsADailyRateAsAnAllowance(t *testing.T) {
+	srv := &scripted{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	for _, tc := range []struct {
+		rate  Rate
+		quota Quota
+	}{{Rate{N: 3, Per: 24 * time.Hour}, nil}, {Rate{N: 3, Per: 24 * time.Hour}, NoQuota}, {Rate{N: 250, Per: 24 * time.Hour}, Quota{{N: 3, Per: QuotaDay}}}} {
+		srv.mu.Lock()
+		srv.hits = 0
+		srv.mu.Unlock()
+		c, sl := newTestClient(ts.URL, Settings{Rate: tc.rate, Quota: tc.quota}, ClientOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for i := range 3 {
+			wg.Go(func() { _, errs[i] = c.Get(ctx, fmt.Sprintf("/sym%d", i), nil) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("rate %s, quota %s: symbol %d of 3 at once: %v", tc.rate, tc.quota, i, err)
+			}
+		}
+		if w := sl.Waits(); len(w) != 0 {
+			t.Errorf("rate %s: waited %v, want no pause", tc.rate, w)
+		}
+		_, err := c.Get(ctx, "/fourth", nil)
+		cancel()
+		if KindOf(err) != KindOverQuota || !errors.Is(err, ErrNotSent) {
+			t.Errorf("rate %s, quota %s: a fourth request of the day: %v (kind %q), want over_quota", tc.rate, tc.quota, err, KindOf(err))
+		}
+		if srv.Hits() != 3 {
+			t.Errorf("rate %s, quota %s: %d requests reached the server, want 3", tc.rate, tc.quota, srv.Hits())
+		}
 	}
 }
 
@@ -643,7 +685,7 @@ func TestGetRefusesAnotherOrigin(t *testing.T) {
 }
 
 // A retry that could only be sent after the caller's deadline is not made: not after a 503
-// asking for a pause past it, not for a source paced so slowly (fmp's 250/day) that its next
+// asking for a pause past it, not for a source paced so slowly (a per-minute pace far slower than the deadline) that its next
 // request is free only after it. The fake sleeper would make any wait instant, so a retry made
 // would show as a second request.
 func TestRetryNotPastTheDeadline(t *testing.T) {
@@ -653,7 +695,7 @@ func TestRetryNotPastTheDeadline(t *testing.T) {
 		steps []step
 	}{
 		{"retry-after past the deadline", Rate{}, []step{{status: 503, header: map[string]string{"Retry-After": "20"}}}},
-		{"slow pace", Rate{N: 250, Per: 24 * time.Hour}, []step{{status: 503}}},
+		{"slow pace", Rate{N: 1, Per: time.Minute}, []step{{status: 503}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &scripted{steps: tc.steps}
@@ -683,7 +725,7 @@ func TestRetryNotPastTheDeadline(t *testing.T) {
 	srv := &scripted{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	c, sl := newTestClient(ts.URL, Settings{Rate: Rate{N: 250, Per: 24 * time.Hour}}, ClientOptions{})
+	c, sl := newTestClient(ts.URL, Settings{Rate: Rate{N: 1, Per: time.Minute}}, ClientOptions{})
 	if _, err := c.Get(context.Background(), "/first", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,12 @@ package sources
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +94,26 @@ func (q Quota) Or(def Quota) Quota {
 	return q
 }
 
+// With is q with the limits of more added; of two limits over one period the tighter stays. A
+// source's quota is its quota: with its rate's Allowance.
+func (q Quota) With(more Quota) Quota {
+	if len(more) == 0 {
+		return q
+	}
+	out := slices.Clone(q)
+	for _, l := range more {
+		i := slices.IndexFunc(out, func(have Rate) bool { return have.Per == l.Per })
+		switch {
+		case i < 0:
+			out = append(out, l)
+		case l.N < out[i].N:
+			out[i] = l
+		}
+	}
+	slices.SortFunc(out, func(a, b Rate) int { return int(a.Per - b.Per) })
+	return out
+}
+
 func (q Quota) String() string {
 	if len(q) == 0 {
 		return "none"
@@ -130,6 +153,12 @@ func (q Quota) Span() time.Duration {
 	}
 	return d + time.Minute
 }
+
+// KeepUses is how long a budget keeps a source's counts, whatever quota the process that counts
+// reads: the longest span any quota has (a month, and the minute of the oldest count). A process
+// with an hourly quota then never deletes the counts another's daily or monthly quota needs, and
+// the counts of a source with no quota are there for a report of what was spent.
+func (q Quota) KeepUses() time.Duration { return max(q.Span(), QuotaMonth+time.Minute) }
 
 // Room checks one more request at now against q, given the source's counts (any order):
 // ok, or the limit it would pass and when that limit has room again. A count of the minute
@@ -223,7 +252,9 @@ const RefusalBackoff = 30 * time.Minute
 // one: the host implements it (feeds/history's store, shared by every process on it;
 // MemoryBudget, this process alone).
 type Budget interface {
-	// Spend counts one request of source at now against quota, or refuses it with an *Error:
+	// Spend counts one request of source (the client's account, AccountOf: its name, origin and
+	// key fingerprint) at now against quota (with no quota too: the count is what was sent), or
+	// refuses it with an *Error:
 	// of kind ErrOverQuota when it would pass the quota, of the kind that opened the source's
 	// breaker while that is open (Breaker.Err); RetryAfter says until when.
 	Spend(ctx context.Context, source string, quota Quota, now time.Time) error
@@ -256,7 +287,7 @@ func (m *MemoryBudget) Spend(_ context.Context, source string, q Quota, now time
 	if ok, limit, free := q.Room(uses, now); !ok {
 		return OverQuota(source, limit, free, now)
 	}
-	m.uses[source] = AddUse(uses, now, q.Span())
+	m.uses[source] = AddUse(uses, now, q.KeepUses())
 	return nil
 }
 
@@ -285,6 +316,14 @@ func (m *MemoryBudget) Trip(_ context.Context, source string, b Breaker) (bool, 
 	return !had || !old.Open(b.Opened), nil
 }
 
+// CloseBreaker closes a source's breaker: it is asked again at once.
+func (m *MemoryBudget) CloseBreaker(_ context.Context, source string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.breakers, source)
+	return nil
+}
+
 // Uses lists the counts the budget holds of a source, for a report.
 func (m *MemoryBudget) Uses(source string) []Use {
 	m.mu.Lock()
@@ -292,11 +331,35 @@ func (m *MemoryBudget) Uses(source string) []Use {
 	return slices.Clone(m.uses[source])
 }
 
+// AccountOf is what a budget counts a source's requests and keeps its breaker by: the source's
+// name, the origin it asks and a fingerprint of its key and secret (never the key). A request
+// to a simulator (`--sim`) then spends nothing of the provider's quota and is stopped by none of
+// its breakers, and a new key is asked at once, its count its own (issue 32: a key refused once
+// kept its source's breaker open for 30 minutes after the key was fixed).
+func AccountOf(name, baseURL, key, secret string) string {
+	origin := baseURL
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		origin = Origin(u)
+	}
+	fp := "none"
+	if key != "" || secret != "" {
+		sum := sha256.Sum256([]byte("pricerig key fingerprint\x00" + key + "\x00" + secret))
+		fp = hex.EncodeToString(sum[:6])
+	}
+	return name + " " + origin + " key:" + fp
+}
+
+// Account is the client's budget account (AccountOf).
+func (c *Client) Account() string { return c.account }
+
 // spend asks the client's budget for one request now.
 func (c *Client) spend(ctx context.Context) error {
-	err := c.budget.Spend(ctx, c.name, c.quota, c.deps.Now())
+	err := c.budget.Spend(ctx, c.account, c.quota, c.deps.Now())
 	var e *Error
-	if err != nil && !errors.As(err, &e) {
+	if errors.As(err, &e) {
+		e.Source = c.name // the budget names the account
+	}
+	if err != nil && e == nil {
 		// the budget could not be read (its store is down): not sending keeps inside the
 		// quota, and the error says why
 		return &Error{Source: c.name, Kind: ErrUnavailable, Msg: "the request budget could not be read", Err: errors.New(c.Redact(err.Error()))}
@@ -311,7 +374,7 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 	now := c.deps.Now()
 	b := Breaker{Opened: now}
 	switch {
-	case resp.Status == 401 || resp.Status == 402 || resp.Status == 403:
+	case refusalStatus(resp.Status):
 		b.Until, b.Kind = now.Add(RefusalBackoff), KindUnauthorized
 		b.Why = fmt.Sprintf("HTTP %d: %s", resp.Status, c.message(FirstLine(resp.Body)))
 	case resp.Status == 429 && wait > maxBackoff:
@@ -320,7 +383,28 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 	default:
 		return
 	}
-	opened, err := c.budget.Trip(ctx, c.name, b)
+	c.trip(ctx, b)
+}
+
+func refusalStatus(status int) bool { return status == 401 || status == 402 || status == 403 }
+
+// refusedAs opens the source's breaker on a plan or key refusal its adapter read in the body,
+// whatever the status: Alpha Vantage's premium message and Massive's NOT_AUTHORIZED come with
+// HTTP 200, and every retry of such a request spends quota for the same answer. (A refusal by
+// status opened it already, in refused.)
+func (c *Client) refusedAs(ctx context.Context, err error) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok || e.Kind != ErrUnauthorized || refusalStatus(e.Status) {
+		return
+	}
+	now := c.deps.Now()
+	c.trip(ctx, Breaker{Opened: now, Until: now.Add(RefusalBackoff), Kind: KindUnauthorized,
+		Why: fmt.Sprintf("HTTP %d: %s", e.Status, e.Msg)})
+}
+
+// trip opens the source's breaker; the client that opened it says so once, in its log.
+func (c *Client) trip(ctx context.Context, b Breaker) {
+	opened, err := c.budget.Trip(ctx, c.account, b)
 	switch {
 	case err != nil:
 		c.deps.Logger.Warn("source breaker not kept", "source", c.name, "error", c.Redact(err.Error()))

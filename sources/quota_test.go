@@ -183,3 +183,68 @@ func TestALongRetryAfterOpensTheBreaker(t *testing.T) {
 		t.Errorf("asked %d times", srv.hits)
 	}
 }
+
+// A plan refusal the adapter reads in a 200 body (Alpha Vantage's premium message, Massive's
+// NOT_AUTHORIZED) opens the breaker as a 402 does: the source is not asked again, so no retry
+// spends quota for the same answer (issue 32: they never opened it).
+func TestARefusalInA200BodyOpensTheBreaker(t *testing.T) {
+	srv := &scripted{steps: []step{{status: 200, body: `{"Information":"This is a premium endpoint."}`}}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c, _ := newTestClient(ts.URL, Settings{Name: "alphavantage"}, ClientOptions{})
+	decode := func(s *Stream) (int, error) {
+		return 0, &Error{Kind: ErrUnauthorized, Err: ErrNotEntitled, Msg: "This is a premium endpoint."}
+	}
+	_, err := Fetch(context.Background(), c, Request{Path: "/query"}, decode)
+	if KindOf(err) != KindUnauthorized || errors.Is(err, ErrNotSent) {
+		t.Fatalf("the refusal: %v (kind %s), want unauthorized, sent", err, KindOf(err))
+	}
+	_, err = Fetch(context.Background(), c, Request{Path: "/query", Query: map[string][]string{"month": {"2026-11"}}}, decode)
+	if KindOf(err) != KindUnauthorized || !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "premium endpoint") {
+		t.Fatalf("the next request: %v (kind %s), want not sent while the breaker is open, saying why", err, KindOf(err))
+	}
+	if srv.Hits() != 1 {
+		t.Errorf("the refusing provider was asked %d times, want 1", srv.Hits())
+	}
+}
+
+// A breaker and a quota belong to the key and the origin that spent them: a key refused once
+// does not stop a new key (issue 32: the breaker stayed open 30 minutes after the key was
+// fixed), and a simulator's requests (`--sim`) spend nothing of the provider's quota. The same
+// key at the same origin, in another process on the budget, is stopped.
+func TestBudgetsBelongToTheKeyAndTheOrigin(t *testing.T) {
+	srv := &scripted{steps: []step{{status: 401, body: `{"error":"invalid key"}`}}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	other := httptest.NewServer(&scripted{})
+	defer other.Close()
+	budget := NewMemoryBudget()
+	mk := func(base, key string) *Client {
+		c := NewClient(Settings{Name: "massive", BaseURL: base, Key: key, Quota: Quota{{N: 1, Per: QuotaDay}}},
+			Deps{Now: func() time.Time { return testNow }, Budget: budget}, ClientOptions{})
+		c.Sleep = (&fakeSleeper{}).Sleep
+		return c
+	}
+	if resp, err := mk(ts.URL, "old-key").Get(context.Background(), "/a", nil); err != nil || resp.Status != 401 {
+		t.Fatalf("the refused key: %v %v", resp, err)
+	}
+	if _, err := mk(ts.URL, "old-key").Get(context.Background(), "/b", nil); !errors.Is(err, ErrNotSent) {
+		t.Errorf("the same key again: %v, want not sent (its breaker is open)", err)
+	}
+	if resp, err := mk(ts.URL, "new-key").Get(context.Background(), "/c", nil); err != nil || resp.Status != 200 {
+		t.Errorf("a new key: %v %v, want asked at once", resp, err)
+	}
+	if resp, err := mk(other.URL, "new-key").Get(context.Background(), "/d", nil); err != nil || resp.Status != 200 {
+		t.Errorf("the new key at another origin: %v %v, want its own quota of 1/day", resp, err)
+	}
+	if _, err := mk(ts.URL, "new-key").Get(context.Background(), "/e", nil); KindOf(err) != KindOverQuota {
+		t.Errorf("the new key's second request of the day at its origin: %v, want over_quota", err)
+	}
+	a, b := mk(ts.URL, "k").Account(), mk(ts.URL, "k").Account()
+	if a != b {
+		t.Errorf("one key at one origin, two accounts: %q, %q", a, b)
+	}
+	if strings.Contains(mk(ts.URL, "sekrit-key-value").Account(), "sekrit") {
+		t.Error("the account names the key")
+	}
+}

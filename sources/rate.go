@@ -55,9 +55,37 @@ func (r Rate) Or(def Rate) Rate {
 // IsZero reports whether the rate is unlimited.
 func (r Rate) IsZero() bool { return r.N == 0 || r.Per == 0 }
 
+// PaceSpan is the longest period a rate paces at. A provider that states its limit per second or
+// per minute (Massive's 5 a minute, Pyth's 30 in 10 s) counts over windows that short, and an
+// even pace keeps inside them. A limit per hour, day or month (FMP's 250 a day, Tiingo's 50 an
+// hour) is an allowance: the provider lets it be spent as needed, bursts included, so spacing
+// it evenly would only hold back requests it allows (fmp at 250/day would send one request every
+// 5m45s, and a rig pricing three symbols at once would find it paced for two of them). Such a
+// rate is a budget counted like a quota instead (Allowance).
+const PaceSpan = time.Minute
+
+// Pace is the part of r that paces requests: r itself when its period is at most PaceSpan, else
+// the zero (unlimited) rate.
+func (r Rate) Pace() Rate {
+	if r.IsZero() || r.Per > PaceSpan {
+		return Rate{}
+	}
+	return r
+}
+
+// Allowance is the part of r that is a budget: r as a one-limit Quota when its period is longer
+// than PaceSpan, else nil.
+func (r Rate) Allowance() Quota {
+	if r.IsZero() || r.Per <= PaceSpan {
+		return nil
+	}
+	return Quota{r}
+}
+
 // Limiter returns a token bucket that spaces requests evenly at the rate, with a burst of one:
 // providers count requests over rolling windows we cannot see, and an even pace never exceeds
-// any window of the stated rate. The zero rate gives an unlimited limiter.
+// any window of the stated rate. The zero rate gives an unlimited limiter. A client paces at
+// its rate's Pace only (see PaceSpan).
 func (r Rate) Limiter() *rate.Limiter {
 	if r.IsZero() {
 		return rate.NewLimiter(rate.Inf, 0)

@@ -101,3 +101,50 @@ func TestRateOr(t *testing.T) {
 		t.Errorf("set.Or = %v, want the setting %v", got, set)
 	}
 }
+
+// A rate per second or minute paces; one per hour, day or longer is an allowance (a quota).
+func TestRatePaceAndAllowance(t *testing.T) {
+	for _, tc := range []struct {
+		text      string
+		paces     bool
+		allowance string
+	}{{"5/min", true, "none"}, {"30/10s", true, "none"}, {"60/min", true, "none"}, {"50/h", false, "50/hour"}, {"250/day", false, "250/day"}, {"100/2h", false, "100/2h0m0s"}} {
+		r, err := ParseRate(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := !r.Pace().IsZero(); got != tc.paces {
+			t.Errorf("%s paces: %v, want %v", tc.text, got, tc.paces)
+		}
+		if got := r.Allowance().String(); got != tc.allowance {
+			t.Errorf("%s's allowance: %s, want %s", tc.text, got, tc.allowance)
+		}
+	}
+	if !(Rate{}).Pace().IsZero() || (Rate{}).Allowance() != nil {
+		t.Error("the zero rate paces or allows")
+	}
+}
+
+// A quota with a rate's allowance: the tighter of two limits over one period stays.
+func TestQuotaWith(t *testing.T) {
+	q := Quota{{N: 50, Per: QuotaHour}, {N: 1000, Per: QuotaDay}}
+	for _, tc := range []struct {
+		more Quota
+		want string
+	}{
+		{nil, "50/hour, 1000/day"},
+		{Quota{{N: 40, Per: QuotaHour}}, "40/hour, 1000/day"},
+		{Quota{{N: 60, Per: QuotaHour}}, "50/hour, 1000/day"},
+		{Quota{{N: 20000, Per: QuotaMonth}}, "50/hour, 1000/day, 20000/month"},
+	} {
+		if got := q.With(tc.more).String(); got != tc.want {
+			t.Errorf("%s with %s: %s, want %s", q, tc.more, got, tc.want)
+		}
+	}
+	if got := NoQuota.With(Quota{{N: 250, Per: QuotaDay}}).String(); got != "250/day" {
+		t.Errorf("none with 250/day: %s", got)
+	}
+	if q.String() != "50/hour, 1000/day" {
+		t.Errorf("With changed its receiver: %s", q)
+	}
+}

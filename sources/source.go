@@ -217,6 +217,10 @@ type Deps struct {
 	// Budget counts every request against its source's quota and keeps its breaker (quota.go):
 	// the host's store, shared by every process on it; nil means a MemoryBudget per client.
 	Budget Budget
+	// Pacer holds each request of the source to its pace before it is sent: a backfill's, shared
+	// by every window of the source and waiting on the backfill's clock. nil: the client paces at
+	// its rate's Pace itself.
+	Pacer Pacer
 }
 
 // WithDefaults fills the zero fields of d.

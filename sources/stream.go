@@ -43,7 +43,9 @@ func Fetch[T any](ctx context.Context, c *Client, r Request, decode func(s *Stre
 		return zero, err
 	}
 	if !res.resp.OK() {
-		return zero, c.ResponseError(res.resp)
+		e := c.ResponseError(res.resp)
+		c.refusedAs(ctx, e)
+		return zero, e
 	}
 	return res.val.(T), nil
 }

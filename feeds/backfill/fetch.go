@@ -52,6 +52,16 @@ func (b *Backfill) again(ctx context.Context, m *member, r *retries, err error) 
 		}
 		m.pacer.hold(b.clock.Now().Add(wait))
 		return nil
+	case errors.Is(err, sources.ErrOverQuota) && r.rate < maxRateRetries:
+		// an hourly or daily allowance spent: the request was not sent; wait until the
+		// allowance has room, when that is soon enough, here (no request reached the pacer)
+		r.rate++
+		se, _ := errors.AsType[*sources.Error](err)
+		if se == nil || se.RetryAfter <= 0 || se.RetryAfter > maxRateWait {
+			return fmt.Errorf("%w (re-run later)", err)
+		}
+		b.log.Info("backfill over quota", "source", m.name, "wait", se.RetryAfter.String())
+		return b.clock.Sleep(ctx, se.RetryAfter)
 	case errors.Is(err, sources.ErrUnavailable) && r.unavailable < maxUnavailRetries:
 		r.unavailable++
 		return b.clock.Sleep(ctx, time.Duration(r.unavailable)*5*time.Second)

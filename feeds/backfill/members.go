@@ -85,13 +85,14 @@ func (b *Backfill) build() error {
 			continue
 		}
 		if m.selected {
+			// the pacer holds the source to its rate's pace before each request is sent (its
+			// client asks it), and counts what is sent (its transport)
 			m.pacer = newPacer(o.Deps.Transport, b.clock, ss.Rate)
-			one := ss
-			one.Settings.Rate = unpaced // the pacer holds the source to ss.Rate
 			deps := o.Deps
 			deps.Now = b.clock.Now
 			deps.Transport = m.pacer
-			built, err := feeds.BuildSources(&feeds.Spec{Sources: []feeds.SourceSpec{one}}, deps)
+			deps.Pacer = m.pacer
+			built, err := feeds.BuildSources(&feeds.Spec{Sources: []feeds.SourceSpec{ss}}, deps)
 			if err != nil {
 				return err
 			}

@@ -28,19 +28,17 @@ func (RealClock) Now() time.Time { return time.Now() }
 // Sleep waits on a timer.
 func (RealClock) Sleep(ctx context.Context, d time.Duration) error { return clock.Sleep(ctx, d) }
 
-// unpaced is the rate the adapters are built with during a backfill: their own limiter would
-// otherwise stack on the pacer's waits (and wait on the wall clock while the pacer waits on the
-// injected one). Its interval rounds to zero, which x/time/rate reads as no limit.
-var unpaced = sources.Rate{N: 1 << 40, Per: time.Second}
-
-// pacer is the http.RoundTripper of one source during a backfill. It holds every HTTP request
-// the adapter sends — pages and retries included — to the source's rate, spaced evenly with a
-// burst of one as sources.Rate.Limiter does, on the backfill's clock; it counts the requests and
-// the 429s, and it knows how long it has waited, for the progress estimate.
+// pacer holds one source's requests to its pace during a backfill. The source's client asks it
+// before each request it sends — pages and retries included — (sources.Deps.Pacer) and sends
+// the request once Wait returns, so the wait never counts against the request's timeout. It
+// spaces them evenly with a burst of one at the rate's Pace, as sources.Rate.Limiter does, on
+// the backfill's clock; an hourly or daily rate is no pace but an allowance the client's budget
+// counts. It is also the source's http.RoundTripper, where it counts the requests really sent
+// and the 429s, and it knows how long it has waited, for the progress estimate.
 type pacer struct {
 	next  http.RoundTripper
 	clock Clock
-	every time.Duration // 0: no limit
+	every time.Duration // 0: no pace
 
 	mu       sync.Mutex
 	slot     time.Time // the earliest instant of the next request
@@ -50,36 +48,50 @@ type pacer struct {
 	limited  atomic.Int64 // answers with status 429
 }
 
+var _ sources.Pacer = (*pacer)(nil)
+
 func newPacer(next http.RoundTripper, clock Clock, rate sources.Rate) *pacer {
 	if next == nil {
 		next = bulkTransport()
 	}
-	return &pacer{next: next, clock: clock, every: rate.Interval()}
+	return &pacer{next: next, clock: clock, every: rate.Pace().Interval()}
 }
 
-// RoundTrip waits for the request's slot, then sends it.
-func (p *pacer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if p.every > 0 {
-		p.mu.Lock()
-		now := p.clock.Now()
-		at := maxTime(now, p.slot)
-		p.slot = at.Add(p.every)
-		wait := at.Sub(now)
-		if wait > 0 {
-			p.waiting = at
-			p.waited += wait
+// Wait takes the next slot and waits for it. A wait that ends early (ctx ended) gives its slot
+// back when no later request has taken one since, so a request never sent does not push the
+// schedule past the provider's own limit.
+func (p *pacer) Wait(ctx context.Context) error {
+	p.mu.Lock()
+	now := p.clock.Now()
+	at := maxTime(now, p.slot)
+	next := at.Add(p.every)
+	p.slot = next
+	wait := at.Sub(now)
+	if wait > 0 {
+		p.waiting = at
+		p.waited += wait
+	}
+	p.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	err := p.clock.Sleep(ctx, wait)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiting = time.Time{}
+	if err != nil {
+		if p.slot.Equal(next) {
+			p.slot = at
 		}
-		p.mu.Unlock()
-		if wait > 0 {
-			err := p.clock.Sleep(r.Context(), wait)
-			p.mu.Lock()
-			p.waiting = time.Time{}
-			p.mu.Unlock()
-			if err != nil {
-				return nil, err
-			}
+		if left := at.Sub(p.clock.Now()); left > 0 {
+			p.waited -= left // not waited after all
 		}
 	}
+	return err
+}
+
+// RoundTrip sends a request its client has paced (Wait), counting it.
+func (p *pacer) RoundTrip(r *http.Request) (*http.Response, error) {
 	p.requests.Add(1)
 	resp, err := p.next.RoundTrip(r)
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {

@@ -202,7 +202,7 @@ func (b *Backfill) Progress() Progress {
 		}
 		left := sp.Windows - sp.Done - sp.Failed
 		if left > 0 {
-			per := m.rate.Interval()
+			per := m.rate.Pace().Interval()
 			m.mu.Lock()
 			started := m.started
 			m.mu.Unlock()

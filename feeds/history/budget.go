@@ -22,16 +22,11 @@ var _ sources.Budget = (*Store)(nil)
 // the second reads the first's count.
 const quotaLock = `SELECT pg_advisory_xact_lock(hashtext('pricerig history quota'))`
 
-// Spend implements sources.Budget: it reads the source's breaker and, with a quota, its counts,
-// and counts the request, in one transaction.
+// Spend implements sources.Budget: it reads the source's breaker and its counts, and counts the
+// request, in one transaction. A source with no quota is counted too (what was sent), and the
+// counts are kept for the longest span any quota reads (Quota.KeepUses), not this quota's: a
+// process with an hourly quota does not delete what another's daily one counts.
 func (s *Store) Spend(ctx context.Context, source string, q sources.Quota, now time.Time) error {
-	if len(q) == 0 {
-		b, ok, err := s.breaker(ctx, s.db.DB, source)
-		if err == nil && ok && b.Open(now) {
-			return b.Err(source, now)
-		}
-		return err
-	}
 	var refused error
 	err := s.write(ctx, func(tx wtx) error {
 		refused = nil
@@ -61,8 +56,8 @@ func (s *Store) Spend(ctx context.Context, source string, q sources.Quota, now t
 ON CONFLICT (source, minute) DO UPDATE SET used = quota_use.used + 1`, source, minute); err != nil {
 			return err
 		}
-		// the counts no quota of the source reaches any more
-		return tx.Exec(ctx, `DELETE FROM quota_use WHERE source = ? AND minute < ?`, source, now.Add(-q.Span()).Unix())
+		// the counts no quota reaches any more
+		return tx.Exec(ctx, `DELETE FROM quota_use WHERE source = ? AND minute < ?`, source, now.Add(-q.KeepUses()).Unix())
 	})
 	if err != nil {
 		return err
@@ -102,6 +97,14 @@ ON CONFLICT (source) DO UPDATE SET opened = excluded.opened, until = excluded.un
 			source, b.Opened.Unix(), b.Until.Unix(), string(b.Kind), b.Why)
 	})
 	return opened, err
+}
+
+// CloseBreaker closes a source's breaker (`pricerig doctor`, once the source answered again):
+// every process on the store asks it again at once.
+func (s *Store) CloseBreaker(ctx context.Context, source string) error {
+	return s.write(ctx, func(tx wtx) error {
+		return tx.Exec(ctx, `DELETE FROM breakers WHERE source = ?`, source)
+	})
 }
 
 func txBreaker(ctx context.Context, tx wtx, source string) (sources.Breaker, bool, error) {

@@ -248,6 +248,42 @@ func TestTheStoreBudgetIsShared(t *testing.T) {
 	})
 }
 
+// The store counts what every process sends, by the longest span any quota reads: a process
+// with an hourly quota does not delete the counts a daily quota needs (each Spend pruned by its
+// own span), and a source with no quota is counted too (issue 32).
+func TestTheStoreKeepsEveryQuotasCounts(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be storeBackend) {
+		ctx := context.Background()
+		s := be.open(t, "counts.db")
+		day := sources.Quota{{N: 25, Per: sources.QuotaDay}}
+		hour := sources.Quota{{N: 50, Per: sources.QuotaHour}}
+		now := ny(2025, time.November, 20, 10, 0)
+		for i := range 3 {
+			if err := s.Spend(ctx, "av", day, now.Add(time.Duration(i)*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// two hours later a process reading an hourly quota sends one
+		later := now.Add(2 * time.Hour)
+		if err := s.Spend(ctx, "av", hour, later); err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Standing(ctx, "av", day, later)
+		if err != nil || len(st.Limits) != 1 || st.Limits[0].Used != 4 {
+			t.Errorf("after an hourly quota's spend, the daily quota counts %+v (%v), want 4", st, err)
+		}
+		for range 2 {
+			if err := s.Spend(ctx, "massive", nil, later); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err = s.Standing(ctx, "massive", sources.Quota{{N: 1000, Per: sources.QuotaDay}}, later)
+		if err != nil || len(st.Limits) != 1 || st.Limits[0].Used != 2 {
+			t.Errorf("a source with no quota: counted %+v (%v), want 2", st, err)
+		}
+	})
+}
+
 // The store and a MemoryLedger hold the same after the same requests, a request of minutes not
 // final yet among them (its window has no final part: the backfill's coverage never sees it).
 func TestTheStoreHoldsWhatAMemoryLedgerHolds(t *testing.T) {

@@ -254,6 +254,8 @@ CREATE TABLE bar_revisions (
 
 -- The requests each source sent, counted by minute, for its quota (sources.Quota): every
 -- process on the store spends from the same counts. Rows older than the longest quota go.
+-- (source holds the client's account since issue 32, sources.AccountOf: name, origin and key
+-- fingerprint; breakers the same.)
 CREATE TABLE quota_use (
 	source TEXT NOT NULL,
 	minute INTEGER NOT NULL,

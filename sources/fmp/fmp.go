@@ -32,8 +32,8 @@ const (
 // DefaultRate is the free plan's 250 requests per day.
 var DefaultRate = sources.Rate{N: 250, Per: 24 * time.Hour}
 
-// DefaultQuota is the same 250 a day as a count every process on a store shares: the rate paces
-// this process, the quota every one. FMP's free plan is widely documented at 250 requests a day
+// DefaultQuota is the same 250 a day as a count every process on a store shares. A rate per day
+// paces nothing (sources.PaceSpan): it is an allowance the client counts with this quota. FMP's free plan is widely documented at 250 requests a day
 // (research/quote-sources.md §FMP "[3p]"; the FMP API guides third parties publish agree).
 var DefaultQuota = sources.Quota{{N: 250, Per: sources.QuotaDay}}
 

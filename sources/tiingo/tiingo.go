@@ -25,7 +25,7 @@ const DefaultBaseURL = "https://api.tiingo.com"
 // maxDays is how many dates one request asks for (Coverage.MaxWindow is the same span).
 const maxDays = 7
 
-// DefaultRate is the free plan's 50 requests per hour.
+// DefaultRate is the free plan's 50 requests per hour: an allowance, not a pace (sources.PaceSpan).
 var DefaultRate = sources.Rate{N: 50, Per: time.Hour}
 
 // DefaultQuota is the free plan's 50 requests an hour and 1,000 a day. Tiingo's documentation
