@@ -22,6 +22,7 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		txm      = module + "/rig/txm"
 		journal  = module + "/rig/journal"
 		agentrig = module + "/rig/agentrig"
+		accounts = module + "/rig/accounts"
 		devnet   = module + "/rig/devnet"
 	)
 	// what each package may import of the rig tree; a package not listed may import none of it
@@ -30,8 +31,9 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		txm:                               nil,
 		journal:                           nil,
 		agentrig:                          {task, txm, journal},
-		runner:                            {task, txm, journal, agentrig},
-		devnet:                            {runner, task, txm, journal, agentrig},
+		accounts:                          {task, txm, journal, agentrig},
+		runner:                            {task, txm, journal, agentrig, accounts},
+		devnet:                            {runner, task, txm, journal, agentrig, accounts},
 		module + "/rig/contract":          nil,
 		module + "/rig/internal/nodetest": nil,
 		module + "/audit":                 {journal, agentrig},

@@ -33,11 +33,10 @@
 //     the answers a step has ready sent as one commitMany/revealMany or one transaction each,
 //     whichever the estimates say costs less gas.
 //   - settle.go: what a settled task stored against what we answered.
-//   - accountant.go: the accounts the runner keeps in its journal, a value it holds: every mined
-//     transaction of its senders with what it served and cost, and a settlement's payouts (read
-//     through the Deployment's PayoutReader); accountant_reorg.go: the transactions and
-//     settlements a reorg dropped or moved taken out of the accounts (and the metrics' reorged
-//     corrections).
+//   - the accounts the runner keeps in its journal are rig/accounts' Accountant, a value it holds
+//     (books): every mined transaction of its senders with what it served and cost, a
+//     settlement's payouts, and what a reorg dropped or moved taken back out (counted in the
+//     metrics' reorged corrections).
 //   - leader.go: instances taking turns on a shared journal (the runner's side of the journal's
 //     lease); warm.go: a follower pricing the tasks its rigs are drawn for, so a takeover answers
 //     without a cold start; metrics.go: the Prometheus series.
