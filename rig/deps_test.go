@@ -23,6 +23,7 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		journal  = module + "/rig/journal"
 		agentrig = module + "/rig/agentrig"
 		accounts = module + "/rig/accounts"
+		rpcpool  = module + "/rig/rpcpool"
 		devnet   = module + "/rig/devnet"
 	)
 	// what each package may import of the rig tree; a package not listed may import none of it
@@ -32,15 +33,16 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		journal:                           nil,
 		agentrig:                          {task, txm, journal},
 		accounts:                          {task, txm, journal, agentrig},
-		runner:                            {task, txm, journal, agentrig, accounts},
-		devnet:                            {runner, task, txm, journal, agentrig, accounts},
+		rpcpool:                           nil,
+		runner:                            {task, txm, journal, agentrig, accounts, rpcpool},
+		devnet:                            {runner, task, txm, journal, agentrig, accounts, rpcpool},
 		module + "/rig/contract":          nil,
 		module + "/rig/internal/nodetest": nil,
 		module + "/audit":                 {journal, agentrig},
 		module + "/doctor":                {journal, agentrig},
 		module + "/explain":               {journal, agentrig},
 		module + "/web":                   {journal, agentrig},
-		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet},
+		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet, rpcpool},
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/rpcpool"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/web"
@@ -158,6 +159,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	a.warn(spec)
 	logger := rigLogger(a, f)
 
+	f.chain.logger = logger
 	conn, err := f.chain.connect(ctx, spec)
 	if err != nil {
 		return err
@@ -206,6 +208,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return err
 	}
 	defer stopMetrics()
+	if reg != nil && conn.pool != nil {
+		reg.MustRegister(rpcpool.Collector{Pool: conn.pool})
+	}
 	var recorder *web.Recorder
 	if f.http != "" {
 		listener, err := web.Listen(f.http, f.httpPublic)
@@ -217,10 +222,15 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = recorder.Wrap(pricer)
 		httpListener = listener
 	}
-	// New heads by subscription: a ws:// or wss:// --rpc subscribes itself; for an http(s) one,
-	// the same address over websockets when the node serves it there. Polling otherwise.
+	// New heads by subscription: with several endpoints, the pool's (each endpoint followed by
+	// websocket where it offers one, polled otherwise); with one, a ws:// or wss:// --rpc
+	// subscribes itself, and for an http(s) one the same address over websockets when the node
+	// serves it there. Polling otherwise.
 	var heads rig.HeadSubscriber
-	if hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second); err != nil {
+	if conn.pool != nil {
+		heads = conn.pool
+		logger.Info("several RPC endpoints: reads from the healthiest, transactions sent to all", "rpc", conn.rpcShown, "healthy", conn.pool.Healthy())
+	} else if hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second); err != nil {
 		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
 	} else if hc != nil {
 		defer hc.Close()
