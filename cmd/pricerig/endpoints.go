@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/rpcpool"
+	"github.com/pricerig/pricerig/web"
 )
 
 // Several RPC endpoints (issue 36): --rpc may be repeated or a comma-separated list, and a
@@ -53,4 +54,16 @@ func dialRPCs(ctx context.Context, urls []string, chainID uint64, logger *slog.L
 		return nil, nil, err
 	}
 	return pool.Eth(), pool, nil
+}
+
+// pageEndpoints is the pool's endpoints as the operator's page shows them.
+func pageEndpoints(pool *rpcpool.Pool) func() []web.Endpoint {
+	return func() []web.Endpoint {
+		var out []web.Endpoint
+		for _, s := range pool.Status() {
+			out = append(out, web.Endpoint{URL: s.Endpoint, Up: s.Up, Reason: s.Reason, Head: s.Head, Lag: s.Lag,
+				Errors: s.Errors, LatencyMilli: s.Latency.Milliseconds()})
+		}
+		return out
+	}
 }

@@ -257,11 +257,14 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		if relayer != nil {
 			relayerAddr = &relayer.Address
 		}
-		page := web.New(web.Options{Title: "pricerig rig", Chain: client, ChainURL: conn.rpcShown, Contract: conn.contract.Address,
+		opts := web.Options{Title: "pricerig rig", Chain: client, ChainURL: conn.rpcShown, Contract: conn.contract.Address,
 			RoleOf: func() string { return pageRole(journal, runner) },
 			JobID:  f.job, SelfCheckShare: f.selfCheckShare, Recorder: recorder, Logger: logger, Public: f.httpPublic,
-			Processes: []web.Process{{Journal: journal, RigIDs: runner.RigIDs(), Relayer: relayerAddr}}})
-		_, stop := servePage(ctx, httpListener, page, reg, logger)
+			Processes: []web.Process{{Journal: journal, RigIDs: runner.RigIDs(), Relayer: relayerAddr}}}
+		if conn.pool != nil {
+			opts.ChainURL, opts.Endpoints = "", pageEndpoints(conn.pool)
+		}
+		_, stop := servePage(ctx, httpListener, web.New(opts), reg, logger)
 		defer stop()
 	}
 	return runner.Run(ctx)
