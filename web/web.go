@@ -82,9 +82,9 @@ type Process struct {
 
 // Options say what a Server shows.
 type Options struct {
-	Title     string // default "pricerig"
-	Chain     Chain
-	ChainURL  string // shown as scheme and host only
+	Title    string // default "pricerig"
+	Chain    Chain
+	ChainURL string // shown as scheme and host only
 	// Endpoints, when the rig has several RPC endpoints (rig/rpcpool), says how each fares at
 	// each rendering; each is shown as scheme and host, in rotation or out and why.
 	Endpoints func() []Endpoint
