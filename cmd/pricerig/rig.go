@@ -222,21 +222,8 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = recorder.Wrap(pricer)
 		httpListener = listener
 	}
-	// New heads by subscription: with several endpoints, the pool's (each endpoint followed by
-	// websocket where it offers one, polled otherwise); with one, a ws:// or wss:// --rpc
-	// subscribes itself, and for an http(s) one the same address over websockets when the node
-	// serves it there. Polling otherwise.
-	var heads rig.HeadSubscriber
-	if conn.pool != nil {
-		heads = conn.pool
-		logger.Info("several RPC endpoints: reads from the healthiest, transactions sent to all", "rpc", conn.rpcShown, "healthy", conn.pool.Healthy())
-	} else if hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second); err != nil {
-		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
-	} else if hc != nil {
-		defer hc.Close()
-		heads = hc
-		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
-	}
+	heads, closeHeads := followHeads(ctx, conn, logger)
+	defer closeHeads()
 	runner, err := rig.NewRunner(ctx, client, journal, pricer, rig.Config{
 		Contract: conn.contract.Address, JobID: f.job, Operators: keys, Relayer: relayer, Heads: heads,
 		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
@@ -268,6 +255,26 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		defer stop()
 	}
 	return runner.Run(ctx)
+}
+
+// followHeads is how the rig follows new heads by subscription: with several endpoints, the
+// pool's (each endpoint followed by websocket where it offers one, polled otherwise); with one,
+// a ws:// or wss:// --rpc subscribes itself, and for an http(s) one the same address over
+// websockets when the node serves it there. Nil: polling. The func closes what it dialed.
+func followHeads(ctx context.Context, conn *chainConn, logger *slog.Logger) (rig.HeadSubscriber, func()) {
+	if conn.pool != nil {
+		logger.Info("several RPC endpoints: reads from the healthiest, transactions sent to all", "rpc", conn.rpcShown, "healthy", conn.pool.Healthy())
+		return conn.pool, func() {}
+	}
+	hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second)
+	switch {
+	case err != nil:
+		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
+	case hc != nil:
+		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
+		return hc, hc.Close
+	}
+	return nil, func() {}
 }
 
 // rigMetrics makes the Prometheus registry and the rig's metrics when --metrics or --http asks

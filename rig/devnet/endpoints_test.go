@@ -181,4 +181,3 @@ func TestRigsRideOutEndpointOutagesWithSeveralEndpoints(t *testing.T) {
 		}
 	})
 }
-
