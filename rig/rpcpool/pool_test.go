@@ -257,3 +257,34 @@ func TestHeadsBySubscription(t *testing.T) {
 		}
 	}
 }
+
+// Two nodes of the same chain id holding other blocks at the same height (a node on a fork, or
+// another network that reuses the id): the first one read stays in rotation, the other is out.
+func TestAnEndpointOnAnotherForkStaysOut(t *testing.T) {
+	a, err := devnet.StartChain(types.GenesisAlloc{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := devnet.StartChainWithOptions(types.GenesisAlloc{}, devnet.ChainOptions{Now: func() time.Time { return time.Now().Add(-time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	pool, err := rpcpool.New(t.Context(), rpcpool.Config{URLs: []string{a.URL, b.URL}, ChainID: devnet.ChainID, Probe: probe, Attempt: attempt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	st := pool.Status()
+	if st[0].Head != st[1].Head || st[0].HeadHash == st[1].HeadHash {
+		t.Fatalf("the two nodes are not at one height with other blocks: %+v", st)
+	}
+	up, out := st[0], st[1]
+	if !up.Up {
+		up, out = out, up
+	}
+	if !up.Up || out.Up || !strings.Contains(out.Reason, "another block at height") {
+		t.Fatalf("endpoints %+v", st)
+	}
+}
