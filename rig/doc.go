@@ -16,7 +16,8 @@
 //   - runner.go: Config, NewRunner, Run and Step (one look at the chain: every open task read in
 //     one batch, nothing the journal already holds written again).
 //   - heads.go: new heads by eth_subscribe over websockets (a step per block, receipts looked
-//     for per block), polling alone when the node has none or the subscription drops.
+//     for per block), polling alone when the node has none or the subscription drops; several
+//     RPC endpoints are rig/rpcpool's, which the runner takes as its one node.
 //   - scan.go: following the chain (the Deployment's events) from where a new rig starts (an
 //     hour back, by time) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
