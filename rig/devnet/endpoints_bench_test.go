@@ -63,28 +63,7 @@ func BenchmarkDrawToCommitThroughEndpoints(b *testing.B) {
 					p.Freeze()
 				}
 				b.StartTimer()
-				start, err := d.Head(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ids, err := d.Order(ctx, []string{"NVDA"}, testMinute())
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := d.WaitCommitted(ctx, start+1, ids, 3); err != nil {
-					b.Fatal(err)
-				}
-				head, err := d.Head(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tl, err := d.Timelines(ctx, start+1, head, ids)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := lat.Add(clock, tl); err != nil {
-					b.Fatal(err)
-				}
+				d.drawToCommit(ctx, b, clock, []string{"NVDA"}, &lat)
 			}
 			b.StopTimer()
 			for _, p := range stalled {
