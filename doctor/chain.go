@@ -47,11 +47,14 @@ type Node interface {
 // Chain is the chain to check: the node (or why it could not be dialled), the network it must
 // serve, the contract and the keys of the rigs, as `pricerig rig` takes them.
 type Chain struct {
-	Node     Node
-	DialErr  error
-	RPC      string // the node's URL as it may be shown
-	Network  agentrig.Network
-	Contract common.Address
+	Node    Node
+	DialErr error
+	RPC     string // the node's URL as it may be shown (several, comma-separated)
+	// Endpoints are the RPC endpoints one by one when there are several (Node is then all of
+	// them as one, rig/rpcpool): each one's chain id, head and lag is a check of its own.
+	Endpoints []Endpoint
+	Network   agentrig.Network
+	Contract  common.Address
 	// Operators are the rigs' operator keys' addresses; Relayer the relayer's, which pays the
 	// gas in relayed mode. KeysErr is why the keys given could not be loaded.
 	Operators []common.Address
@@ -101,6 +104,7 @@ func (c *Chain) check(ctx context.Context, spec *feeds.Spec) chainResult {
 	}
 	id.Verdict, id.Detail = OK, fmt.Sprintf("%s serves chain id %s, %s's", c.RPC, got, c.Network.Name)
 	add(id)
+	r.checks = append(r.checks, c.checkEndpoints(ctx)...)
 	if head, err := c.Node.HeaderByNumber(ctx, nil); err == nil {
 		r.head = head
 	}

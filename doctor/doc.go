@@ -12,7 +12,8 @@
 //     (clock.go);
 //   - with a chain: the node's chain id, the contract's code, job 2 against the spec, the
 //     operators' rigs and their stake, the gas key's balance in days and the break-even gas
-//     price (chain.go, rigs.go);
+//     price (chain.go, rigs.go); with several RPC endpoints, each one's chain id, head and lag
+//     (endpoints.go);
 //   - the rig's journal and the price history: there, reachable, writable (a write rolled back),
 //     their schema current, and the leases of instances sharing a PostgreSQL journal
 //     (stores.go).

@@ -40,7 +40,10 @@ type Network struct {
 	// (its own) or "nitro" (the L1 block number, as on Robinhood Chain); "" keeps the network's
 	// own (rig/agentrig's Networks).
 	Blocks string
-	Line   int
+	// RPCs are the chain's RPC endpoints (rpcs: a list of URLs), used together when no --rpc is
+	// given: reads from the healthiest, transactions sent to all (rig/rpcpool).
+	RPCs []string
+	Line int
 }
 
 // Job is the on-chain job the spec answers: a NUMERIC job (an answer is a price, within the

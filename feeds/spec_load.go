@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/pricerig/pricerig/files"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/redact"
 )
 
 // LoadFile reads and loads a sources.yaml file.
@@ -262,11 +265,46 @@ func (l *loader) networks(n ast.Node) map[string]Network {
 					}
 					nw.Blocks = text
 				}
+			case "rpcs":
+				nw.RPCs = l.rpcs(f.value, join(path, "rpcs"))
 			default:
-				l.errorf(f.node, join(path, f.key), "unknown key (want contract or blocks)")
+				l.errorf(f.node, join(path, f.key), "unknown key (want contract, blocks or rpcs)")
 			}
 		}
 		out[e.key] = nw
+	}
+	return out
+}
+
+// rpcs reads a network's RPC endpoints: a list of http(s) or ws(s) URLs (or one URL), each
+// checked at its line; the rig and the chain commands use them all when no --rpc is given
+// (rig/rpcpool). A URL's credentials never reach an error.
+func (l *loader) rpcs(n ast.Node, path string) []string {
+	urls, ok := l.list(n, path)
+	if !ok {
+		return nil
+	}
+	u, _ := l.unwrap(n, path)
+	seq, _ := u.(*ast.SequenceNode)
+	var out []string
+	for i, raw := range urls {
+		at, where := n, path
+		if seq != nil {
+			at, where = seq.Values[i], fmt.Sprintf("%s[%d]", path, i)
+		}
+		parsed, err := url.Parse(raw)
+		if err != nil || parsed.Host == "" || !slices.Contains([]string{"http", "https", "ws", "wss"}, parsed.Scheme) {
+			l.errorf(at, where, "%q is not an RPC URL (want http://, https://, ws:// or wss:// and a host)", clipText(redact.URL(raw)))
+			continue
+		}
+		if slices.Contains(out, raw) {
+			l.errorf(at, where, "%q is listed twice", clipText(redact.URL(raw)))
+			continue
+		}
+		out = append(out, raw)
+	}
+	if len(urls) == 0 {
+		l.errorf(n, path, "an empty list: name at least one RPC URL, or leave rpcs out")
 	}
 	return out
 }

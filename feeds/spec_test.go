@@ -3,6 +3,7 @@ package feeds
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,10 +203,20 @@ func TestLoadNetworks(t *testing.T) {
 	if err != nil || spec.Networks["robinhood"].Blocks != "nitro" || spec.Networks["devnet"].Blocks != "ethereum" {
 		t.Fatalf("networks %+v, %v", spec.Networks, err)
 	}
-	_, err = Load([]byte(goodSpec+"networks:\n  robinhood: {contract: 0x12}\n  devnet: {rpc: x}\n  robinhood-testnet: {blocks: arbitrum}\n"),
+	spec, err = Load([]byte(goodSpec+"networks:\n  robinhood:\n    rpcs:\n      - https://rpc.example/v2/abcdef0123456789abcdef\n      - wss://other.example\n  devnet: {rpcs: http://127.0.0.1:8545}\n"),
 		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
-	for _, want := range []string{`networks.robinhood.contract: "0x12" is not an address`, "networks.devnet.rpc: unknown key (want contract or blocks)",
-		`networks.robinhood-testnet.blocks: "arbitrum": want ethereum`} {
+	if err != nil || !slices.Equal(spec.Networks["robinhood"].RPCs, []string{"https://rpc.example/v2/abcdef0123456789abcdef", "wss://other.example"}) ||
+		!slices.Equal(spec.Networks["devnet"].RPCs, []string{"http://127.0.0.1:8545"}) {
+		t.Fatalf("networks' rpcs %+v, %v", spec.Networks, err)
+	}
+	_, err = Load([]byte(goodSpec+"networks:\n  robinhood: {contract: 0x12}\n  devnet: {rpc: x}\n  robinhood-testnet: {blocks: arbitrum}\n"+
+		"  other:\n    rpcs:\n      - ftp://rpc.example/v2/abcdef0123456789abcdef\n      - wss://x.example\n      - wss://x.example\n"),
+		LoadOptions{File: "s.yaml", Getenv: env(map[string]string{"KEYED_ID": "i", "KEYED_SECRET": "s"})})
+	if err != nil && strings.Contains(err.Error(), "abcdef0123456789abcdef") {
+		t.Errorf("a URL's key in an error: %v", err)
+	}
+	for _, want := range []string{`networks.robinhood.contract: "0x12" is not an address`, "networks.devnet.rpc: unknown key (want contract, blocks or rpcs)",
+		`networks.robinhood-testnet.blocks: "arbitrum": want ethereum`, `s.yaml:`, `networks.other.rpcs[0]: "ftp://rpc.example/`, `networks.other.rpcs[2]: "wss://x.example" is listed twice`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q in %v", want, err)
 		}

@@ -289,10 +289,10 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 		}
 		return h
 	}
-	b.r.books.checkReorg(b.ctx, head()) // the runner's last look: the chain with the batch
+	b.r.books.CheckReorg(b.ctx, head()) // the runner's last look: the chain with the batch
 
 	b.forkOut(rec)
-	b.r.books.checkReorg(b.ctx, head())
+	b.r.books.CheckReorg(b.ctx, head())
 	if txs := journaled(); len(txs) != 0 {
 		t.Fatalf("after the reorg the accounts still hold %+v", txs)
 	}
@@ -315,7 +315,7 @@ func TestReorgedOutTransactionLeavesTheAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.r.books.checkReorg(b.ctx, head())
+	b.r.books.CheckReorg(b.ctx, head())
 	txs := journaled()
 	if len(txs) != 1 || txs[0].Block != again.BlockNumber.Uint64() || txs[0].Block == rec.BlockNumber.Uint64() {
 		t.Fatalf("after it was mined again in block %d: journaled %+v", again.BlockNumber, txs)

@@ -22,6 +22,8 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		txm      = module + "/rig/txm"
 		journal  = module + "/rig/journal"
 		agentrig = module + "/rig/agentrig"
+		accounts = module + "/rig/accounts"
+		rpcpool  = module + "/rig/rpcpool"
 		devnet   = module + "/rig/devnet"
 	)
 	// what each package may import of the rig tree; a package not listed may import none of it
@@ -30,15 +32,17 @@ func TestTheRigLayersPointOneWay(t *testing.T) {
 		txm:                               nil,
 		journal:                           nil,
 		agentrig:                          {task, txm, journal},
-		runner:                            {task, txm, journal, agentrig},
-		devnet:                            {runner, task, txm, journal, agentrig},
+		accounts:                          {task, txm, journal, agentrig},
+		rpcpool:                           nil,
+		runner:                            {task, txm, journal, agentrig, accounts, rpcpool},
+		devnet:                            {runner, task, txm, journal, agentrig, accounts, rpcpool},
 		module + "/rig/contract":          nil,
 		module + "/rig/internal/nodetest": nil,
 		module + "/audit":                 {journal, agentrig},
 		module + "/doctor":                {journal, agentrig},
 		module + "/explain":               {journal, agentrig},
 		module + "/web":                   {journal, agentrig},
-		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet},
+		module + "/cmd/pricerig":          {runner, task, txm, journal, agentrig, devnet, rpcpool},
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {

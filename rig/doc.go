@@ -16,7 +16,8 @@
 //   - runner.go: Config, NewRunner, Run and Step (one look at the chain: every open task read in
 //     one batch, nothing the journal already holds written again).
 //   - heads.go: new heads by eth_subscribe over websockets (a step per block, receipts looked
-//     for per block), polling alone when the node has none or the subscription drops.
+//     for per block), polling alone when the node has none or the subscription drops; several
+//     RPC endpoints are rig/rpcpool's, which the runner takes as its one node.
 //   - scan.go: following the chain (the Deployment's events) from where a new rig starts (an
 //     hour back, by time) and each task's input.
 //   - phases.go: the phase machine: what each phase of a task asks of us (draw, commit, reveal,
@@ -33,11 +34,10 @@
 //     the answers a step has ready sent as one commitMany/revealMany or one transaction each,
 //     whichever the estimates say costs less gas.
 //   - settle.go: what a settled task stored against what we answered.
-//   - accountant.go: the accounts the runner keeps in its journal, a value it holds: every mined
-//     transaction of its senders with what it served and cost, and a settlement's payouts (read
-//     through the Deployment's PayoutReader); accountant_reorg.go: the transactions and
-//     settlements a reorg dropped or moved taken out of the accounts (and the metrics' reorged
-//     corrections).
+//   - the accounts the runner keeps in its journal are rig/accounts' Accountant, a value it holds
+//     (books): every mined transaction of its senders with what it served and cost, a
+//     settlement's payouts, and what a reorg dropped or moved taken back out (counted in the
+//     metrics' reorged corrections).
 //   - leader.go: instances taking turns on a shared journal (the runner's side of the journal's
 //     lease); warm.go: a follower pricing the tasks its rigs are drawn for, so a takeover answers
 //     without a cold start; metrics.go: the Prometheus series.

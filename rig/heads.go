@@ -3,15 +3,13 @@ package rig
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/pricerig/pricerig/rig/rpcpool"
 	"github.com/pricerig/pricerig/rig/txm"
 )
 
@@ -147,47 +145,9 @@ func (r *Runner) poke() {
 	}
 }
 
-// WebsocketURL is the websocket URL at the same place as an http(s) RPC URL (ws:// for http://,
-// wss:// for https://), and whether raw is already a websocket URL.
-func WebsocketURL(raw string) (ws string, already bool, err error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", false, err
-	}
-	switch u.Scheme {
-	case "ws", "wss":
-		return raw, true, nil
-	case "http":
-		u.Scheme = "ws"
-	case "https":
-		u.Scheme = "wss"
-	default:
-		return "", false, fmt.Errorf("rpc URL %q: no websocket counterpart to scheme %q", raw, u.Scheme)
-	}
-	return u.String(), false, nil
-}
-
-// DialHeads finds a websocket endpoint for following new heads of an http(s) RPC URL: the same
-// host, port and path over ws(s), as go-ethereum serves both on one port. It returns a client
-// that has subscribed once (so the endpoint really offers newHeads), or an error when there is
-// none; the caller then polls. For a ws(s) URL it returns nil: the RPC client subscribes itself.
-func DialHeads(ctx context.Context, rpcURL string, timeout time.Duration) (*ethclient.Client, error) {
-	ws, already, err := WebsocketURL(rpcURL)
-	if err != nil || already {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c, err := rpc.DialWebsocket(ctx, ws, "")
-	if err != nil {
-		return nil, err
-	}
-	client := ethclient.NewClient(c)
-	sub, err := client.SubscribeNewHead(ctx, make(chan *types.Header, 1))
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
-	sub.Unsubscribe()
-	return client, nil
-}
+// WebsocketURL and DialHeads find a node's websocket endpoint; they live with the endpoints
+// (rig/rpcpool), which follow every endpoint's heads the same way.
+var (
+	WebsocketURL = rpcpool.WebsocketURL
+	DialHeads    = rpcpool.DialHeads
+)

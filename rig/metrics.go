@@ -118,9 +118,9 @@ func (m *Metrics) observe(h func(*Metrics) prometheus.Histogram, v float64) {
 	}
 }
 
-// countTx adds a journaled transaction's fee shares (and, reverted, the transaction) to its rigs'
+// CountTx adds a journaled transaction's fee shares (and, reverted, the transaction) to its rigs'
 // accounts, or, reorged, to their corrections: a reorg took it back out of the journal.
-func (m *Metrics) countTx(t journal.TxRecord, reorged bool) {
+func (m *Metrics) CountTx(t journal.TxRecord, reorged bool) {
 	if m == nil {
 		return
 	}
@@ -138,9 +138,9 @@ func (m *Metrics) countTx(t journal.TxRecord, reorged bool) {
 	}
 }
 
-// countPayouts adds a settlement's payouts to their rigs' earned and slashed accounts, or,
+// CountPayouts adds a settlement's payouts to their rigs' earned and slashed accounts, or,
 // reorged, to their corrections.
-func (m *Metrics) countPayouts(ps []journal.Payout, reorged bool) {
+func (m *Metrics) CountPayouts(ps []journal.Payout, reorged bool) {
 	if m == nil {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/numeric"
+	"github.com/pricerig/pricerig/rig/accounts"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	"github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/rig/task"
@@ -180,9 +181,9 @@ type Runner struct {
 	domain    task.Domain
 	rigs      map[uint64]*rigHandle
 	relayer   *txm.Sender
-	pace      stagePace          // how long our draws and settles take to be mined (pace.go)
-	skew      agentrig.SkewMeter // how far the sequencer's clock stamps behind ours (quiet steps wait for it)
-	books     *accountant        // the accounts (accountant.go)
+	pace      stagePace            // how long our draws and settles take to be mined (pace.go)
+	skew      agentrig.SkewMeter   // how far the sequencer's clock stamps behind ours (quiet steps wait for it)
+	books     *accounts.Accountant // the accounts (rig/accounts)
 	tolerance uint32
 	cursorKey string
 	log       *slog.Logger
@@ -281,9 +282,9 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 	// leaves (a process frozen past its lease wakes up fenced).
 	cfg.Sender.Guard = r.lead.guard
 	r.cfg.Sender.Guard = r.lead.guard
-	r.books = &accountant{backend: backend, journal: j, deploy: deploy, domain: r.domain, rigs: r.rigs,
-		fromBlock: cfg.FromBlock, reorgDepth: cfg.ReorgDepth, metrics: cfg.Metrics, log: cfg.Logger, reopen: r.reopen}
-	cfg.Sender.OnMined = r.books.onMined
+	r.books = accounts.New(accounts.Config{Backend: backend, Journal: j, Deploy: deploy, Domain: r.domain,
+		FromBlock: cfg.FromBlock, ReorgDepth: cfg.ReorgDepth, Metrics: cfg.Metrics, Log: cfg.Logger, Reopen: r.reopen})
+	cfg.Sender.OnMined = r.books.OnMined
 	cfg.Sender.NextHead = r.nextHead
 	r.cfg.Sender.NextHead = r.nextHead
 	for _, k := range cfg.Operators {
@@ -292,10 +293,11 @@ func NewRunner(ctx context.Context, backend agentrig.Backend, j journal.Journal,
 			return nil, fmt.Errorf("operator %s has no active rig on job %d", k.Address.Hex(), cfg.JobID)
 		}
 		r.rigs[id] = &rigHandle{id: id, key: k, signer: task.NewKeySigner(k.Private), sender: txm.NewSender(backend, k, chainID, cfg.Sender)}
+		r.books.AddRig(accounts.Rig{ID: id, Operator: k.Address, Sender: r.rigs[id].sender})
 	}
 	if cfg.Relayer != nil {
 		r.relayer = txm.NewSender(backend, *cfg.Relayer, chainID, cfg.Sender)
-		r.books.relayer = r.relayer
+		r.books.SetRelayer(r.relayer)
 	}
 	// A restarted runner picks up every task its journal has not finished.
 	open, err := j.Open(ctx)
@@ -405,7 +407,7 @@ func (r *Runner) Step(ctx context.Context) (err error) {
 		r.warm(ctx)
 		return nil
 	}
-	r.books.checkReorg(ctx, head.Header)
+	r.books.CheckReorg(ctx, head.Header)
 	r.mu.Lock()
 	open := make([]*taskState, 0, len(r.tasks))
 	for _, t := range r.tasks {

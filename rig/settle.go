@@ -19,7 +19,7 @@ func (r *Runner) recordSettlement(ctx context.Context, t *taskState, info agentr
 	if len(mine) == 0 {
 		return nil
 	}
-	if err := r.books.recordPayouts(ctx, t.id, mine); err != nil {
+	if err := r.books.RecordPayouts(ctx, t.id, mine); err != nil {
 		return err
 	}
 	ans, err := r.chain.ReadAnswer(ctx, t.id)

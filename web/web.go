@@ -82,9 +82,12 @@ type Process struct {
 
 // Options say what a Server shows.
 type Options struct {
-	Title     string // default "pricerig"
-	Chain     Chain
-	ChainURL  string // shown as scheme and host only
+	Title    string // default "pricerig"
+	Chain    Chain
+	ChainURL string // shown as scheme and host only
+	// Endpoints, when the rig has several RPC endpoints (rig/rpcpool), says how each fares at
+	// each rendering; each is shown as scheme and host, in rotation or out and why.
+	Endpoints func() []Endpoint
 	Contract  common.Address
 	JobID     uint32 // default 2
 	Processes []Process
@@ -166,6 +169,9 @@ func (s *Server) Build(ctx context.Context) Page {
 	p := Page{Title: o.Title, Generated: o.Now().UTC().Format("15:04:05 UTC")}
 	if o.ChainURL != "" {
 		p.Facts = append(p.Facts, Fact{"chain", RedactURL(o.ChainURL)})
+	}
+	if o.Endpoints != nil {
+		p.Facts = append(p.Facts, endpointFacts(o.Endpoints())...)
 	}
 	p.Facts = append(p.Facts, Fact{"contract", o.Contract.Hex()}, Fact{"job", fmt.Sprint(o.JobID)})
 	if l.toleranceBps > 0 {
@@ -508,6 +514,32 @@ func CheckAddr(addr string, public bool) error {
 		return fmt.Errorf("--http %q is not a loopback address; the page would be reachable from other machines (add --http-public to mean it)", addr)
 	}
 	return nil
+}
+
+// Endpoint is one of a rig's RPC endpoints as the page shows it.
+type Endpoint struct {
+	URL          string // shown as scheme and host only
+	Up           bool
+	Reason       string // why it is out of rotation
+	Head, Lag    uint64
+	Errors       uint64
+	LatencyMilli int64
+}
+
+// endpointFacts is a header fact per endpoint: in rotation with its head, or out and why.
+func endpointFacts(eps []Endpoint) []Fact {
+	out := make([]Fact, 0, len(eps))
+	for _, e := range eps {
+		v := fmt.Sprintf("%s up, head %d, %d ms", RedactURL(e.URL), e.Head, e.LatencyMilli)
+		if !e.Up {
+			v = fmt.Sprintf("%s OUT (%s), head %d, %d behind", RedactURL(e.URL), redact.String(e.Reason), e.Head, e.Lag)
+		}
+		if e.Errors > 0 {
+			v += fmt.Sprintf(", %d errors", e.Errors)
+		}
+		out = append(out, Fact{"rpc", v})
+	}
+	return out
 }
 
 // RedactURL keeps a URL's scheme and host only: RPC providers put API keys in the path, the

@@ -37,7 +37,7 @@ type auditFlags struct {
 	journal    string
 	db         string
 	noCache    bool
-	rpc        string
+	rpc        []string
 	network    string
 	addresses  []string
 	minBalance string
@@ -102,7 +102,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
 	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite file or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	fl.BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything")
-	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
+	fl.StringArrayVar(&f.rpc, "rpc", nil, "JSON-RPC URL of a node, to check the balances of --address; repeat it or give a comma-separated list for several endpoints (default: --network's public RPC)")
 	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(agentrig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
 	fl.StringSliceVar(&f.addresses, "address", nil, "an operator or relayer address whose balance to check (repeat the flag)")
 	fl.StringVar(&f.minBalance, "min-balance", audit.DefaultMinBalance, "the least ETH an --address should hold")
@@ -183,12 +183,12 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	if f.db != "" {
 		cfg.History = audit.StoreHistory{Store: store}
 	}
-	if f.rpc != "" {
-		client, err := f.dialChain(ctx)
+	if len(f.rpc) > 0 {
+		client, closeChain, err := f.dialChain(ctx)
 		if err != nil {
 			return err
 		}
-		defer client.Close()
+		defer closeChain()
 		cfg.Chain = client
 	}
 
@@ -209,30 +209,40 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	return runScheduledAudit(ctx, a, f, auditor.Run, sched, keep, logger)
 }
 
-// dialChain connects to --rpc for the balances check and, with --network, checks that it
-// serves that chain.
-func (f *auditFlags) dialChain(ctx context.Context) (*ethclient.Client, error) {
+// dialChain connects to --rpc (one endpoint, or several as one pool) for the balances check
+// and, with --network, checks that it serves that chain; the func closes what it dialed.
+func (f *auditFlags) dialChain(ctx context.Context) (*ethclient.Client, func(), error) {
 	var want *agentrig.Network
 	if f.network != "" {
 		nw, _ := agentrig.NetworkByName(f.network) // checked by config
 		want = &nw
 	}
-	// the URL's credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
-	redact.Register(redact.URLSecrets(f.rpc)...)
-	client, err := ethclient.DialContext(ctx, f.rpc)
+	// the URLs' credentials (a /v3/KEY path, user:pass@) never reach a log line or an error
+	urls, chainID := rpcList(f.rpc), uint64(0)
+	if want != nil {
+		chainID = want.ChainID
+	}
+	shown := shownRPCs(urls)
+	client, pool, err := dialRPCs(ctx, urls, chainID, nil)
 	if err != nil {
-		return nil, failedToRun("--rpc %s: %v", redact.URL(f.rpc), err)
+		return nil, nil, failedToRun("--rpc %s: %s", shown, redact.String(err.Error()))
+	}
+	closeAll := func() {
+		client.Close()
+		if pool != nil {
+			pool.Close()
+		}
 	}
 	if want != nil {
 		if _, err := agentrig.CheckChain(ctx, client, want.ChainID); err != nil {
-			client.Close()
+			closeAll()
 			if errors.Is(err, agentrig.ErrWrongChain) {
-				return nil, badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", redact.URL(f.rpc), err, want.Name, want.ChainID)
+				return nil, nil, badInput("--rpc %s: %v: it is not %s (chain id %d); nothing was checked", shown, err, want.Name, want.ChainID)
 			}
-			return nil, failedToRun("--rpc %s: %s", redact.URL(f.rpc), redact.String(err.Error()))
+			return nil, nil, failedToRun("--rpc %s: %s", shown, redact.String(err.Error()))
 		}
 	}
-	return client, nil
+	return client, closeAll, nil
 }
 
 // keepAuditReport is what happens after each run: the report kept in the journal, for the
@@ -344,17 +354,17 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 		if err != nil {
 			return cfg, badInput("--network: %v", err)
 		}
-		if f.rpc == "" {
+		if len(rpcList(f.rpc)) == 0 {
 			if nw.RPC == "" {
 				return cfg, badInput("--network %s has no public RPC: give --rpc", nw.Name)
 			}
-			f.rpc = nw.RPC
+			f.rpc = []string{nw.RPC}
 		}
 	}
 	switch {
-	case len(cfg.Addresses) > 0 && f.rpc == "":
+	case len(cfg.Addresses) > 0 && len(rpcList(f.rpc)) == 0:
 		return cfg, badInput("--address needs --rpc to read the balance from")
-	case f.rpc != "" && len(cfg.Addresses) == 0:
+	case len(rpcList(f.rpc)) > 0 && len(cfg.Addresses) == 0:
 		return cfg, badInput("--rpc checks the balances of --address: give the operator and relayer addresses")
 	}
 	return cfg, nil

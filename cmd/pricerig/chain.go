@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"os"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/rig/agentrig"
+	"github.com/pricerig/pricerig/rig/rpcpool"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -28,15 +30,16 @@ import (
 // AgentRig deployment.
 type chainFlags struct {
 	network  string
-	rpc      string
+	rpc      []string
 	contract string
 	chainID  uint64
+	logger   *slog.Logger // the endpoints' pool logs to it (nil: discarded); the rig sets it
 }
 
 func (f *chainFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.network, "network", "robinhood", "the chain: "+strings.Join(agentrig.NetworkNames(), ", "))
-	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node (default: the network's public RPC; devnet has none)")
+	fl.StringArrayVar(&f.rpc, "rpc", nil, "JSON-RPC URL of a node; repeat it or give a comma-separated list for several endpoints: reads from the healthiest, transactions sent to all (default: networks.NAME.rpcs in the spec, else the network's public RPC; devnet has none)")
 	fl.StringVar(&f.contract, "contract", "", "address of the AgentRig contract (default: networks.NAME.contract in the spec)")
 	fl.Uint64Var(&f.chainID, "chain-id", 0, "the chain id the node must serve (default: the network's; a devnet started with --chain-id)")
 }
@@ -44,29 +47,35 @@ func (f *chainFlags) register(cmd *cobra.Command) {
 // chainConn is a checked connection: the node serves the network's chain.
 type chainConn struct {
 	client   *ethclient.Client
+	pool     *rpcpool.Pool // the endpoints, when there are several (nil for one)
 	network  agentrig.Network
 	chainID  *big.Int // as eth_chainId returned it: every transaction and EIP-712 domain uses it
 	contract *agentrig.Contract
-	rpcShown string // the RPC URL with any key in it redacted
-	rpcURL   string // the RPC URL as given, for finding its websocket endpoint
+	rpcShown string // the RPC URLs with any key in them redacted, comma-separated
+	rpcURL   string // the RPC URL as given when there is one, for finding its websocket endpoint
 }
 
-func (c *chainConn) Close() { c.client.Close() }
+func (c *chainConn) Close() {
+	c.client.Close()
+	if c.pool != nil {
+		c.pool.Close()
+	}
+}
 
 // shownURL is text as every output prints it: the credentials of the RPC URL (registered by
 // connect) and any secret-looking parameter redacted. The command's writers redact too; errors
 // pass through it before they are wrapped, so a test's buffer sees the same.
 func shownURL(raw string) string { return redact.String(raw) }
 
-// resolve reads the flags: the network (its chain id replaced by --chain-id), the node's URL
-// (--rpc, else the network's public RPC) and the contract (--contract, else the spec's
-// networks.NAME.contract). From here on the URL's credentials (a /v2/KEY path, user:pass@)
-// never reach a log line or an error.
-func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, string, common.Address, error) {
+// resolve reads the flags: the network (its chain id replaced by --chain-id), the nodes' URLs
+// (--rpc, else the spec's networks.NAME.rpcs, else the network's public RPC) and the contract
+// (--contract, else the spec's networks.NAME.contract). From here on the URLs' credentials (a
+// /v2/KEY path, user:pass@) never reach a log line or an error.
+func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, []string, common.Address, error) {
 	var contract common.Address
 	nw, err := agentrig.NetworkByName(f.network)
 	if err != nil {
-		return nw, "", contract, badInput("--network: %v", err)
+		return nw, nil, contract, badInput("--network: %v", err)
 	}
 	if f.chainID != 0 {
 		nw.ChainID = f.chainID
@@ -74,49 +83,59 @@ func (f *chainFlags) resolve(spec *feeds.Spec) (agentrig.Network, string, common
 	if spec != nil && spec.Networks[nw.Name].Blocks != "" {
 		nw.Blocks = spec.Networks[nw.Name].Blocks
 	}
-	url := f.rpc
-	if url == "" {
-		url = nw.RPC
+	urls := rpcList(f.rpc)
+	if len(urls) == 0 && spec != nil {
+		urls = spec.Networks[nw.Name].RPCs
 	}
-	if url == "" {
-		return nw, "", contract, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
+	if len(urls) == 0 && nw.RPC != "" {
+		urls = []string{nw.RPC}
+	}
+	if len(urls) == 0 {
+		return nw, nil, contract, badInput("--network %s has no public RPC: give --rpc (devnet prints it)", nw.Name)
 	}
 	switch {
 	case f.contract != "":
 		if !common.IsHexAddress(f.contract) {
-			return nw, "", contract, badInput("--contract %q is not an address", f.contract)
+			return nw, nil, contract, badInput("--contract %q is not an address", f.contract)
 		}
 		contract = common.HexToAddress(f.contract)
 	case spec != nil && spec.Networks[nw.Name].Contract != "":
 		contract = common.HexToAddress(spec.Networks[nw.Name].Contract)
 	default:
-		return nw, "", contract, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
+		return nw, nil, contract, badInput("no AgentRig address for network %s: give --contract or set networks.%s.contract in the spec", nw.Name, nw.Name)
 	}
-	redact.Register(redact.URLSecrets(url)...)
-	return nw, url, contract, nil
+	for _, u := range urls {
+		redact.Register(redact.URLSecrets(u)...)
+	}
+	return nw, urls, contract, nil
 }
 
 // connect resolves the flags, dials the node, checks eth_chainId first (exit 2 on a mismatch)
 // and binds the contract.
 func (f *chainFlags) connect(ctx context.Context, spec *feeds.Spec) (*chainConn, error) {
-	nw, url, contract, err := f.resolve(spec)
+	nw, urls, contract, err := f.resolve(spec)
 	if err != nil {
 		return nil, err
 	}
-	shown := redact.URL(url)
-	client, err := ethclient.DialContext(ctx, url)
+	shown := shownRPCs(urls)
+	client, pool, err := dialRPCs(ctx, urls, nw.ChainID, f.logger)
 	if err != nil {
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
+	conn := &chainConn{client: client, pool: pool, network: nw, contract: agentrig.NewContract(client, contract), rpcShown: shown}
+	if len(urls) == 1 {
+		conn.rpcURL = urls[0]
+	}
 	id, err := agentrig.CheckChain(ctx, client, nw.ChainID)
 	if err != nil {
-		client.Close()
+		conn.Close()
 		if errors.Is(err, agentrig.ErrWrongChain) {
 			return nil, badInput("rpc %s: %v: it is not %s (chain id %d); nothing was done", shown, err, nw.Name, nw.ChainID)
 		}
 		return nil, failed("rpc %s: %s", shown, shownURL(err.Error()))
 	}
-	return &chainConn{client: client, network: nw, chainID: id, contract: agentrig.NewContract(client, contract), rpcShown: shown, rpcURL: url}, nil
+	conn.chainID = id
+	return conn, nil
 }
 
 // keyFlags choose the sending key, as `pricerig rig` does: a keystore and its password, or a hex

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricerig/pricerig/audit"
 	"github.com/pricerig/pricerig/rig"
+	"github.com/pricerig/pricerig/rig/rpcpool"
 )
 
 // exportedSeries are the names of every series the rig and the audit export, histograms with
@@ -33,6 +34,16 @@ func exportedSeries(t *testing.T) map[string]bool {
 			names[f.GetName()+suffix] = true
 		}
 	}
+	// the endpoints' series (several --rpc), named by their descriptions: they hold a sample per
+	// endpoint of a running pool
+	descs := make(chan *prometheus.Desc, 16)
+	rpcpool.Collector{}.Describe(descs)
+	close(descs)
+	for d := range descs {
+		if m := regexp.MustCompile(`fqName: "([a-z_]+)"`).FindStringSubmatch(d.String()); m != nil {
+			names[m[1]] = true
+		}
+	}
 	src, err := os.ReadFile("../../audit/schedule.go")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +51,7 @@ func exportedSeries(t *testing.T) map[string]bool {
 	for _, m := range regexp.MustCompile(`g\("([a-z_]+)"`).FindAllStringSubmatch(string(src), -1) {
 		names["pricerig_audit_"+m[1]] = true
 	}
-	if !names["pricerig_audit_source_up"] || !names["pricerig_rig_leader"] {
+	if !names["pricerig_audit_source_up"] || !names["pricerig_rig_leader"] || !names["pricerig_rpc_endpoint_up"] {
 		t.Fatalf("series not found: %v", names)
 	}
 	return names

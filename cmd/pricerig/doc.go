@@ -11,7 +11,8 @@
 //     one import that links every source type.
 //   - config.go: specFlags (--config, --sim) and `config check`; chain.go: chainFlags, keyFlags
 //     and sendFlags, the checked connection to a node and the plan-confirm-send path every chain
-//     command shares.
+//     command shares; endpoints.go: several RPC endpoints (--rpc repeated or a comma list,
+//     networks.NAME.rpcs) dialed as one rig/rpcpool Pool, and the page's view of them.
 //   - price.go: `price`; price_store.go: its store-first pricer (history.StoreFirst) and a stored
 //     answer printed; ledger_db.go: the bar ledger (--db, the per-user cache, --no-cache);
 //     history_db.go: stores and journals a command only reads; bars.go: `bars`; agree.go:

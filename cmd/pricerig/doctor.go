@@ -181,20 +181,32 @@ func budgetLedger(journal, db string) string {
 // chainOptions resolves the chain flags as every chain command does, dials the node (a node
 // that cannot be dialled is the chain check's failure, not bad input) and loads the keys.
 func (f *doctorFlags) chainOptions(ctx context.Context, spec *feeds.Spec) (*doctor.Chain, error) {
-	nw, url, contract, err := f.chain.resolve(spec)
+	nw, urls, contract, err := f.chain.resolve(spec)
 	if err != nil {
 		return nil, err
 	}
-	c := &doctor.Chain{RPC: redact.URL(url), Network: nw, Contract: contract, TasksPerDay: f.tasksPerDay, FromBlock: f.fromBlock}
+	c := &doctor.Chain{RPC: shownRPCs(urls), Network: nw, Contract: contract, TasksPerDay: f.tasksPerDay, FromBlock: f.fromBlock}
 	if f.maxGasPrice != "" {
 		if c.MaxGasPrice, err = parseGwei(f.maxGasPrice); err != nil {
 			return nil, badInput("--max-gas-price: %v", err)
 		}
 	}
-	if client, err := ethclient.DialContext(ctx, url); err != nil {
+	if client, _, err := dialRPCs(ctx, urls, nw.ChainID, nil); err != nil {
 		c.DialErr = err
 	} else {
 		c.Node = client
+	}
+	if len(urls) > 1 {
+		// each endpoint on its own as well: its chain id, head and lag
+		for _, u := range urls {
+			e := doctor.Endpoint{RPC: redact.URL(u)}
+			if client, err := ethclient.DialContext(ctx, u); err != nil {
+				e.DialErr = err
+			} else {
+				e.Node = client
+			}
+			c.Endpoints = append(c.Endpoints, e)
+		}
 	}
 	if f.keys.any() {
 		keys, relayer, err := f.keys.load()

@@ -232,6 +232,10 @@ func TestDoctorChainOverRPC(t *testing.T) {
 		{[]string{"--network", "robinhood-testnet", "--rpc", chain.URL, "--contract", nobody}, "chain_id robinhood-testnet", "fail wrong_chain"},
 		{[]string{"--network", "devnet", "--rpc", chain.URL, "--contract", nobody}, "contract " + common.HexToAddress(nobody).Hex(), "fail no_contract"},
 		{[]string{"--network", "devnet", "--rpc", "http://127.0.0.1:1/v3/doctorsecret0123", "--contract", nobody}, "chain_id devnet", "fail chain_unreachable"},
+		// several endpoints (issue 36): the pool reaches the chain through the one that answers,
+		// and each endpoint is a line of its own
+		{[]string{"--network", "devnet", "--rpc", chain.URL + ",http://127.0.0.1:1/v3/doctorsecret0123", "--contract", nobody}, "rpc_endpoint " + chain.URL, "ok"},
+		{[]string{"--network", "devnet", "--rpc", "http://127.0.0.1:1/v3/doctorsecret0123", "--rpc", chain.URL, "--contract", nobody}, "contract " + common.HexToAddress(nobody).Hex(), "fail no_contract"},
 	} {
 		// the devnet's chain runs ahead of the wall clock (a second a block at least); the
 		// clock is not what this test is about

@@ -136,7 +136,7 @@ func runExplain(ctx context.Context, a *app, o explainOpts) error {
 		if err != nil {
 			return err
 		}
-		defer conn.client.Close()
+		defer conn.Close()
 		opts.Chain = conn.contract
 	}
 	rep, err := explain.Run(ctx, opts)

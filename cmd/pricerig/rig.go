@@ -28,6 +28,7 @@ import (
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/agentrig"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/rpcpool"
 	"github.com/pricerig/pricerig/rig/task"
 	"github.com/pricerig/pricerig/rig/txm"
 	"github.com/pricerig/pricerig/sources"
@@ -166,6 +167,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	a.warn(spec)
 	logger := rigLogger(a, f)
 
+	f.chain.logger = logger
 	conn, err := f.chain.connect(ctx, spec)
 	if err != nil {
 		return err
@@ -214,6 +216,9 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return err
 	}
 	defer stopMetrics()
+	if reg != nil && conn.pool != nil {
+		reg.MustRegister(rpcpool.Collector{Pool: conn.pool})
+	}
 	var recorder *web.Recorder
 	if f.http != "" {
 		listener, err := web.Listen(f.http, f.httpPublic)
@@ -225,16 +230,8 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		pricer = recorder.Wrap(pricer)
 		httpListener = listener
 	}
-	// New heads by subscription: a ws:// or wss:// --rpc subscribes itself; for an http(s) one,
-	// the same address over websockets when the node serves it there. Polling otherwise.
-	var heads rig.HeadSubscriber
-	if hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second); err != nil {
-		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
-	} else if hc != nil {
-		defer hc.Close()
-		heads = hc
-		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
-	}
+	heads, closeHeads := followHeads(ctx, conn, logger)
+	defer closeHeads()
 	var sender txm.SenderConfig
 	if f.maxGasPrice != "" {
 		sender.MaxGasPrice, _ = parseGwei(f.maxGasPrice) // checked with the other flags
@@ -259,14 +256,37 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		if relayer != nil {
 			relayerAddr = &relayer.Address
 		}
-		page := web.New(web.Options{Title: "pricerig rig", Chain: client, ChainURL: conn.rpcShown, Contract: conn.contract.Address,
+		opts := web.Options{Title: "pricerig rig", Chain: client, ChainURL: conn.rpcShown, Contract: conn.contract.Address,
 			RoleOf: func() string { return pageRole(journal, runner) },
 			JobID:  f.job, SelfCheckShare: f.selfCheckShare, Recorder: recorder, Logger: logger, Public: f.httpPublic,
-			Processes: []web.Process{{Journal: journal, RigIDs: runner.RigIDs(), Relayer: relayerAddr}}})
-		_, stop := servePage(ctx, httpListener, page, reg, logger)
+			Processes: []web.Process{{Journal: journal, RigIDs: runner.RigIDs(), Relayer: relayerAddr}}}
+		if conn.pool != nil {
+			opts.ChainURL, opts.Endpoints = "", pageEndpoints(conn.pool)
+		}
+		_, stop := servePage(ctx, httpListener, web.New(opts), reg, logger)
 		defer stop()
 	}
 	return runner.Run(ctx)
+}
+
+// followHeads is how the rig follows new heads by subscription: with several endpoints, the
+// pool's (each endpoint followed by websocket where it offers one, polled otherwise); with one,
+// a ws:// or wss:// --rpc subscribes itself, and for an http(s) one the same address over
+// websockets when the node serves it there. Nil: polling. The func closes what it dialed.
+func followHeads(ctx context.Context, conn *chainConn, logger *slog.Logger) (rig.HeadSubscriber, func()) {
+	if conn.pool != nil {
+		logger.Info("several RPC endpoints: reads from the healthiest, transactions sent to all", "rpc", conn.rpcShown, "healthy", conn.pool.Healthy())
+		return conn.pool, func() {}
+	}
+	hc, err := rig.DialHeads(ctx, conn.rpcURL, 5*time.Second)
+	switch {
+	case err != nil:
+		logger.Info("no websocket endpoint beside the RPC: following new heads by polling", "rpc", conn.rpcShown, "reason", shownURL(err.Error()))
+	case hc != nil:
+		logger.Info("following new heads over the RPC's websocket endpoint", "rpc", conn.rpcShown)
+		return hc, hc.Close
+	}
+	return nil, func() {}
 }
 
 // rigMetrics makes the Prometheus registry and the rig's metrics when --metrics or --http asks

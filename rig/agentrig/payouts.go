@@ -14,7 +14,7 @@ import (
 )
 
 // A settled task's payouts, read from the reference contract's events: what the settlement
-// credited to the rigs asked about and slashed from them (the runner journals them: rig.PayoutReader).
+// credited to the rigs asked about and slashed from them (the runner journals them: accounts.PayoutReader).
 
 // ErrNotSettled means the chain holds no Settled event for a task (yet).
 var ErrNotSettled = errors.New("no Settled event")

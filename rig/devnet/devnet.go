@@ -86,6 +86,10 @@ type Options struct {
 	WrapPricer func(process int, p rig.Pricer) rig.Pricer
 	// RPCURL lets tests route process i's JSON-RPC through a proxy of theirs.
 	RPCURL func(process int, url string) string
+	// RPCURLs, when set, gives process i several RPC endpoints (proxies of the test's in front of
+	// url): two or more are one rig/rpcpool Pool, as `pricerig rig --rpc A --rpc B` makes, which
+	// also follows the heads. RPCURL and HeadsURL are then not asked.
+	RPCURLs func(process int, url string) []string
 	// HeadsURL lets tests route process i's head subscription (a websocket URL) through a proxy
 	// of theirs; by default each process finds the websocket endpoint of its RPC URL.
 	HeadsURL func(process int, wsURL string) string

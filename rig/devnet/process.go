@@ -13,6 +13,7 @@ import (
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/rig"
 	"github.com/pricerig/pricerig/rig/journal"
+	"github.com/pricerig/pricerig/rig/rpcpool"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -23,30 +24,9 @@ import (
 // attach starts rig process i: its own JSON-RPC client, journal and reconciler.
 func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 	cfg := d.configs[i]
-	url := d.Chain.URL
-	if d.opts.RPCURL != nil {
-		url = d.opts.RPCURL(i, url)
-	}
-	client, err := ethclient.DialContext(ctx, url)
+	client, closeAll, err := d.dialProcess(ctx, i, &cfg)
 	if err != nil {
 		return err
-	}
-	// New heads by subscription over websockets, as `pricerig rig` finds them; polling alone when
-	// there is no websocket endpoint.
-	var heads *ethclient.Client
-	if d.opts.HeadsURL != nil {
-		heads, err = ethclient.DialContext(ctx, d.opts.HeadsURL(i, d.Chain.WSURL))
-	} else {
-		heads, err = rig.DialHeads(ctx, url, 2*time.Second)
-	}
-	if err == nil && heads != nil {
-		cfg.Heads = heads
-	}
-	closeAll := func() {
-		client.Close()
-		if heads != nil {
-			heads.Close()
-		}
 	}
 	j, err := journal.OpenJournal(d.JournalPath(i))
 	if err != nil {
@@ -94,6 +74,50 @@ func (d *Devnet) attach(ctx, runCtx context.Context, i int) error {
 		_ = r.Run(procCtx)
 	}()
 	return nil
+}
+
+// dialProcess dials process i's node: one endpoint (its RPC URL, and its websocket for new
+// heads, as `pricerig rig` finds them; polling alone when there is none), or several as one
+// pool (Options.RPCURLs). The func closes what it dialed.
+func (d *Devnet) dialProcess(ctx context.Context, i int, cfg *rig.Config) (*ethclient.Client, func(), error) {
+	url := d.Chain.URL
+	if d.opts.RPCURLs != nil {
+		urls := d.opts.RPCURLs(i, d.Chain.URL)
+		if len(urls) == 1 {
+			url = urls[0]
+		}
+		if len(urls) > 1 {
+			pool, err := rpcpool.New(ctx, rpcpool.Config{URLs: urls, ChainID: d.Chain.ChainID, Log: cfg.Logger})
+			if err != nil {
+				return nil, nil, err
+			}
+			client := pool.Eth()
+			cfg.Heads = pool
+			return client, func() { client.Close(); pool.Close() }, nil
+		}
+	}
+	if d.opts.RPCURL != nil {
+		url = d.opts.RPCURL(i, url)
+	}
+	client, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	var heads *ethclient.Client
+	if d.opts.HeadsURL != nil {
+		heads, err = ethclient.DialContext(ctx, d.opts.HeadsURL(i, d.Chain.WSURL))
+	} else {
+		heads, err = rig.DialHeads(ctx, url, 2*time.Second)
+	}
+	if err == nil && heads != nil {
+		cfg.Heads = heads
+	}
+	return client, func() {
+		client.Close()
+		if heads != nil {
+			heads.Close()
+		}
+	}, nil
 }
 
 // RelayerOf is the relayer of rig process i, nil when its rigs send their own transactions.

@@ -1,10 +1,12 @@
 // Package nodetest holds the test doubles of an Ethereum node that the tests of the rig's
 // packages share (rig/txm, rig/agentrig and the runner): the simulated chain behind a gate that
 // counts and fails broadcasts (GatedChain), a sealer (MineWhen), the error of a node that is not
-// listening (Refused), and a node that counts a runner's requests (CountingNode). It imports
-// none of the rig's packages, so that their own tests can import it.
+// listening (Refused), a node that counts a runner's requests (CountingNode), and an endpoint in
+// front of a real node that can be killed, frozen or made to lag (Proxy, for rig/rpcpool's
+// tests and the devnet's). It imports none of the rig's packages, so that their own tests can
+// import it.
 //
-// nodetest.go: Refused, GatedChain and MineWhen; counting.go: CountingNode.
+// nodetest.go: Refused, GatedChain and MineWhen; counting.go: CountingNode; proxy.go: Proxy.
 package nodetest
 
 import (

@@ -1,4 +1,4 @@
-package rig
+package accounts
 
 import (
 	"context"
@@ -19,32 +19,87 @@ import (
 )
 
 // The runner's accounts: its senders tell the accountant of every mined transaction
-// (txm.SenderConfig.OnMined), recordSettlement asks it for the payouts of a settled task, and each
-// step keeps both to the chain through reorgs (accountant_reorg.go).
+// (txm.SenderConfig.OnMined), the runner's settle step asks it for the payouts of a settled task,
+// and each step keeps both to the chain through reorgs (accountant_reorg.go).
 
-// accountant keeps the runner's accounts in its journal. It holds what it reads and writes, not
-// the runner: the rigs and the relayer whose transactions it books, the node it reads receipts
-// from, the deployment that reads settlements, and a callback to look at a task again.
-type accountant struct {
-	backend agentrig.Backend // receipts, their L1 part and the blocks they name
-	journal journal.Journal
-	deploy  agentrig.Deployment
-	domain  task.Domain           // the EIP-712 domain a relayed batch's entries were signed in
-	rigs    map[uint64]*rigHandle // the runner's rigs, by id (filled before any send)
-	relayer *txm.Sender           // nil without a relayer
-	// fromBlock is where a settlement is looked for when no transaction of the task is
-	// journaled; reorgDepth how far back a reorg is checked.
-	fromBlock, reorgDepth uint64
-	metrics               *Metrics
-	log                   *slog.Logger
-	// reopen makes the runner look at a finished task again (its settlement was reorged out).
-	reopen func(taskID uint64)
-	reorg  reorgAccounts // what the reorg check remembers between steps
+// Config is what an Accountant reads and writes: the node it reads receipts from, the journal
+// it keeps the accounts in, the deployment that reads settlements, and a callback to look at a
+// task again.
+type Config struct {
+	Backend agentrig.Backend // receipts, their L1 part and the blocks they name
+	Journal journal.Journal
+	Deploy  agentrig.Deployment
+	Domain  task.Domain // the EIP-712 domain a relayed batch's entries were signed in
+	// FromBlock is where a settlement is looked for when no transaction of the task is
+	// journaled; ReorgDepth how far back a reorg is checked.
+	FromBlock, ReorgDepth uint64
+	Metrics               Counter // nil: nothing counted
+	Log                   *slog.Logger
+	// Reopen makes the runner look at a finished task again (its settlement was reorged out).
+	Reopen func(taskID uint64)
 }
 
-// onMined journals a mined transaction of one of the runner's senders with what it served and
+// Counter is told of what the accounts gain and, reorged, lose (the runner's /metrics).
+type Counter interface {
+	CountTx(t journal.TxRecord, reorged bool)
+	CountPayouts(ps []journal.Payout, reorged bool)
+}
+
+// Rig is one of the runner's rigs as the accounts see it: its id, its operator's address (the
+// sender of its transactions and the signer of its batch entries) and its sender (told to
+// forget its nonce when a reorg drops one of its transactions; nil for none).
+type Rig struct {
+	ID       uint64
+	Operator common.Address
+	Sender   *txm.Sender
+}
+
+// Accountant keeps the runner's accounts in its journal. It holds what it reads and writes, not
+// the runner: the rigs and the relayer whose transactions it books, and its Config.
+type Accountant struct {
+	backend               agentrig.Backend
+	journal               journal.Journal
+	deploy                agentrig.Deployment
+	domain                task.Domain
+	rigs                  map[uint64]Rig // the runner's rigs, by id (added before any send)
+	relayer               *txm.Sender    // nil without a relayer
+	fromBlock, reorgDepth uint64
+	metrics               Counter
+	log                   *slog.Logger
+	reopen                func(taskID uint64)
+	reorg                 reorgAccounts // what the reorg check remembers between steps
+}
+
+// New is an Accountant with no rigs yet (AddRig, SetRelayer).
+func New(cfg Config) *Accountant {
+	a := &Accountant{backend: cfg.Backend, journal: cfg.Journal, deploy: cfg.Deploy, domain: cfg.Domain, rigs: map[uint64]Rig{},
+		fromBlock: cfg.FromBlock, reorgDepth: cfg.ReorgDepth, metrics: cfg.Metrics, log: cfg.Log, reopen: cfg.Reopen}
+	if a.metrics == nil {
+		a.metrics = noCounter{}
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.reopen == nil {
+		a.reopen = func(uint64) {}
+	}
+	return a
+}
+
+// AddRig books the transactions of a rig of the runner's. Call it before the rig sends.
+func (a *Accountant) AddRig(r Rig) { a.rigs[r.ID] = r }
+
+// SetRelayer books the transactions of the runner's relayer. Call it before the relayer sends.
+func (a *Accountant) SetRelayer(s *txm.Sender) { a.relayer = s }
+
+type noCounter struct{}
+
+func (noCounter) CountTx(journal.TxRecord, bool)      {}
+func (noCounter) CountPayouts([]journal.Payout, bool) {}
+
+// OnMined journals a mined transaction of one of the runner's senders with what it served and
 // what it cost. A journal write that fails is logged: the transaction is mined either way.
-func (a *accountant) onMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
+func (a *Accountant) OnMined(ctx context.Context, from common.Address, data []byte, rec *types.Receipt) {
 	book, ok := a.journal.(journal.Accounts)
 	if !ok || rec == nil {
 		return
@@ -58,13 +113,13 @@ func (a *accountant) onMined(ctx context.Context, from common.Address, data []by
 		return
 	}
 	if inserted {
-		a.metrics.countTx(t, false)
+		a.metrics.CountTx(t, false)
 	}
 }
 
 // txRecord is what the accounts keep of a mined transaction: its receipt's cost, L1 part
 // included, split over the entries it served.
-func (a *accountant) txRecord(ctx context.Context, purpose string, from common.Address, entries []journal.TaskRig, rec *types.Receipt) journal.TxRecord {
+func (a *Accountant) txRecord(ctx context.Context, purpose string, from common.Address, entries []journal.TaskRig, rec *types.Receipt) journal.TxRecord {
 	l1, err := txm.ReceiptL1(ctx, a.backend, rec.TxHash)
 	switch {
 	case errors.Is(err, txm.ErrNoRawClient):
@@ -91,9 +146,9 @@ func (a *accountant) txRecord(ctx context.Context, purpose string, from common.A
 }
 
 // rigOfSender is the rig whose operator key is from; 0 for a relayer.
-func (a *accountant) rigOfSender(from common.Address) uint64 {
-	for id, h := range a.rigs {
-		if h.key.Address == from {
+func (a *Accountant) rigOfSender(from common.Address) uint64 {
+	for id, r := range a.rigs {
+		if r.Operator == from {
 			return id
 		}
 	}
@@ -101,14 +156,14 @@ func (a *accountant) rigOfSender(from common.Address) uint64 {
 }
 
 // rigOfOperator is the rig of ours an operator address runs; 0 when none.
-func (a *accountant) rigOfOperator(op common.Address) uint64 { return a.rigOfSender(op) }
+func (a *Accountant) rigOfOperator(op common.Address) uint64 { return a.rigOfSender(op) }
 
 // describeTx reads what a transaction to the contract was for from its call data: the
 // function's name, and the tasks and rigs it served. A draw or settle serves the task for the
 // rig whose key sent it (0: a relayer); a commit or reveal for the sender's rig; each entry of a
 // commitMany or revealMany for the rig whose operator signed it. Call data the contract's ABI
 // does not know is journaled as "unknown" against task 0, so its cost is never lost.
-func (a *accountant) describeTx(from common.Address, data []byte) (string, []journal.TaskRig) {
+func (a *Accountant) describeTx(from common.Address, data []byte) (string, []journal.TaskRig) {
 	sender := a.rigOfSender(from)
 	unknown := []journal.TaskRig{{RigID: sender}}
 	if len(data) < 4 {
@@ -148,7 +203,7 @@ func (a *accountant) describeTx(from common.Address, data []byte) (string, []jou
 // digest (0 when the signature recovers none of ours). The two batches differ only in the entry
 // type and the digest its operator signed, which digest gives; call data whose entries and
 // signatures do not pair up is unknown.
-func signedEntries[E any](a *accountant, method *abi.Method, args []any, unknown []journal.TaskRig, digest func(E) (*big.Int, common.Hash, error)) []journal.TaskRig {
+func signedEntries[E any](a *Accountant, method *abi.Method, args []any, unknown []journal.TaskRig, digest func(E) (*big.Int, common.Hash, error)) []journal.TaskRig {
 	var v struct {
 		Entries    []E
 		Signatures [][]byte
@@ -181,9 +236,9 @@ func appendEntry(out []journal.TaskRig, e journal.TaskRig) []journal.TaskRig {
 	return append(out, e)
 }
 
-// recordPayouts journals what a settled task credited to our rigs and slashed from them, read
+// RecordPayouts journals what a settled task credited to our rigs and slashed from them, read
 // from the settlement's own events, once per task. An error leaves the task to the next step.
-func (a *accountant) recordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
+func (a *Accountant) RecordPayouts(ctx context.Context, taskID uint64, mine map[uint64]int) error {
 	book, ok := a.journal.(journal.Accounts)
 	if !ok || len(mine) == 0 {
 		return nil
@@ -198,7 +253,7 @@ func (a *accountant) recordPayouts(ctx context.Context, taskID uint64, mine map[
 	}
 	operators := map[uint64]common.Address{}
 	for id := range mine {
-		operators[id] = a.rigs[id].key.Address
+		operators[id] = a.rigs[id].Operator
 	}
 	from := a.fromBlock
 	if b, ok, err := a.firstBlockOf(ctx, taskID); err == nil && ok {
@@ -217,13 +272,13 @@ func (a *accountant) recordPayouts(ctx context.Context, taskID uint64, mine map[
 	if err != nil {
 		return fmt.Errorf("journaling the payouts of task %d: %w", taskID, err)
 	}
-	a.metrics.countPayouts(added, false)
+	a.metrics.CountPayouts(added, false)
 	return nil
 }
 
 // firstBlockOf is the first block holding one of our transactions for a task: its settlement
 // is later.
-func (a *accountant) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool, error) {
+func (a *Accountant) firstBlockOf(ctx context.Context, taskID uint64) (uint64, bool, error) {
 	j, ok := a.journal.(interface {
 		FirstBlock(ctx context.Context, taskID uint64) (uint64, bool, error)
 	})

@@ -1,4 +1,4 @@
-package rig
+package accounts
 
 import (
 	"math/big"
@@ -21,9 +21,9 @@ func TestTransactionsAreDescribedFromTheirCallData(t *testing.T) {
 	kr, _ := crypto.GenerateKey()
 	stranger, _ := crypto.GenerateKey()
 	contract := common.HexToAddress("0x5fbdb2315678afecb367f032d93f642f64180aa3")
-	r := &accountant{domain: task.Domain{ChainID: big.NewInt(4663), Contract: contract},
-		rigs: map[uint64]*rigHandle{4: {id: 4, key: task.Key{Address: crypto.PubkeyToAddress(k1.PublicKey)}},
-			6: {id: 6, key: task.Key{Address: crypto.PubkeyToAddress(k2.PublicKey)}}}}
+	r := New(Config{Domain: task.Domain{ChainID: big.NewInt(4663), Contract: contract}})
+	r.AddRig(Rig{ID: 4, Operator: crypto.PubkeyToAddress(k1.PublicKey)})
+	r.AddRig(Rig{ID: 6, Operator: crypto.PubkeyToAddress(k2.PublicKey)})
 	abi := agentrig.NewAgentRig()
 	relayer := crypto.PubkeyToAddress(kr.PublicKey)
 	op1 := crypto.PubkeyToAddress(k1.PublicKey)

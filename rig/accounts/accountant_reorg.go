@@ -1,4 +1,4 @@
-package rig
+package accounts
 
 // Reorgs and the accounts: a transaction the journal recorded as mined may be taken out of the
 // chain by a reorg, and then either mined again (in another block, at another price) or never.
@@ -51,9 +51,9 @@ type accountsJournal interface {
 	ForgetPayouts(ctx context.Context, settle common.Hash) error
 }
 
-// checkReorg keeps the accounts to the chain at a new head. It costs nothing while each head
+// CheckReorg keeps the accounts to the chain at a new head. It costs nothing while each head
 // is the child of the last, and one header read when heads were skipped.
-func (a *accountant) checkReorg(ctx context.Context, head *types.Header) {
+func (a *Accountant) CheckReorg(ctx context.Context, head *types.Header) {
 	book, ok := a.journal.(accountsJournal)
 	if !ok {
 		return
@@ -93,7 +93,7 @@ func (a *accountant) checkReorg(ctx context.Context, head *types.Header) {
 				a.log.Error("taking a dropped transaction out of the accounts failed", "tx", t.Hash.Hex(), "error", err)
 				continue
 			}
-			a.metrics.countTx(t, true)
+			a.metrics.CountTx(t, true)
 			a.forgetNonceOf(t.From)
 			if a.reorg.dropped == nil {
 				a.reorg.dropped = map[common.Hash]droppedTx{}
@@ -108,7 +108,7 @@ func (a *accountant) checkReorg(ctx context.Context, head *types.Header) {
 
 // rejournal journals t again from its receipt when the chain now holds it elsewhere (another
 // block, another cost or outcome).
-func (a *accountant) rejournal(ctx context.Context, book accountsJournal, t journal.TxRecord, rec *types.Receipt) {
+func (a *Accountant) rejournal(ctx context.Context, book accountsJournal, t journal.TxRecord, rec *types.Receipt) {
 	now := a.txRecord(ctx, t.Purpose, t.From, t.Entries, rec)
 	if now.Block == t.Block && now.Fee.Cmp(weiOrZero(t.Fee)) == 0 && now.Status == t.Status {
 		return
@@ -120,15 +120,15 @@ func (a *accountant) rejournal(ctx context.Context, book accountsJournal, t jour
 		a.log.Error("journaling a re-mined transaction failed", "tx", t.Hash.Hex(), "error", err)
 		return
 	}
-	a.metrics.countTx(t, true)
-	a.metrics.countTx(now, false)
+	a.metrics.CountTx(t, true)
+	a.metrics.CountTx(now, false)
 	a.log.Info("a reorg moved a journaled transaction: journaled again from its new receipt", "tx", t.Hash.Hex(),
 		"block", now.Block, "was_block", t.Block, "fee_wei", now.Fee, "was_fee_wei", t.Fee)
 }
 
 // rewatch journals again the dropped transactions mined since, and stops watching those past
 // their watch.
-func (a *accountant) rewatch(ctx context.Context, book accountsJournal, head uint64) {
+func (a *Accountant) rewatch(ctx context.Context, book accountsJournal, head uint64) {
 	for hash, d := range a.reorg.dropped {
 		rec, err := a.canonicalReceipt(ctx, hash)
 		switch {
@@ -141,7 +141,7 @@ func (a *accountant) rewatch(ctx context.Context, book accountsJournal, head uin
 				continue
 			}
 			if inserted {
-				a.metrics.countTx(t, false)
+				a.metrics.CountTx(t, false)
 			}
 			a.log.Info("a transaction a reorg dropped was mined again: back in the accounts", "tx", hash.Hex(), "block", t.Block)
 			delete(a.reorg.dropped, hash)
@@ -154,7 +154,7 @@ func (a *accountant) rewatch(ctx context.Context, book accountsJournal, head uin
 // checkPayouts looks up again the settlements whose payouts the journal read from block from on:
 // one no longer in the chain, or mined at another height, takes its payouts out of the accounts
 // and opens its task again, to be read again from the chain (see the top of this file).
-func (a *accountant) checkPayouts(ctx context.Context, book accountsJournal, from uint64) {
+func (a *Accountant) checkPayouts(ctx context.Context, book accountsJournal, from uint64) {
 	ps, err := book.PayoutsFromBlock(ctx, from)
 	if err != nil {
 		a.log.Warn("reading the journaled payouts after a reorg failed", "error", err)
@@ -179,7 +179,7 @@ func (a *accountant) checkPayouts(ctx context.Context, book accountsJournal, fro
 			a.log.Error("taking a dropped settlement's payouts out of the accounts failed", "tx", hash.Hex(), "error", err)
 			continue
 		}
-		a.metrics.countPayouts(paid, true)
+		a.metrics.CountPayouts(paid, true)
 		a.reopen(paid[0].TaskID)
 		a.log.Warn("a reorg dropped or moved a settlement: its payouts leave the accounts until read again", "tx", hash.Hex(),
 			"task", paid[0].TaskID, "block", paid[0].Block, "payouts", len(paid))
@@ -189,13 +189,13 @@ func (a *accountant) checkPayouts(ctx context.Context, book accountsJournal, fro
 // forgetNonceOf makes the sender of from ask the node for its next nonce: a reorg dropped one
 // of its transactions, so the nonce it would hand out next lies behind a gap, and what it sent
 // there would wait until Send's nonce-gap resend (BumpAfter later, leaving a stale duplicate).
-func (a *accountant) forgetNonceOf(from common.Address) {
+func (a *Accountant) forgetNonceOf(from common.Address) {
 	if a.relayer != nil && a.relayer.Address() == from {
 		a.relayer.ForgetNonce()
 		return
 	}
-	if h, ok := a.rigs[a.rigOfSender(from)]; ok && h.sender != nil {
-		h.sender.ForgetNonce()
+	if r, ok := a.rigs[a.rigOfSender(from)]; ok && r.Sender != nil {
+		r.Sender.ForgetNonce()
 	}
 }
 
@@ -204,7 +204,7 @@ func (a *accountant) forgetNonceOf(from common.Address) {
 // dropped block (geth keeps a lookup cache it purges after moving the head), and a receipt so
 // read would keep a dropped transaction or settlement in the accounts: each is looked up once
 // per reorg.
-func (a *accountant) canonicalReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
+func (a *Accountant) canonicalReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
 	rec, err := a.backend.TransactionReceipt(ctx, hash)
 	if err != nil || rec == nil || rec.BlockNumber == nil {
 		return rec, err
