@@ -57,7 +57,7 @@ type auditFlags struct {
 func newAuditCmd(a *app) *cobra.Command {
 	var f auditFlags
 	cmd := &cobra.Command{
-		Use:   "audit [--config FILE] [--sim URL] [--journal rig.db] [--db prices.db] [--rpc URL --address 0x…] [--minutes N | --since D] [--json] [--schedule CRON [--metrics ADDR]]",
+		Use:   "audit [--config FILE] [--sim URL] [--journal rig.db] [--db FILE|URL] [--rpc URL --address 0x…] [--minutes N | --since D] [--json] [--schedule CRON [--metrics ADDR]]",
 		Short: "Check that the sources agree and the rig's answers stay inside the tolerance",
 		Long: `Audit the sources, the rig journal, the operator and relayer balances and the price history,
 and report what an operator should look at before the chain does.
@@ -76,7 +76,7 @@ balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
 history   (--db) history_gap: session minutes of the window with no stored answer;
           history_failed: stored minutes whose quote from a source is a failed request, one
           finding per symbol, source and error_kind (a refused key, an outage, a rate limit).
-revisions (--db, or the per-user cache: the bar ledger) rereads the window's bars from every
+revisions (the bar ledger: --db, else the rig's beside --journal, else the per-user store) rereads the window's bars from every
           source and reports revised: an answer (a task, a stored answer, a minute price answered
           from the ledger) taken from a bar its source changed afterwards, with the old and new
           close and the answer the final bars give now (an alert past the tolerance).
@@ -100,7 +100,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	f.spec.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
-	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite file or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite file or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the rig's ledger beside --journal, as explain and doctor read, else the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	fl.BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything")
 	fl.StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of a node, to check the balances of --address (default: --network's public RPC)")
 	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(agentrig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
@@ -161,16 +161,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-	store, err := openLedger(f.db, f.noCache, logger)
-	if err != nil {
-		return err
-	}
-	if store != nil {
-		defer store.Close()
-		cfg.Ledger = store
-	}
-	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
-
+	// the journal first: one that is not there is refused before a ledger beside it is made
 	var journal *rigjournal.DBJournal
 	if f.journal != "" {
 		j, err := openJournalToRead(f.journal, failedToRun)
@@ -180,6 +171,18 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		defer j.Close()
 		cfg.Journal, journal = j, j
 	}
+	store, err := openLedger(f.auditLedger(), f.noCache, logger)
+	if err != nil {
+		return err
+	}
+	if store != nil && f.db == "" && f.journal == "" {
+		noteOldDefault(a.stderr, "audit", store.Path())
+	}
+	if store != nil {
+		defer store.Close()
+		cfg.Ledger = store
+	}
+	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
 	if f.db != "" {
 		cfg.History = audit.StoreHistory{Store: store}
 	}
@@ -207,6 +210,16 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	}
 
 	return runScheduledAudit(ctx, a, f, auditor.Run, sched, keep, logger)
+}
+
+// auditLedger is the bar ledger the audit reads and fills: --db, else with --journal the rig's
+// ledger beside it (its bars and the evidence of its answers, so a revision of a bar a rig
+// answered from is found, as explain and doctor read it), else "" (the per-user store).
+func (f *auditFlags) auditLedger() string {
+	if f.db == "" && f.journal != "" && !f.noCache {
+		return ledgerBeside(f.journal)
+	}
+	return f.db
 }
 
 // dialChain connects to --rpc for the balances check and, with --network, checks that it

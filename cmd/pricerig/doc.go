@@ -13,7 +13,7 @@
 //     and sendFlags, the checked connection to a node and the plan-confirm-send path every chain
 //     command shares.
 //   - price.go: `price`; price_store.go: its store-first pricer (history.StoreFirst) and a stored
-//     answer printed; ledger_db.go: the bar ledger (--db, the per-user cache, --no-cache);
+//     answer printed; ledger_db.go: the bar ledger and the one default store (--db, the per-user store, --no-cache);
 //     history_db.go: stores and journals a command only reads; bars.go: `bars`; agree.go:
 //     `agree`.
 //   - backfill.go: `backfill` and `backfill export`; backfill_progress.go: its progress bars

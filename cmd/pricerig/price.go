@@ -78,7 +78,7 @@ type quoteOutput struct {
 func newPriceCmd(a *app) *cobra.Command {
 	var f priceFlags
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db FILE|URL | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -91,7 +91,8 @@ the minute. The table shows every source's price, bar time, status and distance 
 
 Every bar a source returns is kept in a bar ledger, and the price is derived from what it holds:
 --db names its store (a SQLite file or a postgres:// URL, made if missing; a minute a backfill
-stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_HOME/pricerig/),
+stored there is answered without a fetch), else the per-user store every command shares
+($XDG_CACHE_HOME/pricerig/ledger.db: a minute 'pricerig backfill' stored is answered from it),
 and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
 window around the minute (its date, or the month or dates it answers at once), or the rest of a
 day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
@@ -121,7 +122,7 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	f.spec.register(cmd)
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
 	cmd.Flags().DurationVar(&f.wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
@@ -164,6 +165,9 @@ func runPrice(ctx context.Context, a *app, f priceFlags, symbolArg, minuteArg st
 	}
 	a.warn(spec)
 	store, err := openLedger(f.db, f.noCache, a.logger())
+	if store != nil && f.db == "" {
+		noteOldDefault(a.stderr, "price", store.Path())
+	}
 	if err != nil {
 		return err
 	}
