@@ -53,7 +53,7 @@ type jsonQuote struct {
 	Minute      time.Time `json:"minute"`
 	Status      Status    `json:"status"`
 	Price       string    `json:"price,omitempty"`
-	Bar         time.Time `json:"bar,omitzero"`
+	Bar         time.Time `json:"bar_time,omitzero"`
 	DistanceBps string    `json:"distance_bps,omitempty"`
 	LatencyMS   int64     `json:"latency_ms"`
 	Error       string    `json:"error,omitempty"`

@@ -83,9 +83,9 @@ interrupted or a window failed (run it again); 2 for bad input.
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "start of the range: a New York date (2025-11-03) or a UTC minute (RFC 3339 or unix seconds)")
 	fl.StringVar(&f.to, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
-	fl.StringVar(&f.symbols, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
-	fl.StringVar(&f.sources, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
-	fl.StringVar(&f.db, "db", "", "the store to fill: a SQLite file (created when missing) or a postgres:// URL (default: the per-user store, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	fl.StringVar(&f.symbols, "symbols", "", "the feed `SYMBOLS` to fill, comma-separated (default: every feed of the spec)")
+	fl.StringVar(&f.sources, "sources", "", "the `SOURCES` to ask, comma-separated (default: every source of the spec)")
+	fl.StringVar(&f.db, "db", "", "the store to fill: a SQLite `FILE` (created when missing) or a postgres:// URL (default: the per-user store, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	fl.StringVar(&f.sessions, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as one JSON object")
 	fl.StringVar(&f.progress, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
@@ -325,25 +325,25 @@ func newBackfillExportCmd(a *app) *cobra.Command {
 		Short: "Write the stored answers as CSV, JSON lines or Parquet",
 		Long: `Write the reconciled answers of a backfilled store (--db, else the per-user store backfill fills
 by default), ordered by symbol and minute: symbol, minute,
-price (decimal), scaled (price × 10^8), sources, agreed, complete, error_kind. price and scaled
-are empty when the sources did not agree. In CSV, sources lists each priced quote as
-name:status:distance_bps, and error_kind each quote whose request failed as name:kind
+price (decimal), price_e8 (price × 10^8), sources, agreed, complete, error_kind. price and
+price_e8 are empty when the sources did not agree. In CSV, sources lists each priced quote as
+source:status:distance_bps, and error_kind each quote whose request failed as source:kind
 (unauthorized, unavailable, rate_limited…); in JSON lines sources holds every quote with its
-price, bar time, distance, error and error_kind. complete is false when a source's window was
+source, price, price_e8, bar_time, distance_bps, error and error_kind. complete is false when a source's window was
 missing or failed, or a source was left out: such a minute is not the answer 'pricerig price'
 would give.
 
 Parquet (--format parquet, for analysts' tools) holds the same rows, sorted by symbol then minute,
-in row groups of 65536 rows: minute (timestamp, UTC), symbol, scaled (int64, null without an
+in row groups of 65536 rows: minute (timestamp, UTC), symbol, price_e8 (int64, null without an
 answer), price (decimal text), agreed, sources_agreed, complete, reason, session, and sources, a
-repeated group of each source's source, status, scaled, price, bar (timestamp),
-distance_centibps, err and error_kind.
+repeated group of each source's source, status, price_e8, price, bar_time (timestamp),
+distance_centibps, error and error_kind.
 
 --evidence writes instead the evidence a rig's bar ledger keeps of each answer it committed
 (--db rig.ledger.db, or the rig's PostgreSQL journal): in JSON lines one line a task (task,
-symbol, minute, answered, answer, scaled, counted: the sources the answer was reconciled from,
-and bars: every bar of every source its derivation read, with source, bar, close, close_scaled,
-volume, fetched and final); in CSV one row a bar, its last column saying whether the bar's source
+symbol, minute, answered_at, price, price_e8, counted: the sources the answer was reconciled
+from, and bars: every bar of every source its derivation read, with source, time, close,
+close_e8, volume, fetched_at and final); in CSV one row a bar, its last column saying whether the bar's source
 was counted.`,
 		Example: `  pricerig backfill export --format csv > prices.csv
   pricerig backfill export --db rig.ledger.db --format jsonl --evidence
@@ -408,10 +408,10 @@ was counted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&db, "db", "", "the store to read: a SQLite file or a postgres:// URL (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	f.StringVar(&db, "db", "", "the store to read: a SQLite `FILE` or a postgres:// URL (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	f.BoolVar(&evidence, "evidence", false, "write the evidence a rig's ledger keeps of each answer it committed (the bars it was derived from) instead of the answers")
 	f.StringVar(&format, "format", "csv", "csv, jsonl or parquet")
-	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
+	f.StringVar(&symbolsText, "symbols", "", "the `SYMBOLS` to write, comma-separated (default: all)")
 	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")
 	f.StringVar(&toText, "to", "", "end: a date (included) or a minute (excluded)")
 	f.StringVar(&out, "out", "", "write to this file instead of stdout")

@@ -126,8 +126,8 @@ final: a task for the minute that just closed commits about a minute after it cl
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDevnet(cmd.Context(), a, f) },
 	}
-	cmd.Flags().StringVar(&f.config, "config", "", "the spec the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
-	cmd.Flags().StringSliceVar(&f.symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "one task per symbol")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec `FILE` the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringSliceVar(&f.symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "the `SYMBOLS` to order one task each for, comma-separated")
 	cmd.Flags().StringVar(&f.minute, "minute", "", "the UTC minute every task prices (default: the last closed minute inside the spec's sessions)")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep the chain and the simulator up after the tasks settle")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the life of each task")

@@ -83,7 +83,7 @@ and the operator's page of a rig on it shows the last one.`,
 	f.keys.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig's journal to check (SQLite path or postgres:// URL); the report is kept in it")
-	fl.StringVar(&f.db, "db", "", "the price history the rig reads (pricerig backfill --db) to check")
+	fl.StringVar(&f.db, "db", "", "the price history `FILE` (or postgres:// URL) the rig reads (pricerig backfill --db) to check")
 	fl.IntVar(&f.tasksPerDay, "tasks-per-day", doctor.DefaultTasksPerDay, "tasks a day each rig is reckoned to answer, for the gas key's days")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "look for the rigs' latest commit and reveal (their gas) from this block (default: a million blocks back)")
 	fl.DurationVar(&f.timeout, "timeout", doctor.DefaultTimeout, "the most the whole run may take")

@@ -61,7 +61,7 @@ is not; 2 for bad input.`,
 	o.spec.register(cmd)
 	o.chain.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&o.db, "db", "", "the bar ledger to read (a SQLite file or a postgres:// URL; default: the rig's beside --journal, else the per-user store backfill fills)")
+	fl.StringVar(&o.db, "db", "", "the bar ledger to read (a SQLite `FILE` or a postgres:// URL; default: the rig's beside --journal, else the per-user store backfill fills)")
 	fl.StringVar(&o.journal, "journal", "", "the rig's journal (SQLite path or postgres:// URL): a task's rigs and answers")
 	fl.Uint64Var(&o.task, "task", 0, "explain this task's answer instead of SYMBOL MINUTE")
 	fl.BoolVar(&o.asJSON, "json", false, "print one JSON object")

@@ -44,8 +44,8 @@ type priceOutput struct {
 	Symbol    string        `json:"symbol"`
 	Minute    string        `json:"minute"`
 	Price     string        `json:"price,omitempty"`
-	Scaled    string        `json:"scaled,omitempty"`
-	Answer    string        `json:"answer,omitempty"`
+	Scaled    int64         `json:"price_e8,omitempty"`
+	Answer    string        `json:"answer_bytes32,omitempty"`
 	Sources   []quoteOutput `json:"sources"`
 	Agreed    bool          `json:"agreed"`
 	Reason    string        `json:"reason,omitempty"`
@@ -59,7 +59,7 @@ type priceOutput struct {
 }
 
 type quoteOutput struct {
-	Name        string  `json:"name"`
+	Name        string  `json:"source"`
 	Symbol      string  `json:"symbol,omitempty"`
 	Price       *string `json:"price"`
 	BarTime     *string `json:"bar_time"`
@@ -122,7 +122,7 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	f.spec.register(cmd)
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite `FILE` or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
 	cmd.Flags().DurationVar(&f.wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
@@ -238,7 +238,7 @@ func priceOutputOf(res feeds.Result) priceOutput {
 	}
 	if res.Agreed {
 		out.Price = res.Price.String()
-		out.Scaled = fmt.Sprint(int64(res.Price))
+		out.Scaled = int64(res.Price)
 		out.Answer = numeric.AnswerHex(res.Price.Answer())
 	}
 	if res.Median > 0 {
