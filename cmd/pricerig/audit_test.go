@@ -320,7 +320,7 @@ func TestAuditBadInput(t *testing.T) {
 		{[]string{"--schedule", "every day"}, "--schedule"},
 		{[]string{"--journal", filepath.Join(dir, "none.db")}, "--journal"},
 		{[]string{"--db", dir}, "directory"},
-		{[]string{"--symbols", "AAPL"}, "--symbol AAPL"},
+		{[]string{"--symbols", "AAPL"}, "--symbols AAPL"},
 		{[]string{"--config", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
 		{[]string{"extra"}, "unknown command"},
 	}

@@ -96,7 +96,7 @@ func TestPriceJSONOverTheSimulator(t *testing.T) {
 			if priced < 2 {
 				t.Errorf("only %d sources priced", priced)
 			}
-			if !strings.Contains(out, `"name":"pyth","symbol":"Equity.US.`+symbol+`/USD"`) {
+			if !strings.Contains(out, `"source":"pyth","symbol":"Equity.US.`+symbol+`/USD"`) {
 				t.Errorf("pyth's provider symbol missing: %s", out)
 			}
 		})
