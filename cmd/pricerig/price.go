@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -171,7 +172,7 @@ func runPrice(ctx context.Context, a *app, f priceFlags, symbolArg, minuteArg st
 	if err != nil {
 		return err
 	}
-	deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+	deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: a.sayWhatPriceWaitsFor(symbol, minute)}
 	r, err := feeds.New(spec, ledgerDeps(deps, store))
 	if err != nil {
 		if store != nil {
@@ -319,4 +320,32 @@ func priceNote(s string) string {
 		s = s[:100] + "…"
 	}
 	return s
+}
+
+// sayWhatPriceWaitsFor is the reconciler's wait with a line on stderr before each wait longer
+// than a few seconds: what price waits for and until when, so a minute that just closed is no
+// silent pause (its default --wait is the slowest provider's final_after plus a minute).
+func (a *app) sayWhatPriceWaitsFor(symbol string, minute time.Time) func(ctx context.Context, until time.Time) error {
+	wait := priceWait
+	if wait == nil {
+		wait = func(ctx context.Context, until time.Time) error {
+			for d := until.Sub(priceNow()); d > 0; d = until.Sub(priceNow()) {
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return context.Cause(ctx)
+				case <-t.C:
+				}
+			}
+			return nil
+		}
+	}
+	return func(ctx context.Context, until time.Time) error {
+		if d := until.Sub(priceNow()); d > 3*time.Second {
+			fmt.Fprintf(a.stderr, "pricerig price: waiting %s, until %s, for the sources' %s bars of %s to be final (--no-wait answers now; Ctrl-C stops)\n",
+				human.Duration(d), until.UTC().Format("15:04:05 UTC"), symbol, minute.UTC().Format("15:04"))
+		}
+		return wait(ctx, until)
+	}
 }
