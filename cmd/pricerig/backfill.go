@@ -19,6 +19,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -283,15 +284,16 @@ func printSummary(w io.Writer, s *backfill.Summary, db string) {
 	fmt.Fprintf(w, "backfill %s: %s, %s … %s (%s) into %s\n", state, strings.Join(s.Symbols, ", "),
 		s.From.Format(time.RFC3339), s.To.Format(time.RFC3339), strings.Join(s.Sessions, ", "), db)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tWINDOWS\tREQUESTS\tMINIMUM\t429s\tWAITED\tBARS\tFAILED\tMINUTES OK/CARRIED/NO DATA/OUTLIER/NOT COVERED/UNKNOWN")
+	// one count a column: the minutes by status each have theirs (they were packed as a/b/c/d/e/f)
+	fmt.Fprintln(tw, "SOURCE\tWINDOWS\tFAILED\tREQUESTS\tMINIMUM\t429s\tWAITED\tBARS\tOK\tCARRIED\tNO DATA\tOUTLIER\tNOT COVERED\tUNKNOWN")
 	for _, src := range s.Sources {
 		if src.Skipped != "" {
 			fmt.Fprintf(tw, "%s\tskipped: %s\n", src.Source, src.Skipped)
 			continue
 		}
 		m := src.Minutes
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d/%d/%d/%d/%d/%d\n", src.Source, src.Windows, src.Requests, src.MinRequests,
-			src.RateLimited, src.Waited.Round(time.Second), src.Bars, src.Failed, m.OK, m.Carried, m.NoData, m.Outlier, m.NotCovered, m.Unknown)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", src.Source, src.Windows, src.Failed, src.Requests, src.MinRequests,
+			src.RateLimited, human.Duration(src.Waited), src.Bars, m.OK, m.Carried, m.NoData, m.Outlier, m.NotCovered, m.Unknown)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d windows fetched with %d requests (the minimum is %d), %d rate limited; %d bars stored\n",
@@ -300,7 +302,7 @@ func printSummary(w io.Writer, s *backfill.Summary, db string) {
 	if s.Kept > 0 {
 		fmt.Fprintf(w, "; %d already stored and left as they were", s.Kept)
 	}
-	fmt.Fprintf(w, "; %s\n", s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "; %s\n", human.Duration(s.Elapsed))
 	first := true
 	for _, src := range s.Sources {
 		for _, g := range src.Gaps {
