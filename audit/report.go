@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -53,7 +54,7 @@ type jsonQuote struct {
 	Minute      time.Time `json:"minute"`
 	Status      Status    `json:"status"`
 	Price       string    `json:"price,omitempty"`
-	Bar         time.Time `json:"bar,omitzero"`
+	Bar         time.Time `json:"bar_time,omitzero"`
 	DistanceBps string    `json:"distance_bps,omitempty"`
 	LatencyMS   int64     `json:"latency_ms"`
 	Error       string    `json:"error,omitempty"`
@@ -116,6 +117,40 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// writeReasons says in words why each source that was skipped, not final or failed at an
+// audited minute was (the reason --json gives as a quote's error): one line per source, status
+// and reason, with the symbols it held for, so the table's "skipped" is never left unexplained.
+func writeReasons(b *strings.Builder, obs []Observation) {
+	type key struct {
+		source string
+		status Status
+		why    string
+	}
+	var order []key
+	symbols := map[key][]string{}
+	for _, o := range obs {
+		if o.Err == "" || o.Price > 0 {
+			continue
+		}
+		k := key{o.Source, o.Status, o.Err}
+		if _, ok := symbols[k]; !ok {
+			order = append(order, k)
+		}
+		if !slices.Contains(symbols[k], o.Symbol) {
+			symbols[k] = append(symbols[k], o.Symbol)
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	b.WriteString("\nwhy (sources without a price at an audited minute)\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, k := range order {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", k.source, k.status, strings.Join(symbols[k], ","), k.why)
+	}
+	tw.Flush()
 }
 
 // WriteText writes the report for a person: the verdict, each check, the findings, and a table
@@ -191,12 +226,13 @@ func (r Report) WriteText(w io.Writer) error {
 			}
 			lat := "-"
 			if latency[n] > 0 {
-				lat = latency[n].Round(time.Millisecond).String()
+				lat = human.Duration(latency[n])
 			}
 			fmt.Fprintf(tw, "  %s\t%s\n", strings.Join(row, "\t"), lat)
 		}
 		tw.Flush()
 	}
+	writeReasons(&b, r.Sources.Observations)
 	if len(r.Balances) > 0 {
 		b.WriteString("\nbalances\n")
 		for _, bal := range r.Balances {

@@ -64,7 +64,7 @@ func (a *Auditor) rereadWindow(ctx context.Context, spans []span) {
 func (a *Auditor) revisions(ctx context.Context, w Window) (CheckResult, []Finding) {
 	c := CheckResult{Name: CheckRevisionsName}
 	if a.cfg.Ledger == nil {
-		c.State, c.Detail = CheckSkipped, "no bar ledger (--db, or the per-user cache)"
+		c.State, c.Detail = CheckSkipped, "no bar ledger (--db, --journal, or the per-user store)"
 		return c, nil
 	}
 	fail := func(what string, err error) (CheckResult, []Finding) {

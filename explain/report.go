@@ -164,13 +164,13 @@ func why(q feeds.Quote, res feeds.Result, rules feeds.Rules) string {
 }
 
 // MarshalJSON writes the report as `pricerig explain --json` prints it: every price as a decimal
-// string and as an integer × 10^8 (answer_e8, price_e8, …), times in RFC 3339.
+// string and as an integer × 10^8 (price_e8, close_e8, …), times in RFC 3339.
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	return json.Marshal(struct {
 		plain
-		Answer   string `json:"answer"`
-		AnswerE8 int64  `json:"answer_e8"`
+		Answer   string `json:"price"`
+		AnswerE8 int64  `json:"price_e8"`
 		Median   string `json:"median"`
 		MedianE8 int64  `json:"median_e8"`
 	}{plain(r), price(r.Answer, r.Agreed), e8(r.Answer, r.Agreed), r.Median.String(), int64(r.Median)})

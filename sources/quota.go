@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pricerig/pricerig/internal/human"
 )
 
 // Quotas and breakers: what a source may still send over hours, days or months, beyond the pace
@@ -379,7 +381,7 @@ func (c *Client) refused(ctx context.Context, resp *Response, wait time.Duration
 		b.Why = fmt.Sprintf("HTTP %d: %s", resp.Status, c.message(FirstLine(resp.Body)))
 	case resp.Status == 429 && wait > maxBackoff:
 		b.Until, b.Kind = now.Add(wait), KindRateLimited
-		b.Why = fmt.Sprintf("HTTP 429, asked to retry after %s", wait)
+		b.Why = fmt.Sprintf("HTTP 429, asked to retry after %s", human.Duration(wait))
 	default:
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 )
@@ -163,7 +164,7 @@ func (e *Error) Error() string {
 		b.WriteString(e.Msg)
 	}
 	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+		fmt.Fprintf(&b, " (retry after %s)", human.Duration(e.RetryAfter))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

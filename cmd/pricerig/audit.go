@@ -44,6 +44,7 @@ type auditFlags struct {
 	minutes    int
 	since      time.Duration
 	symbols    []string
+	symbolOld  []string
 	driftBps   string
 	nearMiss   int
 	staleAfter time.Duration
@@ -57,7 +58,7 @@ type auditFlags struct {
 func newAuditCmd(a *app) *cobra.Command {
 	var f auditFlags
 	cmd := &cobra.Command{
-		Use:   "audit [--config FILE] [--sim URL] [--journal rig.db] [--db prices.db] [--rpc URL --address 0x…] [--minutes N | --since D] [--json] [--schedule CRON [--metrics ADDR]]",
+		Use:   "audit [--config FILE] [--sim URL] [--journal rig.db] [--db FILE|URL] [--rpc URL --address 0x…] [--minutes N | --since D] [--symbols NVDA,TSLA] [--json] [--schedule CRON [--metrics ADDR]]",
 		Short: "Check that the sources agree and the rig's answers stay inside the tolerance",
 		Long: `Audit the sources, the rig journal, the operator and relayer balances and the price history,
 and report what an operator should look at before the chain does.
@@ -76,7 +77,7 @@ balances  (--rpc and --address, repeated) low_balance under --min-balance ETH.
 history   (--db) history_gap: session minutes of the window with no stored answer;
           history_failed: stored minutes whose quote from a source is a failed request, one
           finding per symbol, source and error_kind (a refused key, an outage, a rate limit).
-revisions (--db, or the per-user cache: the bar ledger) rereads the window's bars from every
+revisions (the bar ledger: --db, else the rig's beside --journal, else the per-user store) rereads the window's bars from every
           source and reports revised: an answer (a task, a stored answer, a minute price answered
           from the ledger) taken from a bar its source changed afterwards, with the old and new
           close and the answer the final bars give now (an alert past the tolerance).
@@ -100,7 +101,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	f.spec.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig journal (SQLite path or postgres:// URL) to check settled and open tasks in")
-	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite file or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	fl.StringVar(&f.db, "db", "", "the price history store (a SQLite `FILE` or a postgres:// URL, made if missing): checked for gaps, and the bar ledger the sources check reads first and fills (default: the rig's ledger beside --journal, as explain and doctor read, else the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	fl.BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything")
 	fl.StringArrayVar(&f.rpc, "rpc", nil, "JSON-RPC URL of a node, to check the balances of --address; repeat it or give a comma-separated list for several endpoints (default: --network's public RPC)")
 	fl.StringVar(&f.network, "network", "", "the chain the balances are on: "+strings.Join(agentrig.NetworkNames(), ", ")+"; its eth_chainId is checked first (default: whatever chain --rpc serves)")
@@ -108,7 +109,10 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	fl.StringVar(&f.minBalance, "min-balance", audit.DefaultMinBalance, "the least ETH an --address should hold")
 	fl.IntVar(&f.minutes, "minutes", audit.DefaultMinutes, "audit the sources at the last N closed session minutes")
 	fl.DurationVar(&f.since, "since", 0, "audit the last D instead: the sources at its session minutes, the journal and history over it")
-	fl.StringSliceVar(&f.symbols, "symbol", nil, "audit only this symbol (repeat the flag; default every feed of the spec)")
+	fl.StringSliceVar(&f.symbols, "symbols", nil, "the feed `SYMBOLS` to audit, comma-separated as backfill and devnet take them (default every feed of the spec)")
+	// --symbol SYM, repeated, is how audit took them before --symbols: still accepted, with a note
+	fl.StringSliceVar(&f.symbolOld, "symbol", nil, "one symbol (repeatable): the old spelling of --symbols")
+	_ = fl.MarkHidden("symbol")
 	fl.StringVar(&f.driftBps, "drift-bps", "", "a source whose median distance to the answer reaches this many bps has drifted (default half of outlier_bps)")
 	fl.IntVar(&f.nearMiss, "near-miss", audit.DefaultNearMissPercent, "a settled answer farther than this percent of the tolerance from the stored median is a near miss")
 	fl.DurationVar(&f.staleAfter, "stale-after", audit.DefaultStaleAfter, "a carried bar older than this before the minute is stale")
@@ -116,7 +120,7 @@ asset) for cron to mail or publish. See audit/README.md.`,
 	fl.StringVar(&f.schedule, "schedule", "", `run in-process on a cron schedule, like "*/15 * * * *" or "@every 15m"`)
 	fl.StringVar(&f.metrics, "metrics", "", "with --schedule, serve Prometheus metrics on this address, like 127.0.0.1:9464")
 	fl.StringVar(&f.html, "html", "", "also write the report as one self-contained HTML file (rewritten after every scheduled run)")
-	fl.BoolVar(&f.verbose, "verbose", false, "log at debug level")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log at debug level")
 	return cmd
 }
 
@@ -137,6 +141,10 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		return badInput("--metrics serves the gauges of a scheduled audit: it needs --schedule")
 	}
 
+	if len(f.symbolOld) > 0 {
+		// on stderr: stdout is the report (--json: one object)
+		fmt.Fprintf(a.stderr, "pricerig audit: note: --symbol is the old spelling of --symbols: read as --symbols %s\n", strings.Join(slices.Concat(f.symbols, f.symbolOld), ","))
+	}
 	spec, err := f.spec.load()
 	if err != nil {
 		return err
@@ -151,7 +159,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	}
 	for _, s := range cfg.Symbols {
 		if _, ok := spec.Feed(s); !ok {
-			return badInput("--symbol %s: the spec has %s", s, strings.Join(spec.Symbols(), ", "))
+			return badInput("--symbols %s: the spec has %s", s, strings.Join(spec.Symbols(), ", "))
 		}
 	}
 	cfg.Spec = spec
@@ -161,16 +169,7 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
-	store, err := openLedger(f.db, f.noCache, logger)
-	if err != nil {
-		return err
-	}
-	if store != nil {
-		defer store.Close()
-		cfg.Ledger = store
-	}
-	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
-
+	// the journal first: one that is not there is refused before a ledger beside it is made
 	var journal *rigjournal.DBJournal
 	if f.journal != "" {
 		j, err := openJournalToRead(f.journal, failedToRun)
@@ -180,6 +179,18 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 		defer j.Close()
 		cfg.Journal, journal = j, j
 	}
+	store, err := openLedger(f.auditLedger(), f.noCache, logger)
+	if err != nil {
+		return err
+	}
+	if store != nil && f.db == "" && f.journal == "" {
+		noteOldDefault(a.stderr, "audit", store.Path())
+	}
+	if store != nil {
+		defer store.Close()
+		cfg.Ledger = store
+	}
+	cfg.Deps = ledgerDeps(feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: logger}}, store)
 	if f.db != "" {
 		cfg.History = audit.StoreHistory{Store: store}
 	}
@@ -207,6 +218,16 @@ func runAudit(cmd *cobra.Command, a *app, f *auditFlags) error {
 	}
 
 	return runScheduledAudit(ctx, a, f, auditor.Run, sched, keep, logger)
+}
+
+// auditLedger is the bar ledger the audit reads and fills: --db, else with --journal the rig's
+// ledger beside it (its bars and the evidence of its answers, so a revision of a bar a rig
+// answered from is found, as explain and doctor read it), else "" (the per-user store).
+func (f *auditFlags) auditLedger() string {
+	if f.db == "" && f.journal != "" && !f.noCache {
+		return ledgerBeside(f.journal)
+	}
+	return f.db
 }
 
 // dialChain connects to --rpc (one endpoint, or several as one pool) for the balances check
@@ -331,7 +352,7 @@ func (f *auditFlags) config(cmd *cobra.Command) (audit.Config, error) {
 		}
 		cfg.Thresholds.DriftCentiBps = c
 	}
-	for _, s := range f.symbols {
+	for _, s := range slices.Concat(f.symbols, f.symbolOld) {
 		s = strings.ToUpper(strings.TrimSpace(s))
 		if s != "" && !slices.Contains(cfg.Symbols, s) {
 			cfg.Symbols = append(cfg.Symbols, s)

@@ -19,6 +19,7 @@ import (
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/backfill"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -40,11 +41,11 @@ func (commandClock) Sleep(ctx context.Context, d time.Duration) error {
 func newBackfillCmd(a *app) *cobra.Command {
 	var f backfillFlags
 	cmd := &cobra.Command{
-		Use:   "backfill [--config FILE] [--sim URL] --from DATE|TIME --to DATE|TIME [--symbols NVDA,TSLA,SPY] [--sources a,b] [--db prices.db] [--sessions pre,regular,post] [--json]",
+		Use:   "backfill [--config FILE] [--sim URL] --from DATE|TIME --to DATE|TIME [--symbols NVDA,TSLA,SPY] [--sources a,b] [--db FILE|URL] [--sessions pre,regular,post] [--json]",
 		Short: "Fill a local price history (SQLite) from the sources, resumably",
 		Long: `Fetch every source's 1-minute bars of the symbols over a range and store them with, for every
 minute of the sessions, the reconciled answer and its provenance — by the same rules as
-'pricerig price', so 'pricerig price --db' can answer from the store.
+'pricerig price', so 'pricerig price' can answer from the store with no request.
 
 Each source is asked in the widest windows it allows (Alpha Vantage: calendar months; Massive:
 30 days; Alpaca: several symbols per request, one page each), at its rate from the spec, waiting
@@ -59,28 +60,33 @@ A DATE (2025-11-03) is a New York calendar date: --from starts at its midnight, 
 the whole date. A TIME is RFC 3339 or unix seconds, on a whole minute; --to is exclusive. A range
 that is reversed, reaches past today, starts before 1970, or holds no minute any selected source
 serves (all before its history, or not published yet) is refused before the store is created.
-Two backfills may run on one --db at once: each waits for the other's writes. --db takes a
-SQLite file or a PostgreSQL URL (postgres://user:password@host/db; the password is never
+The store is --db, else the per-user store every command reads and writes by default
+($XDG_CACHE_HOME/pricerig/ledger.db, else ~/.cache/pricerig/ledger.db), where price, explain
+and audit then find it. Two backfills may run on one store at once: each waits for the other's
+writes. --db takes a SQLite file or a PostgreSQL URL (postgres://user:password@host/db; the password is never
 printed): several machines then fill and read one history, bulk-loaded with COPY.
 
 On a terminal it draws a progress bar per source; otherwise it logs progress every 10 s. At the
 end it prints a summary (--json: one JSON object). Exit 0 when every window was fetched; 1 when
 interrupted or a window failed (run it again); 2 for bad input.
 
-  pricerig backfill export --db prices.db --format csv|jsonl|parquet   writes the stored answers.`,
+  pricerig backfill export --format csv|jsonl|parquet   writes the stored answers.`,
 		Example: `  pricerig backfill --from 2025-11-01 --to 2025-11-30
   pricerig backfill --from 2026-01-05T14:30Z --to 2026-01-05T21:00Z --symbols NVDA --sources alpaca,massive
   pricerig backfill --sim http://127.0.0.1:8787 --from 2025-10-01 --to 2025-10-31 --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBackfill(cmd.Context(), a, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.dbGiven = cmd.Flags().Changed("db")
+			return runBackfill(cmd.Context(), a, f)
+		},
 	}
 	f.spec.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "start of the range: a New York date (2025-11-03) or a UTC minute (RFC 3339 or unix seconds)")
 	fl.StringVar(&f.to, "to", "", "end of the range: a date (included whole) or a minute (excluded)")
-	fl.StringVar(&f.symbols, "symbols", "", "comma-separated feed symbols (default: every feed of the spec)")
-	fl.StringVar(&f.sources, "sources", "", "comma-separated sources to ask (default: every source of the spec)")
-	fl.StringVar(&f.db, "db", "prices.db", "the store to fill: a SQLite file (created when missing) or a postgres:// URL")
+	fl.StringVar(&f.symbols, "symbols", "", "the feed `SYMBOLS` to fill, comma-separated (default: every feed of the spec)")
+	fl.StringVar(&f.sources, "sources", "", "the `SOURCES` to ask, comma-separated (default: every source of the spec)")
+	fl.StringVar(&f.db, "db", "", "the store to fill: a SQLite `FILE` (created when missing) or a postgres:// URL (default: the per-user store, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	fl.StringVar(&f.sessions, "sessions", "", "comma-separated sessions to reconcile (default: the spec's)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as one JSON object")
 	fl.StringVar(&f.progress, "progress", "auto", "auto (bars on a terminal, else log lines), bar, log or off")
@@ -95,7 +101,7 @@ type backfillFlags struct {
 	spec                       specFlags
 	from, to, symbols, sources string
 	sessions, db, progress     string
-	asJSON                     bool
+	asJSON, dbGiven            bool
 }
 
 // runBackfill fills the store --db names over the range (feeds/backfill), showing its progress,
@@ -108,6 +114,12 @@ func runBackfill(ctx context.Context, a *app, f backfillFlags) error {
 	// refused input leaves nothing behind: the store's file is made only for a run
 	if err := backfill.Check(opts); err != nil {
 		return backfillError(err)
+	}
+	if !f.dbGiven {
+		if f.db, err = defaultStore(); err != nil {
+			return err
+		}
+		noteOldDefault(a.stderr, "backfill", f.db)
 	}
 	store, err := history.Open(f.db)
 	if err != nil {
@@ -176,10 +188,12 @@ func (f backfillFlags) options(a *app) (opts backfill.Options, mode string, show
 	if err != nil {
 		return opts, "", nil, badInput("--progress: %v", err)
 	}
-	if err := storePath("--db", f.db); err != nil {
-		return opts, "", nil, err
+	if f.dbGiven {
+		if err := storePath("--db", f.db); err != nil {
+			return opts, "", nil, err
+		}
+		registerDBSecrets(f.db)
 	}
-	registerDBSecrets(f.db)
 	spec, err := f.spec.load()
 	if err != nil {
 		return opts, "", nil, err
@@ -270,15 +284,16 @@ func printSummary(w io.Writer, s *backfill.Summary, db string) {
 	fmt.Fprintf(w, "backfill %s: %s, %s … %s (%s) into %s\n", state, strings.Join(s.Symbols, ", "),
 		s.From.Format(time.RFC3339), s.To.Format(time.RFC3339), strings.Join(s.Sessions, ", "), db)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tWINDOWS\tREQUESTS\tMINIMUM\t429s\tWAITED\tBARS\tFAILED\tMINUTES OK/CARRIED/NO DATA/OUTLIER/NOT COVERED/UNKNOWN")
+	// one count a column: the minutes by status each have theirs (they were packed as a/b/c/d/e/f)
+	fmt.Fprintln(tw, "SOURCE\tWINDOWS\tFAILED\tREQUESTS\tMINIMUM\t429s\tWAITED\tBARS\tOK\tCARRIED\tNO DATA\tOUTLIER\tNOT COVERED\tUNKNOWN")
 	for _, src := range s.Sources {
 		if src.Skipped != "" {
 			fmt.Fprintf(tw, "%s\tskipped: %s\n", src.Source, src.Skipped)
 			continue
 		}
 		m := src.Minutes
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d/%d/%d/%d/%d/%d\n", src.Source, src.Windows, src.Requests, src.MinRequests,
-			src.RateLimited, src.Waited.Round(time.Second), src.Bars, src.Failed, m.OK, m.Carried, m.NoData, m.Outlier, m.NotCovered, m.Unknown)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", src.Source, src.Windows, src.Failed, src.Requests, src.MinRequests,
+			src.RateLimited, human.Duration(src.Waited), src.Bars, m.OK, m.Carried, m.NoData, m.Outlier, m.NotCovered, m.Unknown)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d windows fetched with %d requests (the minimum is %d), %d rate limited; %d bars stored\n",
@@ -287,7 +302,7 @@ func printSummary(w io.Writer, s *backfill.Summary, db string) {
 	if s.Kept > 0 {
 		fmt.Fprintf(w, "; %d already stored and left as they were", s.Kept)
 	}
-	fmt.Fprintf(w, "; %s\n", s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "; %s\n", human.Duration(s.Elapsed))
 	first := true
 	for _, src := range s.Sources {
 		for _, g := range src.Gaps {
@@ -308,32 +323,33 @@ func newBackfillExportCmd(a *app) *cobra.Command {
 	var db, format, symbolsText, fromText, toText, out string
 	var evidence bool
 	cmd := &cobra.Command{
-		Use:   "export --db prices.db --format csv|jsonl|parquet [--evidence] [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
+		Use:   "export [--db FILE|URL] --format csv|jsonl|parquet [--evidence] [--symbols NVDA,TSLA] [--from DATE|TIME] [--to DATE|TIME] [--out FILE]",
 		Short: "Write the stored answers as CSV, JSON lines or Parquet",
-		Long: `Write the reconciled answers of a backfilled store, ordered by symbol and minute: symbol, minute,
-price (decimal), scaled (price × 10^8), sources, agreed, complete, error_kind. price and scaled
-are empty when the sources did not agree. In CSV, sources lists each priced quote as
-name:status:distance_bps, and error_kind each quote whose request failed as name:kind
+		Long: `Write the reconciled answers of a backfilled store (--db, else the per-user store backfill fills
+by default), ordered by symbol and minute: symbol, minute,
+price (decimal), price_e8 (price × 10^8), sources, agreed, complete, error_kind. price and
+price_e8 are empty when the sources did not agree. In CSV, sources lists each priced quote as
+source:status:distance_bps, and error_kind each quote whose request failed as source:kind
 (unauthorized, unavailable, rate_limited…); in JSON lines sources holds every quote with its
-price, bar time, distance, error and error_kind. complete is false when a source's window was
+source, price, price_e8, bar_time, distance_bps, error and error_kind. complete is false when a source's window was
 missing or failed, or a source was left out: such a minute is not the answer 'pricerig price'
 would give.
 
 Parquet (--format parquet, for analysts' tools) holds the same rows, sorted by symbol then minute,
-in row groups of 65536 rows: minute (timestamp, UTC), symbol, scaled (int64, null without an
+in row groups of 65536 rows: minute (timestamp, UTC), symbol, price_e8 (int64, null without an
 answer), price (decimal text), agreed, sources_agreed, complete, reason, session, and sources, a
-repeated group of each source's source, status, scaled, price, bar (timestamp),
-distance_centibps, err and error_kind.
+repeated group of each source's source, status, price_e8, price, bar_time (timestamp),
+distance_centibps, error and error_kind.
 
 --evidence writes instead the evidence a rig's bar ledger keeps of each answer it committed
 (--db rig.ledger.db, or the rig's PostgreSQL journal): in JSON lines one line a task (task,
-symbol, minute, answered, answer, scaled, counted: the sources the answer was reconciled from,
-and bars: every bar of every source its derivation read, with source, bar, close, close_scaled,
-volume, fetched and final); in CSV one row a bar, its last column saying whether the bar's source
+symbol, minute, answered_at, price, price_e8, counted: the sources the answer was reconciled
+from, and bars: every bar of every source its derivation read, with source, time, close,
+close_e8, volume, fetched_at and final); in CSV one row a bar, its last column saying whether the bar's source
 was counted.`,
-		Example: `  pricerig backfill export --db prices.db --format csv > prices.csv
+		Example: `  pricerig backfill export --format csv > prices.csv
   pricerig backfill export --db rig.ledger.db --format jsonl --evidence
-  pricerig backfill export --db prices.db --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07
+  pricerig backfill export --format jsonl --symbols NVDA --from 2025-11-03 --to 2025-11-07
   pricerig backfill export --db prices.db --format parquet --out prices.parquet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -359,6 +375,12 @@ was counted.`,
 				return badInput("--to %s is not after --from %s", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 			}
 			q.Symbols = splitUpper(symbolsText)
+			if !cmd.Flags().Changed("db") {
+				if db, err = defaultStore(); err != nil {
+					return err
+				}
+				noteOldDefault(a.stderr, "backfill export", db)
+			}
 			store, err := openHistory(db, failed)
 			if err != nil {
 				return err
@@ -388,10 +410,10 @@ was counted.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&db, "db", "prices.db", "the store to read: a SQLite file or a postgres:// URL")
+	f.StringVar(&db, "db", "", "the store to read: a SQLite `FILE` or a postgres:// URL (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	f.BoolVar(&evidence, "evidence", false, "write the evidence a rig's ledger keeps of each answer it committed (the bars it was derived from) instead of the answers")
 	f.StringVar(&format, "format", "csv", "csv, jsonl or parquet")
-	f.StringVar(&symbolsText, "symbols", "", "comma-separated symbols (default: all)")
+	f.StringVar(&symbolsText, "symbols", "", "the `SYMBOLS` to write, comma-separated (default: all)")
 	f.StringVar(&fromText, "from", "", "first minute: a New York date or a UTC minute")
 	f.StringVar(&toText, "to", "", "end: a date (included) or a minute (excluded)")
 	f.StringVar(&out, "out", "", "write to this file instead of stdout")

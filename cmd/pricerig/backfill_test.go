@@ -139,7 +139,7 @@ func TestBackfillExportAndPriceFromTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "symbol,minute,price,scaled,sources,agreed,complete,error_kind" || len(rows) != 1+3*960 {
+	if strings.Join(rows[0], ",") != "symbol,minute,price,price_e8,sources,agreed,complete,error_kind" || len(rows) != 1+3*960 {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
 	sessions := []market.Session{market.Pre, market.Regular, market.Post}
@@ -173,7 +173,7 @@ func TestBackfillExportAndPriceFromTheStore(t *testing.T) {
 	var line struct {
 		Symbol, Minute string
 		Price          *string
-		Scaled         *int64
+		Scaled         *int64 `json:"price_e8"`
 		Sources        []struct{ Source, Status, Price string }
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil || line.Minute != "2025-11-03T14:30:00Z" || line.Price == nil || len(line.Sources) != 3 {

@@ -15,9 +15,9 @@ func init() { register(newBarsCmd) }
 
 // barOutput is one line of `pricerig bars`.
 type barOutput struct {
-	T      string `json:"t"`
+	T      string `json:"time"`
 	Close  string `json:"close"`
-	Scaled string `json:"scaled"`
+	Scaled int64  `json:"close_e8"`
 }
 
 func newBarsCmd(a *app) *cobra.Command {
@@ -29,7 +29,7 @@ func newBarsCmd(a *app) *cobra.Command {
 		Long: `Ask one source of the spec for the 1-minute bars of SYMBOL that start in [FROM, TO) and print
 them as the adapter returns them — bar start in UTC, the provider's own adjustment (Yahoo's are
 split-adjusted), no carrying, no session filter — one JSON object per line:
-{"t":"2026-11-27T15:30:00Z","close":"180.12","scaled":"18012000000"}.
+{"time":"2026-11-27T15:30:00Z","close":"180.12","close_e8":18012000000}.
 
 SYMBOL is a feed symbol (mapped to the source's own name for it, like Equity.US.NVDA/USD for
 pyth) or, when the spec has no such feed, the provider's symbol as is. FROM and TO are RFC 3339
@@ -82,7 +82,7 @@ Exit 0 with the bars (none is not an error); 1 when the source fails; 2 for bad 
 			}
 			enc := json.NewEncoder(a.stdout)
 			for _, b := range bars {
-				if err := enc.Encode(barOutput{T: b.Start.UTC().Format(time.RFC3339), Close: b.Close.String(), Scaled: b.Close.Big().String()}); err != nil {
+				if err := enc.Encode(barOutput{T: b.Start.UTC().Format(time.RFC3339), Close: b.Close.String(), Scaled: int64(b.Close)}); err != nil {
 					return err
 				}
 			}

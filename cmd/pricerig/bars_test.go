@@ -41,8 +41,8 @@ func TestBarsOverTheSimulator(t *testing.T) {
 					t.Fatalf("line %q: %v", line, err)
 				}
 				p, err := numeric.ParsePrice(b.Close)
-				if err != nil || p.Big().String() != b.Scaled {
-					t.Errorf("close %s and scaled %s disagree", b.Close, b.Scaled)
+				if err != nil || int64(p) != b.Scaled {
+					t.Errorf("close %s and close_e8 %d disagree", b.Close, b.Scaled)
 				}
 				got = append(got, b.T+" "+b.Close)
 			}

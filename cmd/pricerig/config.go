@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -33,8 +35,8 @@ type specFlags struct {
 }
 
 func (f *specFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
-	cmd.Flags().StringVar(&f.sim, "sim", "", "point every source at a provider simulator (`pricerig sim`), like http://127.0.0.1:8787")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec `FILE` to read (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringVar(&f.sim, "sim", "", "point every source at the provider simulator at `URL` (the address pricerig sim prints, like http://127.0.0.1:8787)")
 }
 
 // simInstant says the simulator --sim names serves every bar final when its minute ends
@@ -68,6 +70,13 @@ func (f *specFlags) load() (*feeds.Spec, error) {
 		var le *feeds.LoadError
 		if errors.As(err, &le) {
 			return nil, badInput("%d problem%s in the spec:\n%w", len(le.Problems), specPlural(len(le.Problems)), err)
+		}
+		if errors.Is(err, fs.ErrNotExist) && f.config != "" {
+			// named as missing, not as the stat call that found it so
+			return nil, badInput("--config %s: no such file (without --config, ./%s is read if it exists, else the built-in spec)", f.config, feeds.DefaultFile)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, badInput("the spec %s cannot be read: permission denied", cmp.Or(f.config, feeds.DefaultFile))
 		}
 		return nil, badInput("%v", err)
 	}
@@ -196,7 +205,7 @@ type reconcileView struct {
 }
 
 type sourceView struct {
-	Name       string            `json:"name"`
+	Name       string            `json:"source"`
 	Type       string            `json:"type"`
 	BaseURL    string            `json:"base_url"`
 	Rate       string            `json:"rate"`

@@ -126,8 +126,8 @@ final: a task for the minute that just closed commits about a minute after it cl
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDevnet(cmd.Context(), a, f) },
 	}
-	cmd.Flags().StringVar(&f.config, "config", "", "the spec the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
-	cmd.Flags().StringSliceVar(&f.symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "one task per symbol")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec `FILE` the rigs answer to (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringSliceVar(&f.symbols, "symbols", []string{"NVDA", "TSLA", "SPY"}, "the `SYMBOLS` to order one task each for, comma-separated")
 	cmd.Flags().StringVar(&f.minute, "minute", "", "the UTC minute every task prices (default: the last closed minute inside the spec's sessions)")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep the chain and the simulator up after the tasks settle")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the life of each task")
@@ -176,20 +176,22 @@ func printKeep(w io.Writer, d *devnet.Devnet, config string, minute time.Time) {
 	for i, k := range d.FundedKeys {
 		fmt.Fprintf(w, "    PRICERIG_DEV_KEY%d=%s   # %s\n", i+1, hex.EncodeToString(crypto.FromECDSA(k)), crypto.PubkeyToAddress(k.PublicKey).Hex())
 	}
-	fmt.Fprintf(w, "\n  Try it (in another shell):\n")
+	// ./pricerig: the README's build step (go build -o pricerig ./cmd/pricerig) makes it there,
+	// and the commands run as printed from the same directory
+	fmt.Fprintf(w, "\n  Try it (in another shell, in the directory of the README's go build -o pricerig ./cmd/pricerig):\n")
 	fmt.Fprintf(w, "    export PRICERIG_DEV_KEY=%s\n", hex.EncodeToString(crypto.FromECDSA(d.Funded)))
-	fmt.Fprintf(w, "    pricerig operator register --job 2 --stake %s %s --key-env PRICERIG_DEV_KEY --yes%s\n", audit.FormatETH(d.Stake()), chain, spec)
+	fmt.Fprintf(w, "    ./pricerig operator register --job 2 --stake %s %s --key-env PRICERIG_DEV_KEY --yes%s\n", audit.FormatETH(d.Stake()), chain, spec)
 	own := filepath.Join(d.Dir, "operator-rig.db")
 	l1 := ""
 	if d.Chain.L1 != nil && d.Chain.L1.Interval != devnet.DefaultL1Interval {
 		l1 = " --l1-interval " + d.Chain.L1.Interval.String()
 	}
-	fmt.Fprintf(w, "    pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s%s\n", chain, d.SimURL, own, spec, l1)
-	fmt.Fprintf(w, "    pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s%s %s\n",
+	fmt.Fprintf(w, "    ./pricerig rig %s --key-env PRICERIG_DEV_KEY --sim %s --journal %s%s%s\n", chain, d.SimURL, own, spec, l1)
+	fmt.Fprintf(w, "    ./pricerig order NVDA %s TSLA %s SPY %s --wait %s --key-env PRICERIG_DEV_KEY --yes%s%s %s\n",
 		minute.Format(time.RFC3339), minute.Format(time.RFC3339), minute.Format(time.RFC3339), chain, spec, l1,
 		strings.Join(append(journals, "--journal "+own), " "))
-	fmt.Fprintf(w, "    pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
-	fmt.Fprintf(w, "    pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)
+	fmt.Fprintf(w, "    ./pricerig operator status %s --key-env PRICERIG_DEV_KEY%s\n", chain, spec)
+	fmt.Fprintf(w, "    ./pricerig operator withdraw %s --key-env PRICERIG_DEV_KEY --yes%s\n", chain, spec)
 }
 
 // serveDevnetPage serves the operator's page for every rig process of the devnet, each read

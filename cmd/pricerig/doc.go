@@ -14,7 +14,7 @@
 //     command shares; endpoints.go: several RPC endpoints (--rpc repeated or a comma list,
 //     networks.NAME.rpcs) dialed as one rig/rpcpool Pool, and the page's view of them.
 //   - price.go: `price`; price_store.go: its store-first pricer (history.StoreFirst) and a stored
-//     answer printed; ledger_db.go: the bar ledger (--db, the per-user cache, --no-cache);
+//     answer printed; ledger_db.go: the bar ledger and the one default store (--db, the per-user store, --no-cache);
 //     history_db.go: stores and journals a command only reads; bars.go: `bars`; agree.go:
 //     `agree`.
 //   - backfill.go: `backfill` and `backfill export`; backfill_progress.go: its progress bars

@@ -34,7 +34,7 @@ type doctorFlags struct {
 func newDoctorCmd(a *app) *cobra.Command {
 	var f doctorFlags
 	cmd := &cobra.Command{
-		Use:   "doctor [--config FILE] [--network NAME] [--rpc URL] [--contract 0x…] [--keystore DIR | --key-env VAR…] [--journal rig.db] [--db prices.db] [--json]",
+		Use:   "doctor [--config FILE] [--network NAME] [--rpc URL] [--contract 0x…] [--keystore DIR | --key-env VAR…] [--journal rig.db] [--db FILE|URL] [--json]",
 		Short: "Check, before staking, that this machine, its keys, node and databases will answer correctly",
 		Long: `An operator's preflight: every check prints a verdict (ok, warn, fail), what it found and the one
 thing to do about it, one line each.
@@ -60,7 +60,7 @@ journal   (--journal) there, reachable, writable (a write rolled back: nothing c
 store     (--db) the same of the price history the rig answers stored minutes from.
 quota     each source's requests left today (and this hour or month) by its quota, read from
           the ledger price and the rig spend from (the rig's beside --journal, else --db, else
-          the per-user cache): the doctor's one request is counted there too. A source over its
+          the per-user store): the doctor's one request is counted there too. A source over its
           quota (over_quota) or whose breaker a plan refusal opened (breaker_open) is not asked.
 
 Nothing is sent on chain and no database is migrated. Exit 0 when nothing failed (warnings
@@ -84,7 +84,7 @@ and the operator's page of a rig on it shows the last one.`,
 	f.keys.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.journal, "journal", "", "the rig's journal to check (SQLite path or postgres:// URL); the report is kept in it")
-	fl.StringVar(&f.db, "db", "", "the price history the rig reads (pricerig backfill --db) to check")
+	fl.StringVar(&f.db, "db", "", "the price history `FILE` (or postgres:// URL) the rig reads (pricerig backfill --db) to check")
 	fl.IntVar(&f.tasksPerDay, "tasks-per-day", doctor.DefaultTasksPerDay, "tasks a day each rig is reckoned to answer, for the gas key's days")
 	fl.StringVar(&f.maxGasPrice, "max-gas-price", "", "the rig's --max-gas-price (gwei): say whether today's fee holds its answers back")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "look for the rigs' latest commit and reveal (their gas) from this block (default: a million blocks back)")
@@ -163,7 +163,7 @@ func (f *doctorFlags) options(cmd *cobra.Command) (doctor.Options, error) {
 
 // budgetLedger is the store whose quota counts the doctor reads and spends from: the rig's
 // ledger beside its journal, else the store --db names (as price and audit keep theirs), else
-// the per-user cache.
+// the per-user store.
 func budgetLedger(journal, db string) string {
 	switch {
 	case journal != "":

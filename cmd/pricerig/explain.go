@@ -30,7 +30,7 @@ type explainOpts struct {
 func newExplainCmd(a *app) *cobra.Command {
 	var o explainOpts
 	cmd := &cobra.Command{
-		Use:   "explain (SYMBOL MINUTE | --task N [--network NAME] [--rpc URL] [--contract 0x…]) [--db prices.db] [--journal rig.db] [--json]",
+		Use:   "explain (SYMBOL MINUTE | --task N [--network NAME] [--rpc URL] [--contract 0x…]) [--db FILE|URL] [--journal rig.db] [--json]",
 		Short: "Show how an answer was made, derived again from the bar ledger alone",
 		Long: `Derive the answer of a minute (or of a task the rig answered) again from the bar ledger alone,
 with no request to any source, and show how it is made: each source's bars around the minute as
@@ -42,14 +42,14 @@ stored median, and whether the answer derived again equals the one committed; wi
 stored median. A stored bar a later fetch changed is listed, marked when changed after the answer.
 
 The ledger is the store --db names, else the rig's beside --journal (rig.ledger.db, or the
-journal's PostgreSQL database), else the per-user cache price fills. A task's symbol and minute
+journal's PostgreSQL database), else the per-user store backfill and price fill. A task's symbol and minute
 come from the journal, else from the evidence the rig's ledger keeps of every answer it commits
 (pricerig rig --evidence-keep).
 
 Exit 0 when the answer derived again is an answer (and, for a task, the committed one); 1 when it
 is not; 2 for bad input.`,
 		Example: `  pricerig explain NVDA 2026-11-27T15:30Z
-  pricerig explain --db prices.db --json TSLA 1795793400
+  pricerig explain --json TSLA 1795793400
   pricerig explain --task 1234 --journal rig.db`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.parse(cmd, args); err != nil {
@@ -61,7 +61,7 @@ is not; 2 for bad input.`,
 	o.spec.register(cmd)
 	o.chain.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&o.db, "db", "", "the bar ledger to read (a SQLite file or a postgres:// URL; default: the rig's beside --journal, else the per-user cache)")
+	fl.StringVar(&o.db, "db", "", "the bar ledger to read (a SQLite `FILE` or a postgres:// URL; default: the rig's beside --journal, else the per-user store backfill fills)")
 	fl.StringVar(&o.journal, "journal", "", "the rig's journal (SQLite path or postgres:// URL): a task's rigs and answers")
 	fl.Uint64Var(&o.task, "task", 0, "explain this task's answer instead of SYMBOL MINUTE")
 	fl.BoolVar(&o.asJSON, "json", false, "print one JSON object")
@@ -112,7 +112,10 @@ func runExplain(ctx context.Context, a *app, o explainOpts) error {
 	}
 	at := o.db
 	if at == "" {
-		at = budgetLedger(o.journal, "") // the rig's beside its journal, else the per-user cache
+		at = budgetLedger(o.journal, "") // the rig's beside its journal, else the per-user store
+		if o.journal == "" {
+			noteOldDefault(a.stderr, "explain", at)
+		}
 	}
 	if at == "" {
 		return badInput("no bar ledger: give --db or --journal")

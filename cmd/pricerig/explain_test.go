@@ -21,8 +21,8 @@ import (
 type explainJSON struct {
 	Symbol   string `json:"symbol"`
 	Agreed   bool   `json:"agreed"`
-	Answer   string `json:"answer"`
-	AnswerE8 int64  `json:"answer_e8"`
+	Answer   string `json:"price"`
+	AnswerE8 int64  `json:"price_e8"`
 	Sources  []struct {
 		Source  string `json:"source"`
 		Status  string `json:"status"`
@@ -95,7 +95,7 @@ func TestExplainRederivesWhatPriceAnsweredOffline(t *testing.T) {
 				t.Fatalf("explain answered %q (agreed %v), price %q", e.Answer, e.Agreed, p.Price)
 			}
 			if want, _ := numeric.ParsePrice(p.Price); e.AnswerE8 != int64(want) {
-				t.Errorf("answer_e8 %d, want %d", e.AnswerE8, int64(want))
+				t.Errorf("price_e8 %d, want %d", e.AnswerE8, int64(want))
 			}
 			// price stops on an early quorum; the sources it left pending went on filling the
 			// ledger, so explain counts them too: the bar of the tape, as price would have
@@ -209,10 +209,12 @@ func TestExplainTaskAgainstTheJournal(t *testing.T) {
 	}
 	var line struct {
 		Task   uint64 `json:"task"`
-		Scaled int64  `json:"scaled"`
+		Scaled int64  `json:"price_e8"`
 		Bars   []struct {
-			Source, Bar, Fetched string
-			Final                bool
+			Source  string
+			Bar     string `json:"time"`
+			Fetched string `json:"fetched_at"`
+			Final   bool
 		} `json:"bars"`
 	}
 	if err := json.Unmarshal([]byte(out), &line); err != nil || strings.Count(strings.TrimSpace(out), "\n") != 0 {

@@ -82,7 +82,7 @@ func TestPriceHostileSourcesMemory(t *testing.T) {
 	}
 	var res struct {
 		Sources []struct {
-			Name  string `json:"name"`
+			Name  string `json:"source"`
 			Error string `json:"error"`
 		} `json:"sources"`
 	}

@@ -56,7 +56,7 @@ func TestStoredQuotesKeepTheirErrorKind(t *testing.T) {
 		t.Errorf("price --db at a minute massive failed: exit %d, stderr %q", code, stderr)
 	}
 
-	code, out, stderr = runCLI(t, "audit", "--config", config, "--json", "--sim", url, "--since", "30m", "--symbol", "TSLA", "--db", db)
+	code, out, stderr = runCLI(t, "audit", "--config", config, "--json", "--sim", url, "--since", "30m", "--symbols", "TSLA", "--db", db)
 	if code != exitFailure {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)
 	}

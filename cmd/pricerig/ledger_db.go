@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,20 +19,27 @@ import (
 // in a history store, which they read first and fill with what they fetch, and which counts
 // their requests against the sources' quotas. It is the store --db names, made if missing (the
 // ledger is a cache they fill; a path whose directory does not exist is still refused: that is
-// a typo, not a cache), else a per-user cache store, or none with --no-cache.
+// a typo, not a cache), else the per-user store, or none with --no-cache.
+//
+// The per-user store is the ONE default store of every command that reads or writes bars and
+// answers (backfill, backfill export, price, explain, audit; doctor reads its quota counts): a
+// backfill followed by price, explain or audit needs no --db, and no request is sent for what
+// the backfill stored. It stays where the per-user bar cache has always been, so a cache an older
+// pricerig filled is read as it is. With --journal, audit, explain and doctor read the rig's
+// ledger beside the journal instead (ledgerBeside), the bars and evidence the rig answered from.
 
 // cacheFile is the per-user cache store's name in the user's cache directory
 // ($XDG_CACHE_HOME/pricerig/, else ~/.cache/pricerig/ on Linux).
 const cacheFile = "ledger.db"
 
-// userCache says where the per-user cache store lives: cachePath, or errNoCache in the
+// userCache says where the per-user store lives: cachePath, or errNoCache in the
 // package's tests, which run many commands against simulators that must not share bars.
 var userCache = cachePath
 
 // errNoCache is userCache's word for "no per-user cache": openLedger opens none, silently.
 var errNoCache = errors.New("no per-user cache")
 
-// cachePath is where the per-user cache store lives.
+// cachePath is where the per-user store lives.
 func cachePath() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
@@ -89,6 +98,37 @@ func openLedger(db string, noCache bool, log *slog.Logger) (*history.Store, erro
 		return nil, nil
 	}
 	return st, nil
+}
+
+// oldDefaultStore is where backfill and backfill export kept their store before they shared
+// the per-user one: ./prices.db, in the directory the command ran in.
+const oldDefaultStore = "prices.db"
+
+// defaultStore is the store a command reads or writes without --db: the per-user store, its
+// directory made. A process that has none (no home directory) must be given --db.
+func defaultStore() (string, error) {
+	path, err := userCache()
+	if err != nil {
+		if errors.Is(err, errNoCache) {
+			return "", badInput("--db: no per-user store here: give --db FILE (a SQLite file) or a postgres:// URL")
+		}
+		return "", badInput("--db: no per-user store (%v): give --db FILE (a SQLite file) or a postgres:// URL", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", failed("the per-user store %s: %v", path, err)
+	}
+	return path, nil
+}
+
+// noteOldDefault tells a command run without --db in a directory holding ./prices.db (the
+// store backfill made there by default before the per-user store) that it is not read, and
+// how to read it: nothing moves it, a user's history stays where it is.
+func noteOldDefault(w io.Writer, cmd, using string) {
+	if fi, err := os.Stat(oldDefaultStore); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	fmt.Fprintf(w, "pricerig %s: note: ./%s (the old default store) is not read without --db; this run uses %s (give --db %s for the old one)\n",
+		cmd, oldDefaultStore, using, oldDefaultStore)
 }
 
 // ledgerDeps are a reconciler's dependencies with the store as its bar ledger and its sources'

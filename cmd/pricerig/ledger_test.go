@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +37,7 @@ func TestFortyEightPricesCostTheFloor(t *testing.T) {
 			t.Fatalf("price %s %s: exit %d: %s", symbol, minute, code, stderr)
 		}
 		var got struct {
-			Scaled string `json:"scaled"`
+			Scaled int64 `json:"price_e8"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
@@ -48,8 +47,8 @@ func TestFortyEightPricesCostTheFloor(t *testing.T) {
 		for back := minute; !ok && back.After(minute.Add(-time.Hour)); back = back.Add(-time.Minute) {
 			truth, ok = srv.Tape().Bar(symbol, back)
 		}
-		if !ok || got.Scaled != fmt.Sprint(int64(truth.Close)) {
-			t.Errorf("%s %s: answered %s, the tape's close is %s", symbol, minute, got.Scaled, numeric.Scaled(truth.Close))
+		if !ok || got.Scaled != int64(truth.Close) {
+			t.Errorf("%s %s: answered %d, the tape's close is %s", symbol, minute, got.Scaled, numeric.Scaled(truth.Close))
 		}
 		for p, cov := range covs {
 			if units[p] == nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,11 @@ func snakeCaseKeys(t *testing.T, args []string, out []byte) {
 					if !dataKeys[lastKey(path)] && !snakeKey.MatchString(k) {
 						t.Errorf("%v: --json key %q at %s is not snake_case", args, k, path)
 					}
+					if !dataKeys[lastKey(path)] {
+						if concept, one := secondName(lastKey(path), k); concept != "" {
+							t.Errorf("%v: --json key %q at %s is a second name for %s: the one key is %q (README, JSON output)", args, k, path, concept, one)
+						}
+					}
 					walk(path+"."+k, child)
 				}
 			case []any:
@@ -57,6 +63,38 @@ func snakeCaseKeys(t *testing.T, args []string, out []byte) {
 		}
 		walk("$", v)
 	}
+}
+
+// jsonVocabulary is issue 37's one vocabulary: each concept any --json output or export names,
+// its one key, and the other names it went by (or might): a key in the last list fails every
+// test that runs a command (snakeCaseKeys), and TestJSONVocabulary checks every output's key.
+var jsonVocabulary = []struct {
+	concept, key string
+	others       []string
+}{
+	{"a source's name", "source", []string{"provider", "source_name"}}, // and "name" in a list of sources: secondName
+	{"a failure's text", "error", []string{"err", "error_text", "error_message"}},
+	{"a price × 10^8 (the answer's, a quote's)", "price_e8", []string{"scaled", "answer_e8", "scaled_price", "price_scaled"}},
+	{"a close × 10^8", "close_e8", []string{"close_scaled", "scaled_close"}},
+	{"a bar's start", "time", []string{"t", "ts", "start"}},
+	{"the start of the bar a quote is the close of", "bar_time", []string{"bar"}},
+	{"when a source was asked", "fetched_at", []string{"fetched"}},
+	{"when a task was answered", "answered_at", nil}, // "answered" is operator status's count of tasks
+	{"the answer as the contract's bytes32", "answer_bytes32", []string{"answer_hex"}},
+}
+
+// secondName says which concept a key in an object under parent names by a second name, and
+// its one key; "" when the key is no second name.
+func secondName(parent, key string) (concept, one string) {
+	if key == "name" && (parent == "sources" || parent == "quotes") {
+		return "a source's name", "source"
+	}
+	for _, c := range jsonVocabulary {
+		if slices.Contains(c.others, key) {
+			return c.concept, c.key
+		}
+	}
+	return "", ""
 }
 
 func lastKey(path string) string {

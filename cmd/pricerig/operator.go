@@ -42,7 +42,7 @@ func (f *opFlags) registerReading(cmd *cobra.Command) {
 func (f *opFlags) registerChainKeyConfig(cmd *cobra.Command) {
 	f.chain.register(cmd)
 	f.key.register(cmd)
-	cmd.Flags().StringVar(&f.config, "config", "", "the spec: its networks: give the contract address, its feeds and calendar the inputs order accepts (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringVar(&f.config, "config", "", "the spec `FILE`: its networks: give the contract address, its feeds and calendar the inputs order accepts (default ./sources.yaml if it exists, else the one built in)")
 }
 
 // open loads the key and connects to the chain.

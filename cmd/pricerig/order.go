@@ -283,7 +283,7 @@ bytes32, whether it agreed, and how many reveals agree. A stored 0 is a task the
 		},
 	}
 	chain.register(cmd)
-	cmd.Flags().StringVar(&config, "config", "", "the spec whose networks: give the contract address")
+	cmd.Flags().StringVar(&config, "config", "", "the spec `FILE` whose networks: give the contract address")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringSliceVar(&journals, "journal", nil, "a rig journal to read refusal reasons from (repeatable)")
 	return cmd

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/human"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -44,8 +45,8 @@ type priceOutput struct {
 	Symbol    string        `json:"symbol"`
 	Minute    string        `json:"minute"`
 	Price     string        `json:"price,omitempty"`
-	Scaled    string        `json:"scaled,omitempty"`
-	Answer    string        `json:"answer,omitempty"`
+	Scaled    int64         `json:"price_e8,omitempty"`
+	Answer    string        `json:"answer_bytes32,omitempty"`
 	Sources   []quoteOutput `json:"sources"`
 	Agreed    bool          `json:"agreed"`
 	Reason    string        `json:"reason,omitempty"`
@@ -59,7 +60,7 @@ type priceOutput struct {
 }
 
 type quoteOutput struct {
-	Name        string  `json:"name"`
+	Name        string  `json:"source"`
 	Symbol      string  `json:"symbol,omitempty"`
 	Price       *string `json:"price"`
 	BarTime     *string `json:"bar_time"`
@@ -78,7 +79,7 @@ type quoteOutput struct {
 func newPriceCmd(a *app) *cobra.Command {
 	var f priceFlags
 	cmd := &cobra.Command{
-		Use:   "price [--config FILE] [--sim URL] [--db prices.db | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
+		Use:   "price [--config FILE] [--sim URL] [--db FILE|URL | --no-cache] [--wait D | --no-wait] [--json] SYMBOL MINUTE",
 		Short: "Reconcile the price of a symbol at a UTC minute from every source",
 		Long: `Ask every source of the symbol's feed for the minute at once and reconcile them as job 2 does:
 the close of the bar that starts at MINUTE, else the latest earlier bar within max_carry (a minute
@@ -91,7 +92,8 @@ the minute. The table shows every source's price, bar time, status and distance 
 
 Every bar a source returns is kept in a bar ledger, and the price is derived from what it holds:
 --db names its store (a SQLite file or a postgres:// URL, made if missing; a minute a backfill
-stored there is answered without a fetch), else the per-user cache ($XDG_CACHE_HOME/pricerig/),
+stored there is answered without a fetch), else the per-user store every command shares
+($XDG_CACHE_HOME/pricerig/ledger.db: a minute 'pricerig backfill' stored is answered from it),
 and --no-cache keeps none. A source is asked only for what the ledger lacks: the provider's whole
 window around the minute (its date, or the month or dates it answers at once), or the rest of a
 day still growing. A source past its quota (sources.yaml quota:, else its free tier's) is not
@@ -121,7 +123,7 @@ input (unknown symbol, malformed or unaligned minute, a bad spec).`,
 	}
 	f.spec.register(cmd)
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite file or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user cache, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
+	cmd.Flags().StringVar(&f.db, "db", "", "the store to answer from and keep the bars in (a SQLite `FILE` or a postgres:// URL, made if missing): a minute backfilled there needs no fetch, and the sources are asked only for what it lacks (default: the per-user store backfill fills, $XDG_CACHE_HOME/pricerig/"+cacheFile+")")
 	cmd.Flags().BoolVar(&f.noCache, "no-cache", false, "keep no bars: without --db, ask the sources for everything and count their quotas in this process only")
 	cmd.Flags().DurationVar(&f.wait, "wait", defaultFinalityWait(), "how long to wait for sources whose bar is not final yet (a minute that just closed)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "answer from the sources final now, or say which are not final yet (exit 1)")
@@ -164,10 +166,13 @@ func runPrice(ctx context.Context, a *app, f priceFlags, symbolArg, minuteArg st
 	}
 	a.warn(spec)
 	store, err := openLedger(f.db, f.noCache, a.logger())
+	if store != nil && f.db == "" {
+		noteOldDefault(a.stderr, "price", store.Path())
+	}
 	if err != nil {
 		return err
 	}
-	deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: priceWait}
+	deps := feeds.Deps{Deps: sources.Deps{Now: priceNow, Logger: a.logger()}, Wait: a.sayWhatPriceWaitsFor(symbol, minute)}
 	r, err := feeds.New(spec, ledgerDeps(deps, store))
 	if err != nil {
 		if store != nil {
@@ -234,7 +239,7 @@ func priceOutputOf(res feeds.Result) priceOutput {
 	}
 	if res.Agreed {
 		out.Price = res.Price.String()
-		out.Scaled = fmt.Sprint(int64(res.Price))
+		out.Scaled = int64(res.Price)
 		out.Answer = numeric.AnswerHex(res.Price.Answer())
 	}
 	if res.Median > 0 {
@@ -315,4 +320,32 @@ func priceNote(s string) string {
 		s = s[:100] + "…"
 	}
 	return s
+}
+
+// sayWhatPriceWaitsFor is the reconciler's wait with a line on stderr before each wait longer
+// than a few seconds: what price waits for and until when, so a minute that just closed is no
+// silent pause (its default --wait is the slowest provider's final_after plus a minute).
+func (a *app) sayWhatPriceWaitsFor(symbol string, minute time.Time) func(ctx context.Context, until time.Time) error {
+	wait := priceWait
+	if wait == nil {
+		wait = func(ctx context.Context, until time.Time) error {
+			for d := until.Sub(priceNow()); d > 0; d = until.Sub(priceNow()) {
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return context.Cause(ctx)
+				case <-t.C:
+				}
+			}
+			return nil
+		}
+	}
+	return func(ctx context.Context, until time.Time) error {
+		if d := until.Sub(priceNow()); d > 3*time.Second {
+			fmt.Fprintf(a.stderr, "pricerig price: waiting %s, until %s, for the sources' %s bars of %s to be final (--no-wait answers now; Ctrl-C stops)\n",
+				human.Duration(d), until.UTC().Format("15:04:05 UTC"), symbol, minute.UTC().Format("15:04"))
+		}
+		return wait(ctx, until)
+	}
 }

@@ -120,5 +120,10 @@ func TestPriceTwoSecondsAfterTheMinuteIsFinal(t *testing.T) {
 		if waited := clock.Now().Sub(m.Add(time.Minute)); waited != time.Minute {
 			t.Errorf("answered %s after the minute closed, want when the sources were final (1m)", waited)
 		}
+		// and it said so first: what it waits for and until when, not a silent pause (issue 37)
+		until := m.Add(2 * time.Minute).Format("15:04:05 UTC")
+		if !strings.Contains(stderr, "pricerig price: waiting ") || !strings.Contains(stderr, "until "+until) || !strings.Contains(stderr, "to be final") {
+			t.Errorf("price waited in silence, or did not say until %s:\n%s", until, stderr)
+		}
 	})
 }

@@ -16,8 +16,8 @@ type storeUnreadable struct{ err error }
 func (e *storeUnreadable) Error() string { return e.err.Error() }
 
 // storeFirst is price's store-first pricer: a backfilled minute needs no fetch. Why the store
-// could not answer is said on stderr (of a store --db named: the per-user cache holds no
-// backfill, so it has nothing to say), and the price is then derived from the store's bars,
+// could not answer is said on stderr (of a store --db named: of the per-user store,
+// which mostly holds bars price fetched, it would say it on most runs), and the price is then derived from the store's bars,
 // the sources asked for what it lacks.
 func (a *app) storeFirst(store *history.Store, explicit bool, spec *feeds.Spec, next history.Pricer) history.StoreFirst {
 	return history.StoreFirst{Store: store, Spec: spec, Next: next,

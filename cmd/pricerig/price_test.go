@@ -78,8 +78,8 @@ func TestPriceJSONOverTheSimulator(t *testing.T) {
 			if p.Symbol != symbol || p.Minute != "2026-11-27T15:30:00Z" || !p.Agreed {
 				t.Errorf("header %+v", p)
 			}
-			if p.Price != bar.Close.String() || p.Scaled != bar.Close.Big().String() || p.Answer != numeric.AnswerHex(bar.Close.Answer()) {
-				t.Errorf("price %s scaled %s answer %s, want the tape's %s", p.Price, p.Scaled, p.Answer, bar.Close)
+			if p.Price != bar.Close.String() || p.Scaled != int64(bar.Close) || p.Answer != numeric.AnswerHex(bar.Close.Answer()) {
+				t.Errorf("price %s price_e8 %d answer_bytes32 %s, want the tape's %s", p.Price, p.Scaled, p.Answer, bar.Close)
 			}
 			if len(p.Sources) != 9 {
 				t.Fatalf("%d sources, want every source of the spec", len(p.Sources))
@@ -96,7 +96,7 @@ func TestPriceJSONOverTheSimulator(t *testing.T) {
 			if priced < 2 {
 				t.Errorf("only %d sources priced", priced)
 			}
-			if !strings.Contains(out, `"name":"pyth","symbol":"Equity.US.`+symbol+`/USD"`) {
+			if !strings.Contains(out, `"source":"pyth","symbol":"Equity.US.`+symbol+`/USD"`) {
 				t.Errorf("pyth's provider symbol missing: %s", out)
 			}
 		})

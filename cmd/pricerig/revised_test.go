@@ -77,7 +77,7 @@ func revisedAfterPrice(t *testing.T, late []string) {
 	if err := clock.Until(context.Background(), m.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr = runCLI(t, "audit", "--json", "--config", conf, "--sim", url, "--db", db, "--since", "15m", "--symbol", "NVDA")
+	code, out, stderr = runCLI(t, "audit", "--json", "--config", conf, "--sim", url, "--db", db, "--since", "15m", "--symbols", "NVDA")
 	if code != exitFailure {
 		t.Fatalf("audit: exit %d, want 1 (findings)\n%s\n%s", code, out, stderr)
 	}

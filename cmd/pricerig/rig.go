@@ -125,7 +125,7 @@ finishing what it left with the salts it journaled. A leader that lost its lease
 	fl := cmd.Flags()
 	f.keys.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "the journal of answers, salts and task states: a SQLite path, or a postgres:// URL that several instances share (default $PRICERIG_JOURNAL_URL, else rig.db)")
-	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite file or a postgres:// URL): minutes it holds complete are answered without a fetch")
+	fl.StringVar(&f.db, "db", "", "a backfill store (pricerig backfill --db: a SQLite `FILE` or a postgres:// URL): minutes it holds complete are answered without a fetch")
 	fl.Uint64Var(&f.fromBlock, "from-block", 0, "block to start following from when the journal has no cursor (default: the block an hour and a minute back, the refund hour, found by time)")
 	fl.StringVar(&f.l1RPC, "l1-rpc", "", "on a Nitro chain (Robinhood Chain), an L1 node whose latest block number says when a quiet chain has passed a task's order block (default: estimated from the head's time)")
 	fl.DurationVar(&f.l1Interval, "l1-interval", 12*time.Second, "on a Nitro chain, how often its L1 makes a block (the devnet: its --l1-interval)")

@@ -207,7 +207,7 @@ func TestSimFaultFlagsReachTheAudit(t *testing.T) {
 	if root == "" {
 		t.Fatalf("no root URL printed; stderr %s", stderr.String())
 	}
-	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", instantSpec(t), "--symbol", "NVDA", "--minutes", "3")
+	auditCode, report, auditErr := runCLI(t, "audit", "--json", "--sim", root, "--config", instantSpec(t), "--symbols", "NVDA", "--minutes", "3")
 	if auditCode != exitFailure {
 		t.Fatalf("audit exit %d:\n%s\n%s", auditCode, report, auditErr)
 	}

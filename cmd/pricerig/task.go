@@ -77,8 +77,8 @@ Exit 0 when the task would be priced; exit 2, still printing the JSON, when the 
 	cmd.Flags().StringVar(&f.rpc, "rpc", "", "JSON-RPC URL of the chain, to read the task with --task")
 	cmd.Flags().StringVar(&f.contract, "contract", "", "the AgentRig contract address, with --task")
 	cmd.Flags().Uint64Var(&f.taskID, "task", 0, "read task N's input, hash and commit window from the chain")
-	cmd.Flags().StringSliceVar(&f.symbols, "symbols", nil, "accepted symbols (default: the spec's feeds, "+strings.Join(task.DefaultSymbols, ",")+")")
-	cmd.Flags().StringVar(&f.spec.config, "config", "", "the spec to read (default ./sources.yaml if it exists, else the one built in)")
+	cmd.Flags().StringSliceVar(&f.symbols, "symbols", nil, "the accepted `SYMBOLS`, comma-separated (default: the spec's feeds, "+strings.Join(task.DefaultSymbols, ",")+")")
+	cmd.Flags().StringVar(&f.spec.config, "config", "", "the spec `FILE` to read (default ./sources.yaml if it exists, else the one built in)")
 	return cmd
 }
 

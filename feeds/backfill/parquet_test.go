@@ -89,7 +89,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 			return rec.Column(idx[0])
 		}
 		symbol, minute := col("symbol").(*array.String), col("minute").(*array.Timestamp)
-		scaled, price := col("scaled").(*array.Int64), col("price").(*array.String)
+		scaled, price := col("price_e8").(*array.Int64), col("price").(*array.String)
 		agreed, complete := col("agreed").(*array.Boolean), col("complete").(*array.Boolean)
 		list := col("sources").(*array.List)
 		quotes := list.ListValues().(*array.Struct)
@@ -101,7 +101,7 @@ func testParquetExportRoundTrip(t *testing.T, be storeBackend) {
 			return quotes.Field(i)
 		}
 		qSource, qStatus, qDist := field("source").(*array.String), field("status").(*array.String), field("distance_centibps").(*array.Int64)
-		qScaled, qBar, qKind := field("scaled").(*array.Int64), field("bar").(*array.Timestamp), field("error_kind").(*array.String)
+		qScaled, qBar, qKind := field("price_e8").(*array.Int64), field("bar_time").(*array.Timestamp), field("error_kind").(*array.String)
 		unit := minute.DataType().(*arrow.TimestampType).Unit
 		for i := range int(rec.NumRows()) {
 			w := want[row]

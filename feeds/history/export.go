@@ -21,7 +21,7 @@ const (
 )
 
 // ExportHeader is the CSV header: one row per symbol and minute.
-var ExportHeader = []string{"symbol", "minute", "price", "scaled", "sources", "agreed", "complete", "error_kind"}
+var ExportHeader = []string{"symbol", "minute", "price", "price_e8", "sources", "agreed", "complete", "error_kind"}
 
 // Export writes the stored answers a query selects, streaming, as CSV, JSON lines or Parquet
 // (see ParquetRow), and returns how many it wrote. price is the decimal answer and scaled the
@@ -88,10 +88,10 @@ type jsonQuote struct {
 	Source      string `json:"source"`
 	Status      string `json:"status"`
 	Price       string `json:"price,omitempty"`
-	Scaled      int64  `json:"scaled,omitempty"`
-	Bar         string `json:"bar,omitempty"`
+	Scaled      int64  `json:"price_e8,omitempty"`
+	Bar         string `json:"bar_time,omitempty"`
 	DistanceBps string `json:"distance_bps,omitempty"`
-	Err         string `json:"err,omitempty"`
+	Err         string `json:"error,omitempty"`
 	ErrorKind   string `json:"error_kind,omitempty"`
 }
 
@@ -99,7 +99,7 @@ type jsonLine struct {
 	Symbol   string      `json:"symbol"`
 	Minute   string      `json:"minute"`
 	Price    *string     `json:"price"`
-	Scaled   *int64      `json:"scaled"`
+	Scaled   *int64      `json:"price_e8"`
 	Sources  []jsonQuote `json:"sources"`
 	Agreed   bool        `json:"agreed"`
 	Complete bool        `json:"complete"`

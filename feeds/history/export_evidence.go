@@ -13,16 +13,16 @@ import (
 )
 
 // EvidenceHeader is the CSV header of ExportEvidence: one row per bar an answer read.
-var EvidenceHeader = []string{"task", "symbol", "minute", "answered", "answer", "scaled", "source", "bar", "close", "close_scaled", "volume", "fetched", "final", "counted"}
+var EvidenceHeader = []string{"task", "symbol", "minute", "answered_at", "price", "price_e8", "source", "time", "close", "close_e8", "volume", "fetched_at", "final", "counted"}
 
 // evidenceBar is a bar of an evidence line; prices are decimal text, never a float.
 type evidenceBar struct {
 	Source      string `json:"source"`
-	Bar         string `json:"bar"`
+	Bar         string `json:"time"`
 	Close       string `json:"close"`
-	CloseScaled int64  `json:"close_scaled"`
+	CloseScaled int64  `json:"close_e8"`
 	Volume      int64  `json:"volume"`
-	Fetched     string `json:"fetched,omitempty"`
+	Fetched     string `json:"fetched_at,omitempty"`
 	Final       bool   `json:"final"`
 }
 
@@ -30,9 +30,9 @@ type evidenceLine struct {
 	Task     uint64 `json:"task"`
 	Symbol   string `json:"symbol"`
 	Minute   string `json:"minute"`
-	Answered string `json:"answered"`
-	Answer   string `json:"answer"`
-	Scaled   int64  `json:"scaled"`
+	Answered string `json:"answered_at"`
+	Answer   string `json:"price"`
+	Scaled   int64  `json:"price_e8"`
 	// Counted is the sources the answer was reconciled from (absent for evidence kept before
 	// the ledger's schema 6); the CSV says per bar whether its source was counted.
 	Counted []string      `json:"counted,omitempty"`

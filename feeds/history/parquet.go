@@ -49,12 +49,12 @@ func (c *parquetZstd) Encode(dst, src []byte) ([]byte, error) {
 }
 
 // ParquetRow is one exported minute. Times are UTC timestamps in milliseconds; prices are the
-// integer × 10^8 (scaled) and its exact decimal text — never a float.
+// integer × 10^8 (price_e8) and its exact decimal text — never a float.
 type ParquetRow struct {
 	Symbol string `parquet:"symbol,dict,zstd"`
 	Minute int64  `parquet:"minute,timestamp(millisecond),delta"`
 	// Scaled and Price are null when the sources did not agree.
-	Scaled *int64  `parquet:"scaled,optional"`
+	Scaled *int64  `parquet:"price_e8,optional"`
 	Price  *string `parquet:"price,optional"`
 	// Agreed: at least min_sources agreed; SourcesAgreed is how many survived the outlier cut.
 	Agreed        bool           `parquet:"agreed"`
@@ -67,16 +67,16 @@ type ParquetRow struct {
 
 // ParquetQuote is one source's part in a minute: its status, and with a price, the price, the
 // start of the bar it closes and its distance to the answer in hundredths of a basis point;
-// without one, why (err) and, when its request failed, the failure's kind (error_kind, a
+// without one, why (error) and, when its request failed, the failure's kind (error_kind, a
 // sources.ErrorKind: empty otherwise).
 type ParquetQuote struct {
 	Source           string  `parquet:"source,dict"`
 	Status           string  `parquet:"status,dict"`
-	Scaled           *int64  `parquet:"scaled,optional"`
+	Scaled           *int64  `parquet:"price_e8,optional"`
 	Price            *string `parquet:"price,optional"`
-	Bar              *int64  `parquet:"bar,optional,timestamp(millisecond)"`
+	Bar              *int64  `parquet:"bar_time,optional,timestamp(millisecond)"`
 	DistanceCentiBps *int64  `parquet:"distance_centibps,optional"`
-	Err              string  `parquet:"err,dict,zstd"`
+	Err              string  `parquet:"error,dict,zstd"`
 	ErrorKind        string  `parquet:"error_kind,dict"`
 }
 
