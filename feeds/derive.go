@@ -32,9 +32,11 @@ type Derivation struct {
 // [floor, effective] and beyond: the bar at minute, else the latest earlier one within maxCarry,
 // among the bars in sessions (the rules'); and says whether that is final. A bar is final as the
 // ledger kept it (fetched after its final_after). The absence of bars between the bar picked (or
-// floor, without one) and the effective minute is final where a window was final when fetched,
-// or where a request's window held a later bar of the same request (the source had published
-// past it); absence is judged on the minutes of known, the source's sessions among the rules'.
+// floor, without one) and the effective minute is final only where a window was final when
+// fetched (the source's final_after had passed since the minute ended): a later bar in the same
+// answer does not settle it, since a late trade can still make the minute's bar until then
+// (Massive's late-trade window, research/massive.md); absence is judged on the minutes of known,
+// the source's sessions among the rules'.
 func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, sessions, known []market.Session) Derivation {
 	var d Derivation
 	oldest := minute.Add(-maxCarry)
@@ -58,7 +60,7 @@ func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, 
 		from = d.Bar.Start.Add(time.Minute)
 		d.Fetched = d.Bar.Fetched
 	}
-	gaps := market.MergeSpans(absenceKnown(h), known).Missing(market.Span{From: from, To: effective.Add(time.Minute)}, known)
+	gaps := market.MergeSpans(h.Final(), known).Missing(market.Span{From: from, To: effective.Add(time.Minute)}, known)
 	if !d.Found {
 		for _, w := range h.Windows {
 			if !w.Span.From.After(effective) && w.Span.To.After(effective) && w.Fetched.After(d.Fetched) {
@@ -75,28 +77,6 @@ func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, 
 		d.Final = true
 	}
 	return d
-}
-
-// absenceKnown are the spans where a minute without a bar in the ledger has none at the source:
-// the final part of every window, and the part of every window before the latest bar the same
-// request returned (the source had published past it).
-func absenceKnown(h Held) []market.Span {
-	out := h.Final()
-	last := map[int64]time.Time{} // by fetch time: the latest bar of that request
-	for _, b := range h.Bars {
-		if f := b.Fetched.UnixNano(); !b.Fetched.IsZero() && b.Close > 0 && b.Start.After(last[f]) {
-			last[f] = b.Start
-		}
-	}
-	for _, w := range h.Windows {
-		if w.Fetched.IsZero() {
-			continue
-		}
-		if l := minTime(last[w.Fetched.UnixNano()], w.Span.To); l.After(w.Span.From) {
-			out = append(out, market.Span{From: w.Span.From, To: l})
-		}
-	}
-	return out
 }
 
 // Quote is the source's quote the derivation gives, over q (which names the source): ok or
