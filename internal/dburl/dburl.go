@@ -63,7 +63,17 @@ func Shown(target string) string {
 	switch {
 	case IsPostgres(target):
 		p := split(target)
-		return p.scheme + "://" + p.host + "/" + p.database
+		shown := p.scheme + "://" + p.host + "/" + p.database
+		if p.host == "" {
+			// the host given as a parameter (a socket directory, libpq's host=)
+			for _, kv := range strings.Split(p.query, "&") {
+				if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, "host") {
+					shown += "?host=" + v
+					break
+				}
+			}
+		}
+		return shown
 	case IsKeyValue(target):
 		var kept []string
 		for _, m := range kvSetting.FindAllStringSubmatch(target, -1) {

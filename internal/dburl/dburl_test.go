@@ -24,6 +24,7 @@ func TestPostgresURLsAndPaths(t *testing.T) {
 		{"postgres://pricerig:a:b/c d@e@db.internal/pricerig", true, []string{"a:b/c d@e"}, "postgres://db.internal/pricerig"},
 		{"postgres://pricerig:pw%3Aenc@db.internal/pricerig", true, []string{"pw%3Aenc", "pw:enc"}, "postgres://db.internal/pricerig"},
 		{"postgres:///pricerig", true, nil, "postgres:///pricerig"},
+		{"postgres://app:pw-123456@/prices?host=/run/pg&sslmode=disable", true, []string{"pw-123456"}, "postgres:///prices?host=/run/pg"},
 	} {
 		if got := IsPostgres(c.target); got != c.pg {
 			t.Errorf("IsPostgres(%q) = %v", c.target, got)
