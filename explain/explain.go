@@ -57,6 +57,9 @@ type Options struct {
 	Symbol  string
 	Minute  time.Time
 	Task    uint64 // 0: Symbol and Minute
+	// Now is price's clock (nil: the real one): a minute younger than a source's publication
+	// delay is derived as price would derive it now.
+	Now func() time.Time
 }
 
 // ErrUnknownTask is the error for a task neither the journal nor the ledger knows.
@@ -80,7 +83,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				Sources: []Source{}, Revisions: []Revision{}, Task: &t}, nil
 		}
 	}
-	off, err := feeds.Offline(o.Spec, o.Ledger)
+	off, err := feeds.OfflineAt(o.Spec, o.Ledger, o.Now)
 	if err != nil {
 		return rep, err
 	}

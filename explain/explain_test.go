@@ -215,3 +215,61 @@ func TestExplainCountsTheSourcesTheAnswerCounted(t *testing.T) {
 		t.Errorf("text does not say the evidence lacks the counted sources:\n%s", text.String())
 	}
 }
+
+// TestExplainUsesPricesClockAndDeadlines (issue 33): a minute younger than a delayed source's
+// publication delay is not_covered, as price calls it (ready at minute + delay), not not_final
+// with a deadline; no source's line names a deadline before the minute it describes; a weekend
+// minute's carried bar is not also "no bar at" its own minute.
+func TestExplainUsesPricesClockAndDeadlines(t *testing.T) {
+	spec, st := specAndLedger(t)
+	keepThree(t, st, minute.Add(10*time.Minute))
+	now := minute.Add(3 * time.Minute)
+	rep, err := Run(context.Background(), Options{Spec: spec, Ledger: st, Symbol: "NVDA", Minute: minute, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	massive := sourceOf(t, rep, "massive")
+	if massive.Status != feeds.StatusNotCovered || !strings.Contains(massive.Why, "ready at "+minute.Add(time.Minute+24*time.Hour).Format(time.RFC3339)) {
+		t.Errorf("massive inside its delay: %s %q, want not_covered as price says", massive.Status, massive.Why)
+	}
+	noDeadlineBefore(t, rep, minute)
+
+	saturday := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	rep, err = Run(context.Background(), Options{Spec: spec, Ledger: st, Symbol: "NVDA", Minute: saturday, Now: func() time.Time { return saturday.Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDeadlineBefore(t, rep, saturday)
+	for _, s := range rep.Sources {
+		if strings.Contains(s.Why, "may still publish") {
+			t.Errorf("%s: %q: the Friday bar was final at the source before Saturday", s.Source, s.Why)
+		}
+	}
+	carried := why(feeds.Quote{Source: "yahoo", Status: feeds.StatusCarried, BarTime: rep.Effective}, feeds.Result{Minute: saturday, Effective: rep.Effective}, spec.Rules)
+	if strings.Contains(carried, "no bar at "+rep.Effective.Format("15:04")) {
+		t.Errorf("carried from the effective minute's own bar: %q", carried)
+	}
+}
+
+func sourceOf(t *testing.T, rep Report, name string) Source {
+	t.Helper()
+	for _, s := range rep.Sources {
+		if s.Source == name {
+			return s
+		}
+	}
+	t.Fatalf("no source %s in %+v", name, rep.Sources)
+	return Source{}
+}
+
+// noDeadlineBefore fails on any time a source's line names that is before the minute described.
+func noDeadlineBefore(t *testing.T, rep Report, m time.Time) {
+	t.Helper()
+	for _, s := range rep.Sources {
+		for _, w := range strings.Fields(strings.NewReplacer(",", " ", ";", " ", ")", " ", "(", " ").Replace(s.Why)) {
+			if at, err := time.Parse(time.RFC3339, w); err == nil && at.Before(m) && strings.Contains(s.Why, "until") {
+				t.Errorf("%s: %q names a deadline %s before the minute %s", s.Source, s.Why, at, m)
+			}
+		}
+	}
+}

@@ -147,6 +147,11 @@ func why(q feeds.Quote, res feeds.Result, rules feeds.Rules) string {
 	case feeds.StatusOK:
 		return fmt.Sprintf("the close of its %s bar, final", q.BarTime.Format("15:04"))
 	case feeds.StatusCarried:
+		if q.BarTime.Equal(res.Effective) {
+			// the minute is outside the sessions: the bar is the effective minute's own
+			return fmt.Sprintf("the minute is outside the sessions; carried from its %s bar, the last minute of the sessions before it (%s before, within max_carry %s)",
+				q.BarTime.Format("2006-01-02 15:04"), res.Minute.Sub(q.BarTime), rules.MaxCarry)
+		}
 		return fmt.Sprintf("no bar at %s; carried from its %s bar (%s before, within max_carry %s), no bar between known final",
 			res.Effective.Format("15:04"), q.BarTime.Format("2006-01-02 15:04"), res.Minute.Sub(q.BarTime), rules.MaxCarry)
 	case feeds.StatusOutlier:

@@ -91,7 +91,18 @@ func (d Derivation) Quote(q Quote, minute, effective time.Time, cov sources.Cove
 		q.Price, q.BarTime, q.Carried = bar.Close, bar.Start, !bar.Start.Equal(minute)
 	}
 	ready := cov.FinalAt(effective).Format(time.RFC3339)
+	// A minute outside the sessions is the effective one's, final at the source before the minute
+	// asked began: "may still publish until" would be a deadline already past. What is not final
+	// then is the ledger's word on it (fetched before then, or never).
+	settled := !cov.FinalAt(effective).After(minute)
 	switch {
+	case !d.Final && settled:
+		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
+		q.Err = fmt.Sprintf("the ledger holds no final word on its %s bar, the last of the sessions before %s (final at the source since %s): not fetched since",
+			effective.Format("2006-01-02 15:04"), minute.Format("15:04"), ready)
+		if d.Found && bar.Start.Equal(effective) {
+			q.Err += fmt.Sprintf("; its provisional close is %s", bar.Close)
+		}
 	case !d.Final && d.Found && bar.Start.Equal(effective):
 		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
 		q.Err = fmt.Sprintf("provisional: its bar of %s (%s) is final at %s", bar.Start.Format("15:04"), bar.Close, cov.FinalAt(bar.Start).Format(time.RFC3339))
