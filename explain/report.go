@@ -266,7 +266,16 @@ func (r Revision) MarshalJSON() ([]byte, error) {
 		Old        string     `json:"old"`
 		New        string     `json:"new"`
 		OldFetched *time.Time `json:"old_fetched,omitempty"`
-	}{plain(r), r.Old.String(), r.New.String(), timePtr(r.OldFetched)})
+	}{plain(r), closeText(r.Old), closeText(r.New), timePtr(r.OldFetched)})
+}
+
+// closeText is a revision's close as text: "" for no bar (one that appeared where an earlier
+// fetch saw none has no old close, one a later fetch no longer returns no new one).
+func closeText(c numeric.Scaled) string {
+	if c == 0 {
+		return ""
+	}
+	return c.String()
 }
 
 func timePtr(t time.Time) *time.Time {

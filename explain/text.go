@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // WriteText writes the report for a person: the answer, each source's quote and why, its bars
@@ -156,7 +157,7 @@ func (r Report) writeRevisions(b *strings.Builder) {
 			if v.AfterAnswer {
 				note += " (after the answer)"
 			}
-			fmt.Fprintf(b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), v.Old, v.New, v.Seen.UTC().Format(time.RFC3339), note)
+			fmt.Fprintf(b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), orNoBar(v.Old), orNoBar(v.New), v.Seen.UTC().Format(time.RFC3339), note)
 		}
 	}
 }
@@ -169,4 +170,12 @@ func fmtCenti(c int64) string {
 		return ""
 	}
 	return feeds.FormatCentiBps(c)
+}
+
+// orNoBar is a revision's close as text, "no bar" for none.
+func orNoBar(c numeric.Scaled) string {
+	if c == 0 {
+		return "no bar"
+	}
+	return c.String()
 }
