@@ -273,3 +273,39 @@ func noDeadlineBefore(t *testing.T, rep Report, m time.Time) {
 		}
 	}
 }
+
+// TestExplainComparesTheEvidenceWithTheAnswerGiven (issue 33's reproduction): the evidence kept
+// the first price (100.01), the rig committed and revealed a second (100.02) after recording the
+// first answer failed; explain names both instead of calling the evidence "committed".
+func TestExplainComparesTheEvidenceWithTheAnswerGiven(t *testing.T) {
+	spec, st := specAndLedger(t)
+	ctx := context.Background()
+	keepThree(t, st, minute.Add(time.Hour))
+	first, second := numeric.Scaled(100_01000000), numeric.Scaled(100_02000000)
+	if err := st.KeepEvidence(ctx, history.Evidence{Task: 9, Symbol: "NVDA", Minute: minute, Answered: minute.Add(61 * time.Minute), Price: first,
+		Span: market.Span{From: minute, To: minute.Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	j := tasks{{TaskID: 9, RigID: 1, Symbol: "NVDA", Minute: minute, Price: second, Answer: second.Answer(), State: journal.StateRevealed}}
+	rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Task.EvidenceDiffers
+	if !strings.Contains(d, "evidence's price is 100.01") || !strings.Contains(d, "rig 1 committed 100.02 (the journal)") || !strings.Contains(d, "rig 1 revealed 100.02") {
+		t.Errorf("evidence_differs %q, want both prices named", d)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "the evidence is NOT the answer given") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	// the same evidence and commit: nothing differs
+	j[0].Price = first
+	j[0].Answer = first.Answer()
+	if rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9}); err != nil || rep.Task.EvidenceDiffers != "" {
+		t.Errorf("evidence_differs %q, %v for the answer given", rep.Task.EvidenceDiffers, err)
+	}
+}

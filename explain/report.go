@@ -72,6 +72,10 @@ type TaskReport struct {
 	Counted []string    `json:"counted,omitempty"`
 	Refusal string      `json:"refusal,omitempty"`
 	Rigs    []RigAnswer `json:"rigs"`
+	// EvidenceDiffers names the evidence's price and every commit or reveal of one of our rigs
+	// (the journal's, with a chain the contract's) that is another price: the evidence kept is
+	// not the answer given (issue 33: a task priced again after its answer failed to record).
+	EvidenceDiffers string `json:"evidence_differs,omitempty"`
 	// With a chain: the stored answer, whether the task agreed, and every drawn rig's reveal.
 	StoredMedian *numeric.Scaled `json:"-"`
 	Agreed       *bool           `json:"agreed,omitempty"`

@@ -43,6 +43,9 @@ func (r Report) WriteText(w io.Writer) error {
 			b.WriteString("; the ledger keeps no evidence of it (bars older than its retention may be gone)")
 		}
 		b.WriteString("\n")
+		if t.EvidenceDiffers != "" {
+			fmt.Fprintf(&b, "the evidence is NOT the answer given: %s\n", t.EvidenceDiffers)
+		}
 		switch {
 		case len(t.Counted) > 0:
 			fmt.Fprintf(&b, "counted, as when it was answered: %s (the others' bars reached the ledger after the answer, or never)\n", strings.Join(t.Counted, ", "))
