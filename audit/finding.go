@@ -89,7 +89,9 @@ type Finding struct {
 
 	// A revised finding's bar: its minute, when the source's new close was seen, the old and
 	// the new close, the answer taken from the old one and the answer re-derived now from the
-	// new (decimal text; Rederived is empty when the ledger gives no answer now).
+	// new (decimal text; Rederived is empty when the ledger gives no answer now). OldClose is
+	// empty for a bar that appeared at a minute the answer carried an earlier bar over, NewClose
+	// for a bar the source no longer has.
 	BarTime   time.Time `json:"bar_time,omitzero"`
 	Seen      time.Time `json:"seen,omitzero"`
 	OldClose  string    `json:"old_close,omitempty"`

@@ -186,6 +186,10 @@ func quoteOf(quotes []feeds.Quote, source string) (feeds.Quote, bool) {
 func usedOld(a Answered, r history.Revision, cur feeds.Result) bool {
 	if a.Used != nil {
 		q, ok := quoteOf(a.Used, r.Source)
+		if r.Old == 0 {
+			// a bar that appeared at a minute the answer carried an earlier bar over
+			return ok && q.Status.Priced() && q.BarTime.Before(r.Minute) && !r.Minute.After(a.Minute)
+		}
 		return ok && q.Price == r.Old && q.BarTime.Equal(r.Minute)
 	}
 	q, ok := quoteOf(cur.Quotes, r.Source)
@@ -206,7 +210,7 @@ func answeredThen(a Answered, revs []history.Revision, cur feeds.Result, rules f
 	for i, q := range then {
 		// revs are in order of when each was seen: the first of a bar is its earliest
 		j := slices.IndexFunc(revs, func(r history.Revision) bool {
-			return r.OldFinal && r.Source == q.Source && r.Symbol == a.Symbol && r.Minute.Equal(q.BarTime)
+			return r.OldFinal && r.Old > 0 && r.Source == q.Source && r.Symbol == a.Symbol && r.Minute.Equal(q.BarTime)
 		})
 		if q.Status.Priced() && j >= 0 {
 			then[i].Price = revs[j].Old
@@ -241,8 +245,25 @@ func revisedFinding(a Answered, r history.Revision, cur feeds.Result, rules feed
 	if !r.Seen.IsZero() {
 		seen = "at " + r.Seen.UTC().Format(time.RFC3339)
 	}
-	head := fmt.Sprintf("%s: %s revised its %s close from %s to %s (%s bps) %s, after the answer %s was taken from it",
-		what, r.Source, r.Minute.UTC().Format("15:04"), r.Old, newClose, feeds.FormatCentiBps(numeric.DistanceCentiBps(newClose, r.Old)), seen, orDash(f.Answer))
+	// a bar that appeared or vanished has no old or no new close: the key is left out
+	if r.Old == 0 {
+		f.OldClose = ""
+	}
+	if newClose == 0 {
+		f.NewClose = ""
+	}
+	var head string
+	switch {
+	case r.Old == 0:
+		head = fmt.Sprintf("%s: %s published a %s bar (close %s) %s, after the answer %s carried an earlier bar over the minute",
+			what, r.Source, r.Minute.UTC().Format("15:04"), newClose, seen, orDash(f.Answer))
+	case newClose == 0:
+		head = fmt.Sprintf("%s: %s no longer has its %s bar (close %s) %s, after the answer %s was taken from it",
+			what, r.Source, r.Minute.UTC().Format("15:04"), r.Old, seen, orDash(f.Answer))
+	default:
+		head = fmt.Sprintf("%s: %s revised its %s close from %s to %s (%s bps) %s, after the answer %s was taken from it",
+			what, r.Source, r.Minute.UTC().Format("15:04"), r.Old, newClose, feeds.FormatCentiBps(numeric.DistanceCentiBps(newClose, r.Old)), seen, orDash(f.Answer))
+	}
 	switch {
 	case !cur.Agreed:
 		f.Message = fmt.Sprintf("%s; the ledger gives no answer now (%s)", head, orDash(cur.Reason))

@@ -175,3 +175,25 @@ func TestRevisedReadsTheRigsMarks(t *testing.T) {
 		t.Fatalf("answers %+v", got)
 	}
 }
+
+// TestRevisedFindsABarThatAppearedOverACarriedMinute: an answer that carried an earlier bar over
+// a minute whose bar the source published later (history.Revision with old close 0) is a
+// finding, as a changed close is (issue 33); one that used a bar at that very minute is not.
+func TestRevisedFindsABarThatAppearedOverACarriedMinute(t *testing.T) {
+	deadline := revMinute.Add(5 * time.Minute)
+	appeared := history.Revision{Source: "alpaca", Symbol: "NVDA", Minute: revMinute, New: numeric.MustPrice("101.00"),
+		OldFetched: revMinute.Add(2 * time.Minute), Seen: deadline.Add(10 * time.Minute), OldFinal: true}
+	carried := okQuote("alpaca", "99.00", revMinute.Add(-3*time.Minute))
+	carried.Status, carried.Carried = feeds.StatusCarried, true
+	task := Answered{TaskID: 9, Symbol: "NVDA", Minute: revMinute, Price: numeric.MustPrice("100.00"), By: deadline,
+		Used: []feeds.Quote{carried, okQuote("tiingo", "100.20", revMinute)}}
+	got := CheckRevised([]Answered{task}, []history.Revision{appeared}, nowAt("101.00"), time.Time{}, time.Time{}, revRules, 50)
+	if len(got) != 1 || got[0].TaskID != 9 || got[0].OldClose != "" || got[0].NewClose != "101.00" ||
+		!strings.Contains(got[0].Message, "alpaca published a 15:30 bar (close 101.00)") {
+		t.Fatalf("findings %+v, want one of task 9's carried alpaca quote", got)
+	}
+	task.Used[0] = okQuote("alpaca", "100.00", revMinute)
+	if got := CheckRevised([]Answered{task}, []history.Revision{appeared}, nowAt("101.00"), time.Time{}, time.Time{}, revRules, 50); len(got) != 0 {
+		t.Errorf("findings %+v for an answer that did not carry over the minute", got)
+	}
+}

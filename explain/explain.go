@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
@@ -57,6 +58,9 @@ type Options struct {
 	Symbol  string
 	Minute  time.Time
 	Task    uint64 // 0: Symbol and Minute
+	// Now is price's clock (nil: the real one): a minute younger than a source's publication
+	// delay is derived as price would derive it now.
+	Now func() time.Time
 }
 
 // ErrUnknownTask is the error for a task neither the journal nor the ledger knows.
@@ -80,7 +84,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				Sources: []Source{}, Revisions: []Revision{}, Task: &t}, nil
 		}
 	}
-	off, err := feeds.Offline(o.Spec, o.Ledger)
+	off, err := feeds.OfflineAt(o.Spec, o.Ledger, o.Now)
 	if err != nil {
 		return rep, err
 	}
@@ -123,8 +127,38 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				return rep, err
 			}
 		}
+		tr.EvidenceDiffers = evidenceDiffers(tr)
 	}
 	return rep, nil
+}
+
+// evidenceDiffers compares the evidence's price with what our rigs committed and revealed (the
+// journal) and revealed on chain: "" when every one is the evidence's, else a sentence naming
+// both.
+func evidenceDiffers(t *TaskReport) string {
+	if !t.Evidence {
+		return ""
+	}
+	var diff []string
+	ours := map[uint64]bool{}
+	for _, r := range t.Rigs {
+		ours[r.Rig] = true
+		if r.Committed != t.Committed {
+			diff = append(diff, fmt.Sprintf("rig %d committed %s (the journal)", r.Rig, r.Committed))
+		}
+		if r.Revealed != nil && *r.Revealed != t.Committed {
+			diff = append(diff, fmt.Sprintf("rig %d revealed %s (the journal)", r.Rig, *r.Revealed))
+		}
+	}
+	for _, r := range t.Reveals {
+		if ours[r.Rig] && r.Revealed != nil && *r.Revealed != t.Committed {
+			diff = append(diff, fmt.Sprintf("rig %d revealed %s (the chain)", r.Rig, *r.Revealed))
+		}
+	}
+	if len(diff) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the evidence's price is %s, but %s", t.Committed, strings.Join(diff, ", "))
 }
 
 // onChain reads every drawn rig's reveal of the task and its distance to the stored answer (the

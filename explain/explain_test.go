@@ -215,3 +215,97 @@ func TestExplainCountsTheSourcesTheAnswerCounted(t *testing.T) {
 		t.Errorf("text does not say the evidence lacks the counted sources:\n%s", text.String())
 	}
 }
+
+// TestExplainUsesPricesClockAndDeadlines (issue 33): a minute younger than a delayed source's
+// publication delay is not_covered, as price calls it (ready at minute + delay), not not_final
+// with a deadline; no source's line names a deadline before the minute it describes; a weekend
+// minute's carried bar is not also "no bar at" its own minute.
+func TestExplainUsesPricesClockAndDeadlines(t *testing.T) {
+	spec, st := specAndLedger(t)
+	keepThree(t, st, minute.Add(10*time.Minute))
+	now := minute.Add(3 * time.Minute)
+	rep, err := Run(context.Background(), Options{Spec: spec, Ledger: st, Symbol: "NVDA", Minute: minute, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	massive := sourceOf(t, rep, "massive")
+	if massive.Status != feeds.StatusNotCovered || !strings.Contains(massive.Why, "ready at "+minute.Add(time.Minute+24*time.Hour).Format(time.RFC3339)) {
+		t.Errorf("massive inside its delay: %s %q, want not_covered as price says", massive.Status, massive.Why)
+	}
+	noDeadlineBefore(t, rep, minute)
+
+	saturday := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	rep, err = Run(context.Background(), Options{Spec: spec, Ledger: st, Symbol: "NVDA", Minute: saturday, Now: func() time.Time { return saturday.Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDeadlineBefore(t, rep, saturday)
+	for _, s := range rep.Sources {
+		if strings.Contains(s.Why, "may still publish") {
+			t.Errorf("%s: %q: the Friday bar was final at the source before Saturday", s.Source, s.Why)
+		}
+	}
+	carried := why(feeds.Quote{Source: "yahoo", Status: feeds.StatusCarried, BarTime: rep.Effective}, feeds.Result{Minute: saturday, Effective: rep.Effective}, spec.Rules)
+	if strings.Contains(carried, "no bar at "+rep.Effective.Format("15:04")) {
+		t.Errorf("carried from the effective minute's own bar: %q", carried)
+	}
+}
+
+func sourceOf(t *testing.T, rep Report, name string) Source {
+	t.Helper()
+	for _, s := range rep.Sources {
+		if s.Source == name {
+			return s
+		}
+	}
+	t.Fatalf("no source %s in %+v", name, rep.Sources)
+	return Source{}
+}
+
+// noDeadlineBefore fails on any time a source's line names that is before the minute described.
+func noDeadlineBefore(t *testing.T, rep Report, m time.Time) {
+	t.Helper()
+	for _, s := range rep.Sources {
+		for _, w := range strings.Fields(strings.NewReplacer(",", " ", ";", " ", ")", " ", "(", " ").Replace(s.Why)) {
+			if at, err := time.Parse(time.RFC3339, w); err == nil && at.Before(m) && strings.Contains(s.Why, "until") {
+				t.Errorf("%s: %q names a deadline %s before the minute %s", s.Source, s.Why, at, m)
+			}
+		}
+	}
+}
+
+// TestExplainComparesTheEvidenceWithTheAnswerGiven (issue 33's reproduction): the evidence kept
+// the first price (100.01), the rig committed and revealed a second (100.02) after recording the
+// first answer failed; explain names both instead of calling the evidence "committed".
+func TestExplainComparesTheEvidenceWithTheAnswerGiven(t *testing.T) {
+	spec, st := specAndLedger(t)
+	ctx := context.Background()
+	keepThree(t, st, minute.Add(time.Hour))
+	first, second := numeric.Scaled(100_01000000), numeric.Scaled(100_02000000)
+	if err := st.KeepEvidence(ctx, history.Evidence{Task: 9, Symbol: "NVDA", Minute: minute, Answered: minute.Add(61 * time.Minute), Price: first,
+		Span: market.Span{From: minute, To: minute.Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	j := tasks{{TaskID: 9, RigID: 1, Symbol: "NVDA", Minute: minute, Price: second, Answer: second.Answer(), State: journal.StateRevealed}}
+	rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Task.EvidenceDiffers
+	if !strings.Contains(d, "evidence's price is 100.01") || !strings.Contains(d, "rig 1 committed 100.02 (the journal)") || !strings.Contains(d, "rig 1 revealed 100.02") {
+		t.Errorf("evidence_differs %q, want both prices named", d)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "the evidence is NOT the answer given") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	// the same evidence and commit: nothing differs
+	j[0].Price = first
+	j[0].Answer = first.Answer()
+	if rep, err := Run(ctx, Options{Spec: spec, Ledger: st, Journal: j, Task: 9}); err != nil || rep.Task.EvidenceDiffers != "" {
+		t.Errorf("evidence_differs %q, %v for the answer given", rep.Task.EvidenceDiffers, err)
+	}
+}

@@ -72,6 +72,10 @@ type TaskReport struct {
 	Counted []string    `json:"counted,omitempty"`
 	Refusal string      `json:"refusal,omitempty"`
 	Rigs    []RigAnswer `json:"rigs"`
+	// EvidenceDiffers names the evidence's price and every commit or reveal of one of our rigs
+	// (the journal's, with a chain the contract's) that is another price: the evidence kept is
+	// not the answer given (issue 33: a task priced again after its answer failed to record).
+	EvidenceDiffers string `json:"evidence_differs,omitempty"`
 	// With a chain: the stored answer, whether the task agreed, and every drawn rig's reveal.
 	StoredMedian *numeric.Scaled `json:"-"`
 	Agreed       *bool           `json:"agreed,omitempty"`
@@ -147,6 +151,11 @@ func why(q feeds.Quote, res feeds.Result, rules feeds.Rules) string {
 	case feeds.StatusOK:
 		return fmt.Sprintf("the close of its %s bar, final", q.BarTime.Format("15:04"))
 	case feeds.StatusCarried:
+		if q.BarTime.Equal(res.Effective) {
+			// the minute is outside the sessions: the bar is the effective minute's own
+			return fmt.Sprintf("the minute is outside the sessions; carried from its %s bar, the last minute of the sessions before it (%s before, within max_carry %s)",
+				q.BarTime.Format("2006-01-02 15:04"), res.Minute.Sub(q.BarTime), rules.MaxCarry)
+		}
 		return fmt.Sprintf("no bar at %s; carried from its %s bar (%s before, within max_carry %s), no bar between known final",
 			res.Effective.Format("15:04"), q.BarTime.Format("2006-01-02 15:04"), res.Minute.Sub(q.BarTime), rules.MaxCarry)
 	case feeds.StatusOutlier:
@@ -261,7 +270,16 @@ func (r Revision) MarshalJSON() ([]byte, error) {
 		Old        string     `json:"old"`
 		New        string     `json:"new"`
 		OldFetched *time.Time `json:"old_fetched,omitempty"`
-	}{plain(r), r.Old.String(), r.New.String(), timePtr(r.OldFetched)})
+	}{plain(r), closeText(r.Old), closeText(r.New), timePtr(r.OldFetched)})
+}
+
+// closeText is a revision's close as text: "" for no bar (one that appeared where an earlier
+// fetch saw none has no old close, one a later fetch no longer returns no new one).
+func closeText(c numeric.Scaled) string {
+	if c == 0 {
+		return ""
+	}
+	return c.String()
 }
 
 func timePtr(t time.Time) *time.Time {

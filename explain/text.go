@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/numeric"
 )
 
 // WriteText writes the report for a person: the answer, each source's quote and why, its bars
@@ -42,6 +43,9 @@ func (r Report) WriteText(w io.Writer) error {
 			b.WriteString("; the ledger keeps no evidence of it (bars older than its retention may be gone)")
 		}
 		b.WriteString("\n")
+		if t.EvidenceDiffers != "" {
+			fmt.Fprintf(&b, "the evidence is NOT the answer given: %s\n", t.EvidenceDiffers)
+		}
 		switch {
 		case len(t.Counted) > 0:
 			fmt.Fprintf(&b, "counted, as when it was answered: %s (the others' bars reached the ledger after the answer, or never)\n", strings.Join(t.Counted, ", "))
@@ -156,7 +160,7 @@ func (r Report) writeRevisions(b *strings.Builder) {
 			if v.AfterAnswer {
 				note += " (after the answer)"
 			}
-			fmt.Fprintf(b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), v.Old, v.New, v.Seen.UTC().Format(time.RFC3339), note)
+			fmt.Fprintf(b, "  %s %s: %s → %s, seen %s%s\n", v.Source, v.Minute.UTC().Format("2006-01-02 15:04"), orNoBar(v.Old), orNoBar(v.New), v.Seen.UTC().Format(time.RFC3339), note)
 		}
 	}
 }
@@ -169,4 +173,12 @@ func fmtCenti(c int64) string {
 		return ""
 	}
 	return feeds.FormatCentiBps(c)
+}
+
+// orNoBar is a revision's close as text, "no bar" for none.
+func orNoBar(c numeric.Scaled) string {
+	if c == 0 {
+		return "no bar"
+	}
+	return c.String()
 }

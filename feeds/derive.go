@@ -32,9 +32,11 @@ type Derivation struct {
 // [floor, effective] and beyond: the bar at minute, else the latest earlier one within maxCarry,
 // among the bars in sessions (the rules'); and says whether that is final. A bar is final as the
 // ledger kept it (fetched after its final_after). The absence of bars between the bar picked (or
-// floor, without one) and the effective minute is final where a window was final when fetched,
-// or where a request's window held a later bar of the same request (the source had published
-// past it); absence is judged on the minutes of known, the source's sessions among the rules'.
+// floor, without one) and the effective minute is final only where a window was final when
+// fetched (the source's final_after had passed since the minute ended): a later bar in the same
+// answer does not settle it, since a late trade can still make the minute's bar until then
+// (Massive's late-trade window, research/massive.md); absence is judged on the minutes of known,
+// the source's sessions among the rules'.
 func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, sessions, known []market.Session) Derivation {
 	var d Derivation
 	oldest := minute.Add(-maxCarry)
@@ -58,7 +60,7 @@ func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, 
 		from = d.Bar.Start.Add(time.Minute)
 		d.Fetched = d.Bar.Fetched
 	}
-	gaps := market.MergeSpans(absenceKnown(h), known).Missing(market.Span{From: from, To: effective.Add(time.Minute)}, known)
+	gaps := market.MergeSpans(h.Final(), known).Missing(market.Span{From: from, To: effective.Add(time.Minute)}, known)
 	if !d.Found {
 		for _, w := range h.Windows {
 			if !w.Span.From.After(effective) && w.Span.To.After(effective) && w.Fetched.After(d.Fetched) {
@@ -77,28 +79,6 @@ func Derive(h Held, minute, effective, floor time.Time, maxCarry time.Duration, 
 	return d
 }
 
-// absenceKnown are the spans where a minute without a bar in the ledger has none at the source:
-// the final part of every window, and the part of every window before the latest bar the same
-// request returned (the source had published past it).
-func absenceKnown(h Held) []market.Span {
-	out := h.Final()
-	last := map[int64]time.Time{} // by fetch time: the latest bar of that request
-	for _, b := range h.Bars {
-		if f := b.Fetched.UnixNano(); !b.Fetched.IsZero() && b.Close > 0 && b.Start.After(last[f]) {
-			last[f] = b.Start
-		}
-	}
-	for _, w := range h.Windows {
-		if w.Fetched.IsZero() {
-			continue
-		}
-		if l := minTime(last[w.Fetched.UnixNano()], w.Span.To); l.After(w.Span.From) {
-			out = append(out, market.Span{From: w.Span.From, To: l})
-		}
-	}
-	return out
-}
-
 // Quote is the source's quote the derivation gives, over q (which names the source): ok or
 // carried when final; not_final, with a provisional bar at the effective minute as its price,
 // when not; no_data when final without a bar.
@@ -111,7 +91,18 @@ func (d Derivation) Quote(q Quote, minute, effective time.Time, cov sources.Cove
 		q.Price, q.BarTime, q.Carried = bar.Close, bar.Start, !bar.Start.Equal(minute)
 	}
 	ready := cov.FinalAt(effective).Format(time.RFC3339)
+	// A minute outside the sessions is the effective one's, final at the source before the minute
+	// asked began: "may still publish until" would be a deadline already past. What is not final
+	// then is the ledger's word on it (fetched before then, or never).
+	settled := !cov.FinalAt(effective).After(minute)
 	switch {
+	case !d.Final && settled:
+		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
+		q.Err = fmt.Sprintf("the ledger holds no final word on its %s bar, the last of the sessions before %s (final at the source since %s): not fetched since",
+			effective.Format("2006-01-02 15:04"), minute.Format("15:04"), ready)
+		if d.Found && bar.Start.Equal(effective) {
+			q.Err += fmt.Sprintf("; its provisional close is %s", bar.Close)
+		}
 	case !d.Final && d.Found && bar.Start.Equal(effective):
 		q.Status, q.Kind = StatusNotFinal, sources.KindNotFinal
 		q.Err = fmt.Sprintf("provisional: its bar of %s (%s) is final at %s", bar.Start.Format("15:04"), bar.Close, cov.FinalAt(bar.Start).Format(time.RFC3339))

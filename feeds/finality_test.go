@@ -167,8 +167,8 @@ func TestFreshMinuteIsNeverCarriedNorProvisional(t *testing.T) {
 }
 
 // TestFinalityOfAMinuteWithoutATrade: a source with no bar at the minute may carry an earlier
-// bar only once it is final for the minute: a later bar shows it published past it (and the
-// carried bar is past its own final_after), or final_after passed. Each case is one request kept
+// bar only once the minute's absence is final: its final_after passed since the minute ended,
+// whatever later bar the same answer holds (issue 33). Each case is one request kept
 // in a ledger, from which the quote is derived.
 func TestFinalityOfAMinuteWithoutATrade(t *testing.T) {
 	m := mustTime("2026-11-24T15:30:00Z")
@@ -210,6 +210,15 @@ func TestFinalityOfAMinuteWithoutATrade(t *testing.T) {
 	slow := sources.Coverage{FinalAfter: 15 * time.Minute}
 	if final([]sources.Bar{before, after}, slow, m.Add(2*time.Minute+time.Second)) {
 		t.Errorf("a carried bar inside its late-trade window was final")
+	}
+	// issue 33's reproduction: the carried bar is long final and the answer holds a later bar,
+	// but 3 minutes after the minute closed a late trade can still make its bar
+	longFinal := bar(m.Add(-30 * time.Minute))
+	if final([]sources.Bar{longFinal, after}, slow, m.Add(4*time.Minute)) {
+		t.Errorf("a minute without a bar was final 3 minutes after it closed, inside final_after (15m)")
+	}
+	if !final([]sources.Bar{longFinal, after}, slow, m.Add(16*time.Minute)) {
+		t.Errorf("a minute without a bar was not final once final_after passed")
 	}
 	// a later bar of another request says nothing of a minute that request did not ask for
 	l := NewMemoryLedger()

@@ -181,6 +181,16 @@ func (m *MemoryLedger) Keep(_ context.Context, k Kept) error {
 		byMinute[b.Start.Unix()] = len(h.Bars)
 		h.Bars = append(h.Bars, b)
 	}
+	// a bar fetched before k at a minute k looked at (inside its window, ended when it was
+	// sent) and did not return is gone at the source: the later fetch wins, as in the store
+	returned := map[int64]bool{}
+	for _, b := range k.Bars {
+		returned[b.Start.Unix()] = true
+	}
+	h.Bars = slices.DeleteFunc(h.Bars, func(b HeldBar) bool {
+		return !returned[b.Start.Unix()] && !b.Start.Before(k.Span.From) && b.Start.Before(k.Span.To) &&
+			!b.Start.Add(time.Minute).After(k.Fetched) && b.Fetched.Unix() < k.Fetched.Unix()
+	})
 	slices.SortFunc(h.Bars, func(a, b HeldBar) int { return a.Start.Compare(b.Start) })
 	w := WindowOf(k)
 	if i := slices.IndexFunc(h.Windows, func(o HeldWindow) bool { return o.Span.From.Equal(w.Span.From) }); i >= 0 {

@@ -105,6 +105,11 @@ func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Ti
 			now = latest(now, cov.FinalAt(effective).Add(cov.Delay))
 		}
 	}
+	// price's own clock while the minute is younger than that: a source still inside its
+	// publication delay is not_covered, as price calls it, not a not_final with a deadline
+	if clock := r.deps.Now().UTC(); clock.Before(now) {
+		now = clock
+	}
 	tasks, _, _ := r.plan(feed, quotes, minute, effective, session, now)
 	for _, t := range tasks {
 		d, err := r.derive(ctx, t, minute, effective)
@@ -137,7 +142,10 @@ func (r *Reconciler) Rederive(ctx context.Context, symbol string, minute time.Ti
 // Offline is the Reconciler Rederive runs on: the spec's sources built whether or not their keys
 // are set in this environment (the ledger holds what they said when they were), over the
 // ledger, with a budget that sends nothing.
-func Offline(spec *Spec, ledger Ledger) (*Reconciler, error) {
+func Offline(spec *Spec, ledger Ledger) (*Reconciler, error) { return OfflineAt(spec, ledger, nil) }
+
+// OfflineAt is Offline on the clock now (nil: the real clock), the clock price would read.
+func OfflineAt(spec *Spec, ledger Ledger, now func() time.Time) (*Reconciler, error) {
 	if ledger == nil {
 		return nil, ErrNoLedger
 	}
@@ -153,7 +161,7 @@ func Offline(spec *Spec, ledger Ledger) (*Reconciler, error) {
 		src.Missing = ""
 		s.Sources[i] = src
 	}
-	return New(&s, Deps{Deps: sources.Deps{Budget: sendNothing{}}, Ledger: ledger})
+	return New(&s, Deps{Deps: sources.Deps{Budget: sendNothing{}, Now: now}, Ledger: ledger})
 }
 
 // sendNothing is the budget of an offline Reconciler: no request is ever sent.

@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -122,8 +123,22 @@ func Secrets(secrets ...string) []string {
 var secretParam = regexp.MustCompile(`(?i)((?:api_?key|apikey|token|access_token|key|secret|password)=)[^&\s"']+`)
 
 // Params removes the values of secret-looking query parameters from a string, whatever they are.
+// A value that is already Mark (a registered secret taken out) is left with the punctuation that
+// follows it, the rest of the message (an unknown value's end cannot be told from it, so there
+// the rest goes with the value).
 func Params(s string) string {
-	return secretParam.ReplaceAllString(s, "${1}"+Mark)
+	return secretParam.ReplaceAllStringFunc(s, func(m string) string {
+		name := m[:strings.IndexByte(m, '=')+1]
+		if rest, ok := strings.CutPrefix(m[len(name):], Mark); ok && !startsWithWordChar(rest) {
+			return m
+		}
+		return name + Mark
+	})
+}
+
+func startsWithWordChar(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-')
 }
 
 // String removes from s every registered secret, every secret-looking query parameter's value

@@ -217,3 +217,16 @@ func TestErrorRedactsAnErrorsText(t *testing.T) {
 		t.Fatalf("Error = %q, want %q", got, want)
 	}
 }
+
+// TestParamsKeepWhatFollowsARegisteredSecret: a password= value already taken out by its
+// registered secret leaves the rest of the message (issue 33: the port's error was swallowed).
+func TestParamsKeepWhatFollowsARegisteredSecret(t *testing.T) {
+	Register("SuperSecretPw2x")
+	got := String("cannot parse `postgres://h/db?password=SuperSecretPw2x`: invalid port")
+	if want := "cannot parse `postgres://h/db?password=REDACTED`: invalid port"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := String("password=REDACTEDmore and the rest"); got != "password=REDACTED and the rest" {
+		t.Errorf("a value that only starts with the mark is still a value: %q", got)
+	}
+}

@@ -117,16 +117,22 @@ func (r *Runner) answer(ctx context.Context, t *taskState, info agentrig.TaskVie
 		log.Warn("self-check: our answer is far from the expected median", "distance_bps", feeds.FormatCentiBps(self),
 			"alert_bps", feeds.FormatCentiBps(limit), "answer", res.Price.String(), "expected_median", res.Median.String())
 	}
-	if ev := r.cfg.Evidence; ev != nil {
-		// kept before the commit can go out; losing it loses an explanation, never the answer
-		if err := ev.KeepEvidence(ctx, t.id, res, r.cfg.Now()); err != nil {
-			log.Warn("the answer's evidence was not kept", "error", err)
-		}
-	}
+	kept := false
 	r.record(ctx, log, t, info, journal.Entry{Symbol: input.Symbol, Minute: input.Minute, Price: res.Price,
 		ExpectedMedian: res.Median, SelfCentiBps: self}, func(stored journal.Entry) {
 		log.Info("answered", "rig", stored.RigID, "price", stored.Price.String(), "expected_median", res.Median.String(),
 			"self_distance_bps", feeds.FormatCentiBps(self), "sources", res.Survivors, "early", res.Early)
+		// The evidence is the answer the journal holds: kept once the journal recorded it (a
+		// pricing whose answer failed to record keeps none, so a task priced again is explained
+		// by the price it commits), and only when the entry stored is this price (an answer
+		// recorded before stands). The commit goes out in the next step, after it; losing the
+		// evidence loses an explanation, never the answer.
+		if ev := r.cfg.Evidence; ev != nil && !kept && stored.Price == res.Price {
+			kept = true
+			if err := ev.KeepEvidence(ctx, t.id, res, r.cfg.Now()); err != nil {
+				log.Warn("the answer's evidence was not kept", "error", err)
+			}
+		}
 	})
 }
 

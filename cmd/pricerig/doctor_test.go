@@ -56,7 +56,7 @@ func (r doctorJSON) verdicts() map[string]string {
 }
 
 // doctorSpec writes a sources.yaml of simulated providers (each NVDA) and returns its path.
-func doctorSpec(t *testing.T, url string, providers ...string) string {
+func doctorSpec(t testing.TB, url string, providers ...string) string {
 	t.Helper()
 	envs := map[string]string{"yahoo": "", "finnhub": "FINNHUB_API_KEY", "fmp": "FMP_API_KEY", "twelvedata": "TWELVEDATA_API_KEY", "pyth": "PYTH_API_KEY"}
 	var b strings.Builder

@@ -156,6 +156,8 @@ func runExplain(ctx context.Context, a *app, o explainOpts) error {
 		return err
 	case rep.Task != nil && rep.Task.Refusal != "":
 		return nil // answered the spec's refusal_answer, as every rig did
+	case rep.Task != nil && rep.Task.EvidenceDiffers != "":
+		return failed("task %s: %s", strconv.FormatUint(o.task, 10), rep.Task.EvidenceDiffers)
 	case !rep.Agreed:
 		return failed("no answer from the ledger: %s", rep.Reason)
 	case rep.Task != nil && !rep.Task.Rederived:

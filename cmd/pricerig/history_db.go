@@ -33,6 +33,9 @@ func (d readDB[T]) mustExist(target string) error {
 	if dburl.IsPostgres(target) {
 		return nil
 	}
+	if dburl.IsKeyValue(target) {
+		return badInput("%s %q: a PostgreSQL database is named by a postgres:// URL, not by libpq's key/value settings", d.flag, dburl.Shown(target))
+	}
 	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
 		return badInput("%s: %v", d.flag, d.noneAt(target))
 	}

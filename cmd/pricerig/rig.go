@@ -356,9 +356,10 @@ func openRigJournal(target string, started *bool) (*rigjournal.DBJournal, func()
 }
 
 // openRigLedger opens the bar ledger beside the journal: in its PostgreSQL database, so the
-// instances share the leader's bars and quota counts, or in a SQLite file next to it. Unless it
-// is also the backfill's history (--db), it is pruned every 6 hours while the rig runs. Its
-// close stops the pruning first, and removes a file this run made when the runner never started.
+// instances share the leader's bars and quota counts, or in a SQLite file next to it. It is
+// pruned every 6 hours while the rig runs, of its own bars only: what a backfill wrote into the
+// same store, under whatever URL, is never pruned (history.Store.Prune). Its close stops the
+// pruning first, and removes a file this run made when the runner never started.
 func openRigLedger(ctx context.Context, f rigFlags, logger *slog.Logger, started *bool) (*history.Store, func(), error) {
 	ledgerAt := ledgerBeside(f.journal)
 	fresh := isNewFile(ledgerAt)
@@ -367,13 +368,10 @@ func openRigLedger(ctx context.Context, f rigFlags, logger *slog.Logger, started
 		return nil, nil, failed("the bar ledger: %v", err)
 	}
 	logger.Info("bar ledger", "target", ledger.Path())
-	stopPruning := func() {}
-	if ledgerAt != f.db { // never prune a backfill's history
-		pruneCtx, cancel := context.WithCancel(ctx)
-		pruned := make(chan struct{})
-		go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
-		stopPruning = func() { cancel(); <-pruned }
-	}
+	pruneCtx, cancel := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() { defer close(pruned); ledger.PruneEvery(pruneCtx, f.keep, 6*time.Hour, time.Now, logger) }()
+	stopPruning := func() { cancel(); <-pruned }
 	return ledger, func() {
 		stopPruning() // before the ledger closes
 		ledger.Close()

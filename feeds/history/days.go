@@ -36,38 +36,55 @@ func storedDays(ctx context.Context, tx wtx, stmt string, args ...any) (map[int6
 // barDayRows packs one source's bars of one symbol into bar_days rows, merged over the blocks
 // the store already holds for their days (a page's first and last days are usually shared
 // with the page before and after): of two bars of one minute the one fetched later is kept, and
-// a close it changed is a revision.
-func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []feeds.HeldBar) ([][]any, []revision, error) {
-	if len(bars) == 0 {
+// a close it changed is a revision, as is a bar seen's fetch no longer returned (its day's block
+// is written again without it) and one that appeared where an earlier fetch saw none (mergeBars).
+func barDayRows(ctx context.Context, tx wtx, source, symbol string, bars []feeds.HeldBar, seen sight, earlier []sight) ([][]any, []revision, error) {
+	bars = sortedBars(bars)
+	var first, last int64
+	switch {
+	case len(bars) > 0 && !seen.fetched.IsZero():
+		first, last = min(dayOf(bars[0].Start.Unix()), dayOf(seen.span.From.Unix())), max(dayOf(bars[len(bars)-1].Start.Unix()), dayOf(seen.span.To.Add(-time.Minute).Unix()))
+	case len(bars) > 0:
+		first, last = dayOf(bars[0].Start.Unix()), dayOf(bars[len(bars)-1].Start.Unix())
+	case !seen.fetched.IsZero() && seen.span.To.After(seen.span.From):
+		first, last = dayOf(seen.span.From.Unix()), dayOf(seen.span.To.Add(-time.Minute).Unix())
+	default:
 		return nil, nil, nil
 	}
-	bars = sortedBars(bars)
-	first, last := dayOf(bars[0].Start.Unix()), dayOf(bars[len(bars)-1].Start.Unix())
 	held, err := storedDays(ctx, tx, `SELECT day, data FROM bar_days WHERE symbol = ? AND source = ? AND day >= ? AND day <= ?`,
 		symbol, source, first, last)
 	if err != nil {
 		return nil, nil, err
 	}
+	days := make([]int64, 0, len(held)+1)
+	for day := range held {
+		days = append(days, day)
+	}
+	for _, b := range bars {
+		days = append(days, dayOf(b.Start.Unix()))
+	}
+	slices.Sort(days)
 	var rows [][]any
 	var revised []revision
-	for len(bars) > 0 {
-		day := dayOf(bars[0].Start.Unix())
-		n := 1
+	for _, day := range slices.Compact(days) {
+		n := 0
 		for n < len(bars) && dayOf(bars[n].Start.Unix()) == day {
 			n++
 		}
 		part := bars[:n]
 		bars = bars[n:]
+		var prev []feeds.HeldBar
 		if old, ok := held[day]; ok {
-			prev, err := unpackBarDay(nil, day, old)
-			if err != nil {
+			if prev, err = unpackBarDay(nil, day, old); err != nil {
 				return nil, nil, fmt.Errorf("bars of %s %s on %s: %w", source, symbol, unix(day).Format(time.DateOnly), err)
 			}
-			var r []revision
-			part, r = mergeBars(prev, part)
-			revised = append(revised, r...)
 		}
-		rows = append(rows, []any{symbol, day, source, len(part), packBarDay(day, part)})
+		merged, r := mergeBars(prev, part, seen, earlier)
+		if len(r) == 0 && len(part) == 0 {
+			continue // a stored day the fetch left as it was
+		}
+		revised = append(revised, r...)
+		rows = append(rows, []any{symbol, day, source, len(merged), packBarDay(day, merged)})
 	}
 	return rows, revised, nil
 }

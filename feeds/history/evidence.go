@@ -114,9 +114,17 @@ func unpinned(dayExpr string) string {
 	return ` AND NOT EXISTS (SELECT 1 FROM evidence e WHERE e.symbol = t.symbol AND ` + dayExpr + ` BETWEEN e.day_from AND e.day_to)`
 }
 
+// notBackfilled is the condition that no backfill's window (a row of windows, which only
+// PutWindow writes: a ledger's Keep never does) of the row's source overlaps [from, to) (column
+// expressions in unix seconds): what a backfill wrote is history, never the ledger's to prune,
+// whatever URL the rig and the backfill were each given for the store they share.
+func notBackfilled(from, to string) string {
+	return ` AND NOT EXISTS (SELECT 1 FROM windows w WHERE w.source = t.source AND w.win_from < ` + to + ` AND w.win_to > ` + from + `)`
+}
+
 // Prune drops, at now, the evidence older than r.Evidence and then the bar blocks, windows and
-// revisions of days older than r.Bars that no evidence left pins. Backfilled history is bars too:
-// prune only a ledger that is not the history a backfill keeps (the rig's beside its journal).
+// revisions of days older than r.Bars that no evidence left pins and no backfill wrote
+// (notBackfilled): a rig's ledger in the store a backfill fills prunes only its own bars.
 func (s *Store) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, error) {
 	var p Pruned
 	err := s.write(ctx, func(tx wtx) error {
@@ -136,16 +144,16 @@ func (s *Store) Prune(ctx context.Context, r Retention, now time.Time) (Pruned, 
 		}
 		before := day(now.Add(-r.Bars))
 		var err error
-		if p.BarDays, err = deleted(ctx, tx, `bar_days t WHERE day < ?`+unpinned("t.day"), before); err != nil {
+		if p.BarDays, err = deleted(ctx, tx, `bar_days t WHERE day < ?`+unpinned("t.day")+notBackfilled("t.day", "t.day + 86400"), before); err != nil {
 			return err
 		}
 		// a window (a day, a run of dates, a month) goes when it ended before the cut and no
 		// evidence's days overlap its own
 		if p.Windows, err = deleted(ctx, tx, `coverage t WHERE seen_to <= ? AND win_to <= ? AND NOT EXISTS (SELECT 1 FROM evidence e
-WHERE e.symbol = t.symbol AND e.day_from <= t.seen_to - 1 AND e.day_to + 86400 > t.win_from)`, before, before); err != nil {
+WHERE e.symbol = t.symbol AND e.day_from <= t.seen_to - 1 AND e.day_to + 86400 > t.win_from)`+notBackfilled("t.win_from", "t.seen_to"), before, before); err != nil {
 			return err
 		}
-		p.Revisions, err = deleted(ctx, tx, `bar_revisions t WHERE minute < ?`+unpinned("(t.minute - t.minute % 86400)"), before)
+		p.Revisions, err = deleted(ctx, tx, `bar_revisions t WHERE minute < ?`+unpinned("(t.minute - t.minute % 86400)")+notBackfilled("t.minute", "t.minute + 60"), before)
 		return err
 	})
 	return p, err

@@ -179,3 +179,43 @@ func TestPruneEveryPrunesAtOnceAndAgainEachPeriod(t *testing.T) {
 		t.Fatal("PruneEvery did not return when its context ended")
 	}
 }
+
+// TestPruneLeavesWhatABackfillWrote: a rig's ledger in the store a backfill fills (issue 33: the
+// rig told the two apart by comparing URL strings) prunes its own old bars and never the
+// backfill's, of the same source and day or not.
+func TestPruneLeavesWhatABackfillWrote(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be storeBackend) {
+		ctx := context.Background()
+		s := be.open(t, "shared.db")
+		old := ny(2026, time.March, 10, 10, 0)
+		backfilled := market.Span{From: old, To: old.Add(2 * time.Minute)}
+		if _, err := s.PutWindow(ctx, FetchedWindow{Source: "yahoo", Span: backfilled, Symbols: []string{"NVDA"},
+			Bars: map[string][]sources.Bar{"NVDA": {bar(old, 100), bar(old.Add(time.Minute), 101)}}, Requests: 1, Fetched: backfilled.To}); err != nil {
+			t.Fatal(err)
+		}
+		rigs := old.Add(24 * time.Hour) // the rig's own bars of the same source, a day later
+		for _, src := range []string{"yahoo", "alpaca"} {
+			span := market.Span{From: rigs, To: rigs.Add(time.Minute)}
+			if err := s.Keep(ctx, feeds.Kept{Source: src, Symbol: "NVDA", Span: span, Bars: []sources.Bar{bar(rigs, 200)}, Fetched: span.To, FinalTo: span.To, Requests: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := s.Prune(ctx, DefaultRetention, rigs.Add(DefaultRetention.Bars+48*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := func(src string, m time.Time) int {
+			h, err := s.Held(ctx, src, "NVDA", m, m.Add(2*time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(h.Bars)
+		}
+		if n := held("yahoo", old); n != 2 {
+			t.Errorf("the backfill's bars: %d left of 2 (pruned %+v)", n, p)
+		}
+		if held("yahoo", rigs)+held("alpaca", rigs) != 0 || p.BarDays != 2 {
+			t.Errorf("the rig's own old bars were not pruned: %+v", p)
+		}
+	})
+}

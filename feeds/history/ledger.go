@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds"
+	"github.com/pricerig/pricerig/internal/sqldb"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 )
@@ -82,12 +83,16 @@ func (s *Store) Keep(ctx context.Context, k feeds.Kept) error {
 				return err
 			}
 		}
+		earlier, err := earlierSights(ctx, tx, k)
+		if err != nil {
+			return err
+		}
 		bars := map[string][]feeds.HeldBar{k.Symbol: feeds.HeldOf(k.Bars, k.Fetched, k.FinalTo)}
-		if err := putBars(ctx, tx, k.Source, []string{k.Symbol}, bars); err != nil {
+		if err := putBars(ctx, tx, k.Source, []string{k.Symbol}, bars, sight{span: k.Span, fetched: k.Fetched, finalTo: w.FinalTo}, earlier); err != nil {
 			return err
 		}
 		var to, seen, fetched int64
-		err := tx.QueryRow(ctx, `SELECT win_to, seen_to, fetched FROM coverage WHERE source = ? AND symbol = ? AND win_from = ?`,
+		err = tx.QueryRow(ctx, `SELECT win_to, seen_to, fetched FROM coverage WHERE source = ? AND symbol = ? AND win_from = ?`,
 			k.Source, k.Symbol, final.From.Unix()).Scan(&to, &seen, &fetched)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -104,11 +109,32 @@ func (s *Store) Keep(ctx context.Context, k feeds.Kept) error {
 	})
 }
 
+// earlierSights are the fetches the store holds of k's source and symbol over k's window,
+// sent before it: a bar k holds at a minute one of them saw empty appeared since.
+func earlierSights(ctx context.Context, tx wtx, k feeds.Kept) ([]sight, error) {
+	var out []sight
+	err := tx.Query(ctx, `SELECT win_from, win_to, fetched, seen_to FROM coverage WHERE source = ? AND symbol = ? AND win_from < ? AND seen_to > ? AND fetched > 0 AND fetched < ?`,
+		[]any{k.Source, k.Symbol, k.Span.To.Unix(), k.Span.From.Unix(), k.Fetched.Unix()}, func(r sqldb.Row) error {
+			var from, to, fetched, seenTo int64
+			if err := r.Scan(&from, &to, &fetched, &seenTo); err != nil {
+				return err
+			}
+			out = append(out, sight{span: market.Span{From: unix(from), To: unix(max(to, seenTo))}, fetched: unix(fetched), finalTo: unix(to)})
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("reading coverage: %w", err)
+	}
+	return out, nil
+}
+
 // Revision is a stored bar whose close a later fetch changed.
 type Revision struct {
 	Source, Symbol string
 	Minute         time.Time
-	Old, New       numeric.Scaled
+	// Old is 0 for a bar that appeared at a minute an earlier fetch saw without one (an answer
+	// then carried an earlier bar over it), New 0 for a bar a later fetch no longer holds.
+	Old, New numeric.Scaled
 	// OldFetched and Seen are when the old and the new close were fetched (zero: unknown);
 	// OldFinal says the old close was final when fetched (its provider changed a finished bar).
 	OldFetched, Seen time.Time

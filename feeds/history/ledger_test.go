@@ -334,3 +334,48 @@ func TestTheStoreHoldsWhatAMemoryLedgerHolds(t *testing.T) {
 		}
 	})
 }
+
+// TestBarsThatAppearOrVanishAreRevisions: a bar at a minute an earlier fetch saw empty, and a
+// bar a later fetch of its minute no longer returns, are revisions like a changed close (issue
+// 33: an answer carried over a minute that later got a bar was invisible to the audit); the
+// later fetch wins, so the vanished bar is no longer held.
+func TestBarsThatAppearOrVanishAreRevisions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be storeBackend) {
+		ctx := context.Background()
+		s := be.open(t, "ledger.db")
+		open := ny(2025, time.November, 20, 9, 30)
+		at := func(m int) time.Time { return open.Add(time.Duration(m) * time.Minute) }
+		keep := func(fetched time.Time, bars ...sources.Bar) {
+			k := feeds.Kept{Source: "massive", Symbol: "NVDA", Span: market.Span{From: at(0), To: at(10)},
+				Bars: bars, Fetched: fetched, FinalTo: feeds.FinalTo(0, fetched), Requests: 1}
+			if err := s.Keep(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first, second := at(10).Add(20*time.Second), at(30)
+		keep(first, bar(at(0), 100), bar(at(5), 105))
+		keep(second, bar(at(0), 100), bar(at(3), 103))
+		revs, err := s.Revisions(ctx, "massive", "NVDA", at(0), at(30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Revision{
+			{Source: "massive", Symbol: "NVDA", Minute: at(3), Old: 0, New: 103, OldFetched: first.Truncate(time.Second), Seen: second, OldFinal: true},
+			{Source: "massive", Symbol: "NVDA", Minute: at(5), Old: 105, New: 0, OldFetched: first.Truncate(time.Second), Seen: second, OldFinal: true},
+		}
+		if !reflect.DeepEqual(revs, want) {
+			t.Errorf("revisions\n%+v, want\n%+v", revs, want)
+		}
+		h, err := s.Held(ctx, "massive", "NVDA", at(0), at(30))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []time.Time
+		for _, b := range h.Bars {
+			starts = append(starts, b.Start)
+		}
+		if !reflect.DeepEqual(starts, []time.Time{at(0), at(3)}) {
+			t.Errorf("held bars at %v, want 09:30 and 09:33 (the later fetch wins)", starts)
+		}
+	})
+}

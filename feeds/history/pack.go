@@ -231,26 +231,61 @@ func unpackBarDay(dst []feeds.HeldBar, day int64, blob []byte) ([]feeds.HeldBar,
 }
 
 // revision is a bar whose close a later fetch changed: the close held before and the one after,
-// each as fetched.
+// each as fetched. A bar that appeared after a fetch saw none has an old close of 0, one a later
+// fetch no longer holds a new close of 0.
 type revision struct{ old, new feeds.HeldBar }
 
-// mergeBars is the bars of old and add (each sorted, one bar a start), the one fetched later of
-// each start kept (add's on a tie), with the starts whose close the two disagree on.
-func mergeBars(old, add []feeds.HeldBar) ([]feeds.HeldBar, []revision) {
-	if len(old) == 0 {
-		return add, nil
+// sight is one fetch's look at a source's minutes: the minutes of span that had ended when it
+// was sent hold exactly the bars it returned. The zero sight (a backfill's page, which may stop
+// short of its window) says nothing of a minute without a bar.
+type sight struct {
+	span             market.Span
+	fetched, finalTo time.Time
+}
+
+// saw reports whether the fetch looked at the minute at start, and whether it was final then.
+func (s sight) saw(start time.Time) (saw, final bool) {
+	if s.fetched.IsZero() || start.Before(s.span.From) || !start.Before(s.span.To) || start.Add(time.Minute).After(s.fetched) {
+		return false, false
 	}
+	return true, start.Before(s.finalTo)
+}
+
+// absentBar is the "bar" a fetch saw at a minute without one: close 0.
+func absentBar(start time.Time, s sight) feeds.HeldBar {
+	_, final := s.saw(start)
+	return feeds.HeldBar{Bar: sources.Bar{Start: start}, Fetched: s.fetched, Final: final}
+}
+
+// mergeBars is the bars of old and add (each sorted, one bar a start), the one fetched later of
+// each start kept (add's on a tie), with the starts whose close the two disagree on. seen is the
+// fetch add comes from: an old bar it looked at and no longer returned is dropped (the later
+// fetch wins) and is a revision to close 0; earlier are the fetches the store holds over add's
+// minutes: a bar of add at a minute one of them looked at and found empty is a revision from 0.
+func mergeBars(old, add []feeds.HeldBar, seen sight, earlier []sight) ([]feeds.HeldBar, []revision) {
 	out := make([]feeds.HeldBar, 0, len(old)+len(add))
 	var revised []revision
 	i, j := 0, 0
 	for i < len(old) || j < len(add) {
 		switch {
 		case j == len(add) || (i < len(old) && old[i].Start.Before(add[j].Start)):
-			out = append(out, old[i])
+			b := old[i]
 			i++
+			if saw, _ := seen.saw(b.Start); saw && b.Close > 0 && b.Fetched.Unix() < seen.fetched.Unix() {
+				revised = append(revised, revision{old: b, new: absentBar(b.Start, seen)})
+				continue
+			}
+			out = append(out, b)
 		case i == len(old) || add[j].Start.Before(old[i].Start):
-			out = append(out, add[j])
+			b := add[j]
 			j++
+			for _, e := range earlier {
+				if saw, _ := e.saw(b.Start); saw && b.Close > 0 && e.fetched.Unix() < b.Fetched.Unix() {
+					revised = append(revised, revision{old: absentBar(b.Start, e), new: b})
+					break
+				}
+			}
+			out = append(out, b)
 		default:
 			a, b := old[i], add[j]
 			if !feeds.Later(a.Fetched, b.Fetched) {

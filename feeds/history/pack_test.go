@@ -60,7 +60,7 @@ func TestBarDayBlocksHoldWhatAMapHolds(t *testing.T) {
 			if round%2 == 0 {
 				slices.SortStableFunc(bars, func(a, b feeds.HeldBar) int { return a.Start.Compare(b.Start) })
 			}
-			merged, revised := mergeBars(stored, sortedBars(bars))
+			merged, revised := mergeBars(stored, sortedBars(bars), sight{}, nil)
 			if len(revised) != wantRevised {
 				t.Fatalf("round %d: %d revisions reported, %d closes changed", round, len(revised), wantRevised)
 			}

@@ -74,7 +74,8 @@ func (s *Store) PutWindow(ctx context.Context, w FetchedWindow) (int, error) {
 		for _, sym := range w.Symbols {
 			bars[sym] = feeds.HeldOf(w.Bars[sym], w.Fetched, farFuture)
 		}
-		if err := putBars(ctx, tx, w.Source, w.Symbols, bars); err != nil {
+		// a page may stop short of its window: it says nothing of the minutes without a bar
+		if err := putBars(ctx, tx, w.Source, w.Symbols, bars, sight{}, nil); err != nil {
 			return err
 		}
 		if err := tx.upsert(ctx, coverageTable, cov); err != nil {
@@ -98,11 +99,11 @@ var farFuture = time.Unix(1<<40, 0)
 
 // putBars merges a source's bars of each symbol into their day blocks and keeps the revisions
 // the merge found.
-func putBars(ctx context.Context, tx wtx, source string, symbols []string, bars map[string][]feeds.HeldBar) error {
+func putBars(ctx context.Context, tx wtx, source string, symbols []string, bars map[string][]feeds.HeldBar, seen sight, earlier []sight) error {
 	var rows [][]any
 	var revised []revisedBar
 	for _, sym := range symbols {
-		r, rev, err := barDayRows(ctx, tx, source, sym, bars[sym])
+		r, rev, err := barDayRows(ctx, tx, source, sym, bars[sym], seen, earlier)
 		if err != nil {
 			return fmt.Errorf("writing bars: %w", err)
 		}

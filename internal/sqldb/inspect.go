@@ -41,6 +41,9 @@ const writeProbe = `CREATE TABLE pricerig_doctor_probe (x INTEGER)`
 // version and tries a write it rolls back; it migrates nothing, whatever the version. The handle
 // it returns (one connection) lets the owner read more of what it holds; the caller closes it.
 func Inspect(ctx context.Context, target string, cfg Config) (*DB, Inspection, error) {
+	if err := refuseKeyValue(target, cfg); err != nil {
+		return nil, Inspection{}, err
+	}
 	var d *DB
 	var err error
 	if dburl.IsPostgres(target) {

@@ -99,10 +99,22 @@ func Open(target string, create bool, cfg Config) (*DB, error) {
 	if strings.TrimSpace(target) == "" {
 		return nil, fmt.Errorf("no %s path", cfg.What)
 	}
+	if err := refuseKeyValue(target, cfg); err != nil {
+		return nil, err
+	}
 	if dburl.IsPostgres(target) {
 		return openPostgres(target, create, cfg)
 	}
 	return openSQLite(target, create, cfg)
+}
+
+// refuseKeyValue refuses a libpq key=value string (host=… password=…): read as a path it would
+// make a SQLite file named after the password.
+func refuseKeyValue(target string, cfg Config) error {
+	if dburl.IsKeyValue(target) {
+		return fmt.Errorf("%s %q: a PostgreSQL database is named by a URL (postgres://user:password@host:5432/database), not by libpq's key/value settings", cfg.What, dburl.Shown(target))
+	}
+	return nil
 }
 
 // Postgres reports whether the database is PostgreSQL.
