@@ -22,6 +22,7 @@ import (
 // the two honest answers, on a young and an old chain, with no reverted transaction; the blocks
 // show the chain stood still until each of those sends.
 func TestAQuietChainRevealsAndSettlesARigMissed(t *testing.T) {
+	t.Parallel()
 	bothChains(t, quietChainRevealsAndSettles)
 }
 
