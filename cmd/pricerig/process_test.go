@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -46,6 +47,7 @@ func TestMain(m *testing.M) {
 		go buildPricerig()
 	}
 	code := m.Run()
+	pgtest.StopShared() // the cluster the PostgreSQL tests' databases share (pgtest.Shared)
 	if early {
 		buildPricerig() // waits for the build to end before its folder is removed
 	}
