@@ -79,7 +79,8 @@ var (
 	binaryFailed string // why go build failed, when it did
 	// goEnv is the environment the test binary started with, for go build: TestMain points
 	// XDG_CACHE_HOME at a throwaway folder, and with it go's build cache, so a build there
-	// compiled everything from the standard library up (12 minutes at a load of 15 on 2 cores).
+	// compiled everything from the standard library up (TestPriceHostileSourcesMemory, the
+	// first to ask for it, took 1275 s at a load of 15-25 on 2 cores).
 	goEnv []string
 )
 

@@ -20,7 +20,6 @@ import (
 	"github.com/pricerig/pricerig/feeds/history"
 	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/internal/syncbuf"
-	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/rig/devnet"
 	rigjournal "github.com/pricerig/pricerig/rig/journal"
 	"github.com/pricerig/pricerig/sources/sim"
@@ -198,10 +197,7 @@ func TestStorePricerFallsBackToTheSourcesForAMinuteItLacks(t *testing.T) {
 // PostgreSQL database.
 func TestStorePricerAnswersAMinuteTheBackfillStored(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { testStorePricerAnswers(t, filepath.Join(t.TempDir(), "prices.db")) })
-	t.Run("postgres", func(t *testing.T) {
-		testbound.EndToEnd(t) // starts PostgreSQL
-		testStorePricerAnswers(t, pgtest.Shared(t).NewDatabase(t))
-	})
+	t.Run("postgres", func(t *testing.T) { testStorePricerAnswers(t, pgtest.Shared(t).NewDatabase(t)) })
 }
 
 func testStorePricerAnswers(t *testing.T, db string) {
