@@ -15,7 +15,10 @@ import (
 	"github.com/pricerig/pricerig/rig/devnet"
 )
 
+// The devnet command as shipped: Robinhood Chain's 12 s L1 interval and the seed's windows (the
+// other devnet command tests run it on testL1Interval).
 func TestDevnetCommandSettlesAndExitsZero(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
@@ -94,6 +97,7 @@ func TestDevnetCommandReadsTheL1BaseFee(t *testing.T) {
 
 // --keep leaves the chain up after the tasks settle, prints how to attach, and stops on cancel.
 func TestDevnetKeepServesUntilCancelled(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
@@ -102,7 +106,7 @@ func TestDevnetKeepServesUntilCancelled(t *testing.T) {
 	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--config", "../../sources.yaml", "--instant", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	for !strings.Contains(errOut.String(), "kept up until Ctrl-C") {
 		select {
@@ -151,7 +155,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 	var out, errOut syncbuf.Buffer
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml", "--instant"}, strings.NewReader(""), &out, &errOut)
+		done <- run(ctx, []string{"devnet", "--keep", "--symbols", "SPY", "--funded-keys", "2", "--config", "../../sources.yaml", "--instant", "--l1-interval", testL1Interval.String()}, strings.NewReader(""), &out, &errOut)
 	}()
 	for !strings.Contains(errOut.String(), "pricerig operator withdraw") {
 		select {
@@ -213,6 +217,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 // --rigs 0 starts a chain with the jobs and no rigs (nothing ordered), with the windows and the
 // number of funded keys asked for.
 func TestDevnetWithoutRigsTakesItsWindowsAndKeys(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}

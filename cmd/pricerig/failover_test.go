@@ -74,28 +74,46 @@ func (p *rigProc) readyz() string {
 }
 
 var (
-	binaryOnce sync.Once
-	binaryPath string
+	binaryOnce   sync.Once
+	binaryPath   string
+	binaryFailed string // why go build failed, when it did
+	// goEnv is the environment the test binary started with, for go build: TestMain points
+	// XDG_CACHE_HOME at a throwaway folder, and with it go's build cache, so a build there
+	// compiled everything from the standard library up (TestPriceHostileSourcesMemory, the
+	// first to ask for it, took 1275 s at a load of 15-25 on 2 cores).
+	goEnv []string
 )
 
 // pricerigBinary is a pricerig built without the race detector for the instances (under -race
 // the test binary runs them five times slower, and the failover tests run many); it falls back
 // to this test binary as pricerig's main when the go tool cannot build one.
 func pricerigBinary(t testing.TB) string {
+	buildPricerig()
+	if binaryFailed != "" {
+		t.Logf("building pricerig failed, running this test binary instead: %s", binaryFailed)
+	}
+	return binaryPath
+}
+
+// buildPricerig builds pricerigBinary's binary once; TestMain starts it early, beside the first
+// tests, when the whole package runs.
+func buildPricerig() {
 	binaryOnce.Do(func() {
 		binaryPath = os.Args[0]
 		dir, err := os.MkdirTemp("", "pricerig-bin-")
 		if err != nil {
+			binaryFailed = err.Error()
 			return
 		}
 		out := filepath.Join(dir, "pricerig")
-		if b, err := exec.Command("go", "build", "-o", out, ".").CombinedOutput(); err != nil {
-			t.Logf("building pricerig failed, running this test binary instead: %v\n%s", err, b)
+		build := exec.Command("go", "build", "-o", out, ".")
+		build.Env = goEnv
+		if b, err := build.CombinedOutput(); err != nil {
+			binaryFailed = fmt.Sprintf("%v\n%s", err, b)
 			return
 		}
 		binaryPath = out
 	})
-	return binaryPath
 }
 
 type failoverNet struct {

@@ -21,7 +21,7 @@ func TestHistoryOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL and four pricerig processes")
 	}
-	cluster := pgtest.Start(t)
+	cluster := pgtest.Shared(t) // a database of its own on the package's one cluster
 	url, config := processSim(t)
 	const password = "pg-sEcReT-7311"
 	withPassword := func(u string) string {

@@ -23,6 +23,7 @@ import (
 // were capped by what the window can hold and a too-large body stopped being retried, each read
 // 64 MiB up to three times.
 func TestPriceHostileSourcesMemory(t *testing.T) {
+	t.Parallel() // its own server and child process; waits for pricerigBinary's build
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

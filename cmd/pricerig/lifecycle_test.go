@@ -46,9 +46,7 @@ func testContext(t *testing.T) (context.Context, context.CancelFunc) {
 
 func startChainT(t *testing.T, o devnet.Options) *chainT {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end devnet run")
-	}
+	testbound.EndToEnd(t)
 	ctx, _ := testContext(t)
 	spec, err := os.ReadFile("../../sources.yaml")
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/sources/sim"
 )
 
@@ -27,6 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		main() // exits
 	}
+	goEnv = os.Environ() // before XDG_CACHE_HOME moves: go build finds its build cache there
 	// The commands' per-user bar cache: none for the commands the tests run in process (each
 	// test's simulator is its own world), a throwaway one for the processes they start.
 	userCache = func() (string, error) { return "", errNoCache }
@@ -35,7 +38,19 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	flag.Parse()
+	run := flag.Lookup("test.run")
+	early := !testing.Short() && run != nil && run.Value.String() == ""
+	if early {
+		// the whole package, end-to-end runs included: the failover and memory tests' pricerig
+		// builds beside the tests before them instead of holding up the first that needs it
+		go buildPricerig()
+	}
 	code := m.Run()
+	pgtest.StopShared() // the cluster the PostgreSQL tests' databases share (pgtest.Shared)
+	if early {
+		buildPricerig() // waits for the build to end before its folder is removed
+	}
 	os.RemoveAll(cache)
 	if binaryPath != "" && binaryPath != os.Args[0] {
 		os.RemoveAll(filepath.Dir(binaryPath)) // the failover tests' pricerig build

@@ -77,7 +77,7 @@ func TestReadersMakeNoStoreInPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL")
 	}
-	cluster := pgtest.Start(t)
+	cluster := pgtest.Shared(t) // a database of its own on the package's one cluster
 	_, url, config := backfillSim(t, time.Date(2025, 11, 20, 17, 0, 0, 0, time.UTC))
 	const password = "pg-rEaDeR-5531"
 	plain := cluster.NewDatabase(t)

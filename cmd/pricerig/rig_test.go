@@ -197,7 +197,7 @@ func TestStorePricerFallsBackToTheSourcesForAMinuteItLacks(t *testing.T) {
 // PostgreSQL database.
 func TestStorePricerAnswersAMinuteTheBackfillStored(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { testStorePricerAnswers(t, filepath.Join(t.TempDir(), "prices.db")) })
-	t.Run("postgres", func(t *testing.T) { testStorePricerAnswers(t, pgtest.Start(t).NewDatabase(t)) })
+	t.Run("postgres", func(t *testing.T) { testStorePricerAnswers(t, pgtest.Shared(t).NewDatabase(t)) })
 }
 
 func testStorePricerAnswers(t *testing.T, db string) {

@@ -4,7 +4,9 @@
 //
 // initdb refuses to run as root, so when the test runs as root the cluster is owned by, and run
 // as, the `postgres` user (runuser -u postgres). A test that needs PostgreSQL fails when CI=true
-// and the cluster cannot start; elsewhere it is skipped with the reason.
+// and the cluster cannot start; elsewhere it is skipped with the reason. Under go test -short
+// (the fast tier) it is skipped too: a cluster takes seconds to start (up to 25 s loaded), and
+// the full run and CI test every PostgreSQL case.
 package pgtest
 
 import (
@@ -26,6 +28,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pricerig/pricerig/internal/testbound"
 )
 
 // Cluster is a running throwaway PostgreSQL cluster.
@@ -38,9 +42,10 @@ type Cluster struct {
 }
 
 // Start starts a cluster for t and stops it when t ends. Without PostgreSQL on the machine the
-// test is skipped, or fails when CI=true.
+// test is skipped, or fails when CI=true; under -short it is skipped.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	testbound.EndToEnd(t)
 	c, err := start()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -68,6 +73,7 @@ var shared struct {
 // fails when CI=true.
 func Shared(t testing.TB) *Cluster {
 	t.Helper()
+	testbound.EndToEnd(t)
 	shared.Lock()
 	defer shared.Unlock()
 	if !shared.tried {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pricerig/pricerig/internal/testbound"
 )
 
 // The cluster starts, serves a fresh database, survives a restart with its data, and is gone
@@ -57,6 +59,7 @@ func TestClusterIsReapedWhenTheTestProcessDies(t *testing.T) {
 		fmt.Printf("cluster %s %s\n", c.Dir, c.URL("postgres"))
 		os.Exit(3) // no Cleanup runs
 	}
+	testbound.EndToEnd(t) // its child starts a cluster, which -short never does
 	if _, err := BinDir(); err != nil {
 		Start(t) // skips (or fails in CI) with the reason
 	}

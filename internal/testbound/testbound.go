@@ -55,3 +55,13 @@ func Context(t testing.TB, cap time.Duration) (context.Context, context.CancelFu
 	})
 	return ctx, cancel
 }
+
+// EndToEnd skips t under go test -short, the fast tier: a test that starts a devnet, rig or
+// pricerig processes, a database cluster or a browser, or waits out real windows, calls it
+// first. Without -short it does nothing, so the full run keeps every assertion.
+func EndToEnd(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: runs without -short")
+	}
+}

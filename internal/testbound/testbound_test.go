@@ -146,3 +146,32 @@ func TestAStuckTestFailsAloneAndTheNextOneRuns(t *testing.T) {
 		}
 	}
 }
+
+// endToEndDemo marks the child run of TestEndToEndDemo.
+const endToEndDemo = "TESTBOUND_E2E_DEMO"
+
+func TestEndToEndDemo(t *testing.T) {
+	if os.Getenv(endToEndDemo) != "1" {
+		t.Skip("run by TestEndToEndSkipsOnlyUnderShort")
+	}
+	EndToEnd(t)
+	t.Log("the end-to-end body ran")
+}
+
+// The fast tier (-short) skips an end-to-end test with a message saying how to run it; the full
+// run goes through to its body.
+func TestEndToEndSkipsOnlyUnderShort(t *testing.T) {
+	for _, short := range []bool{true, false} {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestEndToEndDemo$", "-test.v", "-test.short="+fmt.Sprint(short))
+		cmd.Env = append(os.Environ(), endToEndDemo+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("-short=%v: %v\n%s", short, err, out)
+		}
+		ran := strings.Contains(string(out), "the end-to-end body ran")
+		skipped := strings.Contains(string(out), "--- SKIP: TestEndToEndDemo") && strings.Contains(string(out), "end-to-end: runs without -short")
+		if ran == short || skipped != short {
+			t.Errorf("-short=%v: body ran %v, skipped %v:\n%s", short, ran, skipped, out)
+		}
+	}
+}

@@ -111,6 +111,7 @@ func waitAccounts(ctx context.Context, t *testing.T, when string, d *Devnet, sen
 // says, and once the task is settled again (the settle mined again, or sent again) the accounts
 // equal the chain to the wei: gas, earnings against the contract's credits, and the metrics.
 func TestAccountingFollowsAReorgThatDropsASettle(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}

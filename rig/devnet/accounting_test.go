@@ -200,6 +200,7 @@ func runAccounted(ctx context.Context, t *testing.T, o Options) (*Devnet, map[co
 // contract's own credits of its operator. The devnet charges Robinhood Chain's L1 part (l1fee.go)
 // as Nitro does, inside gasUsed: every journaled transaction records its gasUsedForL1.
 func TestAccountingEqualsTheChainToTheWei(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}

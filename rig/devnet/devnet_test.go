@@ -33,6 +33,7 @@ splits:
 `
 
 func TestDevnetSettlesEveryTaskInBothModes(t *testing.T) {
+	t.Parallel()
 	bothChains(t, devnetSettlesEveryTaskInBothModes)
 }
 

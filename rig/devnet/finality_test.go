@@ -41,6 +41,7 @@ func freshMinute(t *testing.T, symbol string) (m time.Time, final, previous, pro
 // the provisional one — because the rigs wait inside the commit window for their sources' bars
 // to be final. The devnet's clock is the wall clock moved back to 2 s after that minute.
 func TestTheRigCommitsTheFinalPrice(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}
@@ -79,6 +80,7 @@ func TestTheRigCommitsTheFinalPrice(t *testing.T) {
 // are final enough (its commit deadline came first) is still committed, and each rig process
 // logs it, counts it by outcome and journals it with every source's provenance, for the audit.
 func TestAnUnsettledAnswerIsCountedAndJournaled(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	metrics := map[int]*rig.Metrics{}
 	d, ctx := startDevnet(t, Options{Layout: []int{1, 1, 1},

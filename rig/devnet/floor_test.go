@@ -8,6 +8,7 @@ import (
 // reveal on top of the draw's block cost what the mined ones did (means over the three rigs;
 // calldata bytes differ with the commitments, hence the 0.5 % slack).
 func TestSoloAnswerGasIsWhatLoneAnswersCost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run")
 	}

@@ -90,6 +90,7 @@ func (p *tcpProxy) Restore(t *testing.T) {
 // killed) it falls back to polling over HTTP and still answers a task end to end; when the
 // endpoint is back it subscribes again.
 func TestRigsFollowHeadsBySubscriptionAndPollWhenItDrops(t *testing.T) {
+	t.Parallel()
 	var proxy *tcpProxy
 	d, ctx := startDevnet(t, Options{HeadsURL: func(i int, ws string) string {
 		if i != 0 {
@@ -131,6 +132,7 @@ const timeoutForDial = 5 * time.Second
 // same port yields a subscribed client; a node that serves only HTTP yields an error (the rig
 // then polls), and a ws URL needs no second client.
 func TestDialHeadsFindsTheWebsocketEndpointOrNone(t *testing.T) {
+	t.Parallel()
 	d, ctx := startDevnet(t, Options{Layout: []int{}})
 	c, err := rig.DialHeads(ctx, d.Chain.URL, timeoutForDial)
 	if err != nil || c == nil {

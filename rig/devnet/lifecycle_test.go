@@ -48,13 +48,16 @@ const testL1Interval = time.Second
 
 // bothChains runs an end-to-end test on a young chain (its own block numbers far below L1's, as
 // Robinhood Chain's are) and on an old one (its own numbers soon past L1's): the rigs compare
-// the contract's order blocks with L1 numbers on both.
+// the contract's order blocks with L1 numbers on both. The two run in parallel.
 func bothChains(t *testing.T, test func(t *testing.T, l1 uint64)) {
 	for _, c := range []struct {
 		name string
 		l1   uint64
 	}{{"young", DefaultL1Block}, {"old", 1}} {
-		t.Run(c.name, func(t *testing.T) { test(t, c.l1) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each chain is a devnet of its own
+			test(t, c.l1)
+		})
 	}
 }
 
@@ -69,9 +72,7 @@ func startDevnet(t *testing.T, o Options) (*Devnet, context.Context) {
 // providers' real lags).
 func startDevnetWithin(t *testing.T, o Options, bound time.Duration) (*Devnet, context.Context) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end devnet run")
-	}
+	testbound.EndToEnd(t)
 	o.Instant = true
 	ctx, _ := testbound.Context(t, bound)
 	if o.Spec == nil {
@@ -159,6 +160,7 @@ func waitSettled(ctx context.Context, t *testing.T, d *Devnet, ids []uint64) []T
 }
 
 func TestRigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T) {
+	t.Parallel()
 	bothChains(t, rigKilledBetweenCommitAndRevealRevealsAfterRestart)
 }
 
@@ -224,6 +226,7 @@ func rigKilledBetweenCommitAndRevealRevealsAfterRestart(t *testing.T, l1 uint64)
 }
 
 func TestSelfCheckCatchesARigLedAstrayByABrokenSource(t *testing.T) {
+	t.Parallel()
 	var logs syncbuf.Buffer
 	// Rig process 1 reconciles a price 40 bps above the median of its sources, as a broken
 	// source that pulled its answer would: inside the tolerance, past the alert at half of it.
@@ -269,6 +272,7 @@ func TestSelfCheckCatchesARigLedAstrayByABrokenSource(t *testing.T) {
 }
 
 func TestRigRidesOutAnRPCOutage(t *testing.T) {
+	t.Parallel()
 	var down atomic.Bool
 	var proxies []*httptest.Server
 	t.Cleanup(func() {
@@ -333,6 +337,7 @@ func adjustTime(ctx context.Context, t *testing.T, d *Devnet, by time.Duration) 
 }
 
 func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
+	t.Parallel()
 	d, ctx := startDevnet(t, Options{WrapPricer: func(i int, p rig.Pricer) rig.Pricer {
 		if i != 0 {
 			return p
@@ -372,6 +377,7 @@ func TestAWindowExpiresForARigThatCannotPrice(t *testing.T) {
 }
 
 func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	calls := map[string]int{}
 	d, ctx := startDevnet(t, Options{Layout: []int{3}, CommitWindow: roomyWindows, RevealWindow: roomyWindows, WrapPricer: func(_ int, p rig.Pricer) rig.Pricer {
@@ -408,6 +414,7 @@ func TestRigsOfOneProcessShareOnePriceFetch(t *testing.T) {
 }
 
 func TestTaskSurvivesAReorgThatDropsTheDrawAndTheCommits(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	metrics := map[int]*rig.Metrics{}
 	d, ctx := startDevnet(t, Options{Metrics: func(i int) *rig.Metrics {

@@ -81,6 +81,7 @@ func (d *Devnet) standing(ctx context.Context, t *testing.T, rigID uint64) rigSt
 // settles early (before its commit window would have closed) with agreement on 0, nobody is
 // slashed, and each rig journals the reason.
 func TestMalformedTasksSettleInAgreementOnZero(t *testing.T) {
+	t.Parallel()
 	regs := make([]*prometheus.Registry, 3)
 	metrics := make([]*rig.Metrics, 3)
 	d, ctx := startDevnet(t, Options{Metrics: func(i int) *rig.Metrics {
@@ -223,6 +224,7 @@ func refusedByRule(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 // skips with an alert when its commit margin runs out; it never commits the refusal answer. The
 // other two rigs agree on the price.
 func TestARigWhoseSourcesAreAllDownSkipsAndNeverAnswersTheRefusal(t *testing.T) {
+	t.Parallel()
 	var logs syncbuf.Buffer
 	d, ctx := startDevnet(t, Options{
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),

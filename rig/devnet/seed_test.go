@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/pricerig/pricerig/internal/testbound"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/rig/txm"
 )
@@ -27,6 +28,8 @@ import (
 // 256 L1 blocks earlier, taskId)): zero on a young chain, a hash public for the last 51
 // minutes on an old one. Either way it was known when the task was ordered.
 func TestTheDrawSeedFollowsNitrosBlockhashRecord(t *testing.T) {
+	t.Parallel()
+	testbound.EndToEnd(t)
 	ctx := testContext(t)
 	d, err := Start(ctx, Options{Logger: testLogger(t), Spec: []byte(testSpec), Layout: []int{}, FundedKeys: 7,
 		L1Block: 21_000_000})

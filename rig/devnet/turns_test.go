@@ -89,6 +89,7 @@ func (d *Devnet) senders() map[common.Address]int {
 // each task is drawn and settled by exactly one transaction, and no transaction of the whole
 // run reverts (before the schedule, 6 of 9 draws and 6 of 9 settles did).
 func TestOneSenderPerDrawAndSettleAndNothingReverts(t *testing.T) {
+	t.Parallel()
 	bothChains(t, oneSenderPerDrawAndSettleAndNothingReverts)
 }
 
@@ -151,6 +152,7 @@ func oneSenderPerDrawAndSettleAndNothingReverts(t *testing.T, l1 uint64) {
 // TestWhenRankZeroIsDownTheNextRankDraws: the process of the rig ranked first for a task's draw
 // is down; one stage delay later the second-ranked process draws it, once, and nothing reverts.
 func TestWhenRankZeroIsDownTheNextRankDraws(t *testing.T) {
+	t.Parallel()
 	bothChains(t, whenRankZeroIsDownTheNextRankDraws)
 }
 
@@ -225,6 +227,7 @@ func whenRankZeroIsDownTheNextRankDraws(t *testing.T, l1 uint64) {
 // reaches every rank, not only rank 1 — with no reverted transaction; all
 // read from the chain. A round the test could not hold fails: it would not test the handover.
 func TestScheduleHoldsWhenEachRankIsKilled(t *testing.T) {
+	t.Parallel()
 	bothChains(t, scheduleHoldsWhenEachRankIsKilled)
 }
 

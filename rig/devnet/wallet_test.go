@@ -149,6 +149,7 @@ const { ethers } = require(process.env.ETHERS_MODULES + '/ethers');
 // in agreement by the devnet's rigs with no reverted transaction, and an ethers.js wallet then
 // sends thirty transfers in a row.
 func TestATaskOrderedByEthersIsStoredAtItsReceiptsL1BlockAndSettles(t *testing.T) {
+	t.Parallel()
 	bothChains(t, ethersOrders)
 }
 
@@ -240,11 +241,17 @@ func ethersOrders(t *testing.T, l1 uint64) {
 // transaction mined (the block that holds the last one included), on an Ethereum-style chain
 // and on a young and an old Nitro-style one.
 func TestThePendingNonceCountsEveryMinedTransaction(t *testing.T) {
+	t.Parallel()
+	transfers := 30
+	if testing.Short() {
+		transfers = 8 // each waits MinBlockInterval for its block; the full run sends all thirty
+	}
 	for _, l1 := range []uint64{0, 21_000_000, 1} {
 		t.Run(fmt.Sprint(l1), func(t *testing.T) {
+			t.Parallel()
 			c, key, ctx, raw := nitroRPC(t, l1)
 			from := crypto.PubkeyToAddress(key.PublicKey)
-			for i := range 30 {
+			for i := range transfers {
 				receipt := transfer(ctx, t, c, raw, key)
 				var pending hexutil.Uint64
 				if err := raw.CallContext(ctx, &pending, "eth_getTransactionCount", from, "pending"); err != nil {

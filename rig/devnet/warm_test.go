@@ -66,6 +66,7 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 // instance leads (here a leader that cannot price), and when it takes over it answers from those
 // prices: every task it priced while following is answered with no fetch at the takeover.
 func TestAFollowerPricesDrawnTasksAheadOfATakeover(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end devnet run on PostgreSQL")
 	}
