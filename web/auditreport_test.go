@@ -128,7 +128,7 @@ func TestAnAuditWithoutPricesDrawsNoChart(t *testing.T) {
 
 // TestTheAuditReportFits1280InChromium opens the report of a 30-minute window in headless
 // chromium with every minute table opened, checks that no element reaches past the 1280 px
-// viewport, and saves the screenshot the README shows (docs/audit-report.png) when
+// viewport (nor past 400 px on a phone's width), and saves the screenshot the README shows (docs/audit-report.png) when
 // PRICERIG_SCREENSHOT names where to write it.
 func TestTheAuditReportFits1280InChromium(t *testing.T) {
 	chromium := ""
@@ -191,6 +191,14 @@ func TestTheAuditReportFits1280InChromium(t *testing.T) {
 	}
 	if len(wide) > 0 {
 		t.Errorf("elements wider than the 1280 px viewport:\n%s", strings.Join(wide, "\n"))
+	}
+	// and on a phone's width, as the operator's page: the summary tables become cards, the
+	// minute tables scroll inside their box
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(400, 900)); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || w > 400 {
+		t.Errorf("at 400 px the report is %d px wide (%v)", w, err)
 	}
 	if n, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll('#sources svg.timeline').length`)); err != nil || n != 3 {
 		t.Errorf("chromium sees %d timeline charts (%v), want 3", n, err)
