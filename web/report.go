@@ -42,7 +42,7 @@ func AuditPage(rep audit.Report, o ReportOptions) Page {
 	if !o.Journal {
 		p.TasksNote = "no journal audited (--journal)"
 	}
-	p.Minutes = auditMinuteViews(rep, l)
+	p.Symbols = auditSymbolViews(rep, l)
 	for _, b := range rep.Balances {
 		p.Balances = append(p.Balances, Fact{b.Address.Hex(), audit.FormatETH(b.Wei)})
 	}

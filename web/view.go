@@ -31,6 +31,7 @@ type Page struct {
 	Tasks     []TaskView
 	TasksNote string // why there is no task
 	Minutes   []MinuteView
+	Symbols   []SymbolView // the audit report's sources, one screen per symbol (Minutes stay empty)
 	Audit     *AuditView
 	Doctor    *DoctorView
 	Balances  []Fact
@@ -294,49 +295,6 @@ func sourceStatus(r feeds.Result, q feeds.Quote) string {
 		return NotAsked
 	}
 	return string(q.Status)
-}
-
-// auditMinuteViews turns an audit's observations into the same sources section.
-func auditMinuteViews(rep audit.Report, l limits) []MinuteView {
-	type key struct {
-		symbol string
-		minute time.Time
-	}
-	var order []key
-	by := map[key]*MinuteView{}
-	for _, o := range rep.Sources.Observations {
-		if o.Status == audit.StatusSkipped {
-			continue
-		}
-		k := key{o.Symbol, o.Minute}
-		m, ok := by[k]
-		if !ok {
-			m = &MinuteView{Symbol: o.Symbol, Minute: o.Minute.UTC().Format("2006-01-02 15:04")}
-			by[k] = m
-			order = append(order, k)
-		}
-		s := SourceView{Name: o.Source, Status: string(o.Status), centi: o.DistanceCentiBps,
-			Bad: o.Status.Failed() || o.Status == audit.StatusOutlier}
-		if o.DistanceCentiBps >= 0 {
-			s.Distance = feeds.FormatCentiBps(o.DistanceCentiBps)
-		}
-		if o.Latency > 0 {
-			s.Latency = fmt.Sprintf("%d ms", o.Latency.Milliseconds())
-		}
-		if o.Price != 0 {
-			s.Price = o.Price.String()
-		}
-		m.Sources = append(m.Sources, s)
-	}
-	// Newest minute first, symbols in the report's order.
-	slices.SortStableFunc(order, func(a, b key) int { return b.minute.Compare(a.minute) })
-	out := make([]MinuteView, 0, len(order))
-	for _, k := range order {
-		m := by[k]
-		m.Chart = sourceChart(m.Sources, l)
-		out = append(out, *m)
-	}
-	return out
 }
 
 // auditRecord is what the page reads of a recorded audit report (the JSON `audit --json`

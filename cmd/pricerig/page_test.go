@@ -495,7 +495,7 @@ func TestOperatorPageInABrowser(t *testing.T) {
 			t.Errorf("audit report: task %d answer %q, journal %s", e.TaskID, got, e.Price)
 		}
 	}
-	if n := evaluate[int](t, b, `document.querySelectorAll('#sources svg.chart').length`); n == 0 {
+	if n := evaluate[int](t, b, `document.querySelectorAll('#sources svg.timeline').length`); n == 0 {
 		t.Error("the audit report draws no source chart")
 	}
 	b.screenshot(t, filepath.Join(dir, "audit-report-1280.png"))
