@@ -115,10 +115,17 @@ block is sealed only for transactions (--heartbeat adds empty ones that often).
 The simulated providers publish late and revise, as the real ones do (Yahoo serves the minute in
 progress, Alpaca revises a bar 30 s after it, …; --lag, --revise and --instant as 'pricerig
 sim' takes them), and the rigs wait, inside the commit window, until their sources' bars are
-final: a task for the minute that just closed commits about a minute after it closed.`,
+final: a task for the minute that just closed commits about a minute after it closed. When no
+step came for a few seconds, the devnet says on stderr what each task waits for (final bars, a
+window) and until when.
+
+The rigs' journals and ledgers are in a temporary folder, removed on exit unless it holds files
+the devnet did not make (your own rig's journal, pointed there by the printed 'pricerig rig'
+command, then stays, with a line saying where); --dir chooses the folder, which is always kept.`,
 		Example: `  pricerig devnet
   pricerig devnet --symbols NVDA --minute 2026-11-27T15:30Z
   pricerig devnet --keep
+  pricerig devnet --keep --dir ./devnet              # journals and ledgers kept in ./devnet
   pricerig devnet --keep --rigs 0 --funded-keys 3   # a chain for your own operators
   pricerig devnet --keep --base-fee 1                # gas at 1 gwei
   pricerig devnet --keep --l1-base-fee 0             # no L1 part
@@ -149,6 +156,7 @@ final: a task for the minute that just closed commits about a minute after it cl
 	cmd.Flags().BoolVar(&f.public, "http-public", false, "let --http bind a non-loopback address")
 	cmd.Flags().BoolVar(&f.instant, "instant", false, "every simulated provider serves a bar final the moment its minute ends, and the rigs trust it then (then --lag and --revise)")
 	cmd.Flags().StringArrayVar(&f.lags, "lag", nil, "PROVIDER=DURATION: the simulated provider serves each bar that long after its minute ends; PROVIDER may be all")
+	cmd.Flags().StringVar(&f.dir, "dir", "", "the `FOLDER` for the rigs' journals and ledgers, made if missing and kept on exit (default: a temporary one, removed on exit unless it holds files the devnet did not make)")
 	cmd.Flags().StringArrayVar(&f.revises, "revise", nil, "PROVIDER=DURATION: the simulated provider serves a provisional close until that long after the minute ends; PROVIDER may be all")
 	return cmd
 }

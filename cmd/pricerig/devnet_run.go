@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"os"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ type devnetFlags struct {
 	instant   bool
 	lags      []string
 	revises   []string
+	dir       string
 }
 
 // devnetRun is one devnet's life as the command prints it: the tasks' labels and the start time
@@ -51,12 +53,18 @@ type devnetFlags struct {
 type devnetRun struct {
 	f      devnetFlags
 	out    io.Writer
+	errOut io.Writer // what the devnet waits for, kept off stdout so --json stays one object
 	start  time.Time
 	labels map[uint64]string
 }
 
-// event prints a task's step as it happens (nothing with --json).
+// event prints a task's step as it happens (nothing with --json), and to stderr what a task
+// waits for when no step came for a few seconds.
 func (r *devnetRun) event(e devnet.Event) {
+	if e.Waiting {
+		fmt.Fprintf(r.errOut, "%6.1fs  task %d %-5s waiting %s\n", time.Since(r.start).Seconds(), e.TaskID, r.labels[e.TaskID], e.Detail)
+		return
+	}
 	if r.f.asJSON {
 		return
 	}
@@ -114,7 +122,13 @@ func (f *devnetFlags) options(logger *slog.Logger) (devnet.Options, time.Time, s
 	for i := range layout {
 		layout[i] = 1
 	}
-	opts := devnet.Options{Spec: spec, Logger: logger, NoRelayer: f.noRelayer,
+	if f.dir != "" {
+		// the folder may be new; a file where it should be is refused by MkdirAll
+		if err := os.MkdirAll(f.dir, 0o700); err != nil {
+			return devnet.Options{}, at, "", badInput("--dir: %v", err)
+		}
+	}
+	opts := devnet.Options{Spec: spec, Logger: logger, NoRelayer: f.noRelayer, Dir: f.dir,
 		Layout: layout, FundedKeys: f.funded, ChainID: f.chainID, CommitWindow: f.commitWin, RevealWindow: f.revealWin, GasPrice: gasPrice, L1BaseFee: l1BaseFee, Instant: f.instant,
 		L1Block: f.l1Block, L1Interval: f.l1Every, Heartbeat: f.heartbeat, ClockSkew: f.clockSkew}
 	base := sim.DefaultPublication
@@ -139,7 +153,7 @@ func runDevnet(ctx context.Context, a *app, f devnetFlags) error {
 	if err != nil {
 		return err
 	}
-	run := &devnetRun{f: f, out: a.stdout, start: time.Now(), labels: map[uint64]string{}}
+	run := &devnetRun{f: f, out: a.stdout, errOut: a.stderr, start: time.Now(), labels: map[uint64]string{}}
 	opts.Events = run.event
 	runCtx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
@@ -152,7 +166,7 @@ func runDevnet(ctx context.Context, a *app, f devnetFlags) error {
 	if err != nil {
 		return failed("devnet: %v", err)
 	}
-	defer d.Close()
+	defer closeDevnet(a.stderr, d, f.dir != "")
 	if f.httpAddr != "" {
 		pageURL, stop, err := serveDevnetPage(ctx, d, f.httpAddr, f.public, recorder, logger)
 		if err != nil {
@@ -187,6 +201,22 @@ func runDevnet(ctx context.Context, a *app, f devnetFlags) error {
 	return nil
 }
 
+// closeDevnet stops the devnet and says where its folder stays: always with --dir, and for a
+// temporary folder when it holds something the devnet did not make (Close keeps it then).
+func closeDevnet(w io.Writer, d *devnet.Devnet, chosen bool) {
+	if err := d.Close(); err != nil {
+		fmt.Fprintf(w, "devnet: closing: %v\n", err)
+	}
+	if chosen {
+		fmt.Fprintf(w, "devnet: kept its folder %s (--dir)\n", d.Dir)
+		return
+	}
+	if _, err := os.Stat(d.Dir); err == nil {
+		foreign, _ := d.Foreign()
+		fmt.Fprintf(w, "devnet: kept its folder %s: it holds %s, which the devnet did not make\n", d.Dir, strings.Join(foreign, ", "))
+	}
+}
+
 // printStarted names what the devnet runs: the chain, the simulator, each rig process.
 func (r *devnetRun) printStarted(d *devnet.Devnet, specName string) {
 	fmt.Fprintf(r.out, "devnet: chain %s (chain id %d), AgentRig %s\n", d.Chain.URL, d.ChainID, d.Contract.Hex())
@@ -198,6 +228,11 @@ func (r *devnetRun) printStarted(d *devnet.Devnet, specName string) {
 		}
 		fmt.Fprintf(r.out, "devnet: rig process %d: rig %v, %s\n", i+1, rp.RigIDs(), mode)
 	}
+	kept := "removed on exit unless it holds files the devnet did not make"
+	if r.f.dir != "" {
+		kept = "kept on exit"
+	}
+	fmt.Fprintf(r.out, "devnet: journals and ledgers in %s (%s)\n", d.Dir, kept)
 }
 
 // relayed says whether rig process i is the relayed one (the last, unless --no-relayer).

@@ -176,7 +176,7 @@ func TestDevnetKeepPrintsCommandsThatWork(t *testing.T) {
 		case len(f) == 2 && f[0] == "export":
 			name, value, _ := strings.Cut(f[1], "=")
 			t.Setenv(name, value)
-		case len(f) > 2 && f[0] == "pricerig":
+		case len(f) > 2 && f[0] == "./pricerig":
 			printed[strings.Join(f[1:3], " ")] = f[1:]
 		}
 	}

@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,7 +97,9 @@ type Options struct {
 	HeadsURL func(process int, wsURL string) string
 	// Metrics gives process i's Prometheus series (may be nil, or return nil).
 	Metrics func(process int) *rig.Metrics
-	// Dir holds the rigs' journals; "" means a temporary folder removed by Close.
+	// Dir holds the rigs' journals and ledgers, kept by Close; "" means a temporary folder,
+	// removed by Close unless it holds something the devnet did not make (Foreign). Start
+	// refuses a Dir that holds a journal of an earlier devnet (a new chain each run).
 	Dir string
 	// Stake is how many slashes each rig stakes (default 10). Each draw locks one until the
 	// task settles, so a rig takes part in at most that many tasks at once.
@@ -132,8 +136,11 @@ type Options struct {
 	// FundedKeys is how many spare funded keys (1000 ETH each) to make; zero means one.
 	FundedKeys int
 	Logger     *slog.Logger
-	// Events receives each step of each task's life as it happens (may be nil).
+	// Events receives each step of each task's life as it happens (may be nil), and, when no
+	// step came for QuietAfter, what each task waits for (Event.Waiting).
 	Events func(Event)
+	// QuietAfter is the longest Wait stays silent between steps (zero: DefaultQuietAfter).
+	QuietAfter time.Duration
 	// Now is the devnet's clock (nil: the wall clock): the simulator's, the rigs', the orderer's
 	// and the chain's, whose blocks it stamps (ChainOptions.Now; only times in the past).
 	Now func() time.Time
@@ -152,9 +159,16 @@ type Event struct {
 	TaskID uint64
 	Symbol string
 	Minute time.Time
-	Phase  string // ordered, drawn, committed, revealed, settled, refunded
+	Phase  string // ordered, drawn, committed, revealed, settled, refunded; waiting
 	Detail string
+	// Waiting marks no step but what the task waits for and until when (Detail), said when no
+	// step came for Options.QuietAfter.
+	Waiting bool
 }
+
+// DefaultQuietAfter is how long Wait lets pass without a step before it says what each task
+// waits for: a few seconds, so a newcomer never wonders whether it hangs.
+const DefaultQuietAfter = 5 * time.Second
 
 // Devnet is a running offline AgentRig: chain, contract, simulator, rigs.
 type Devnet struct {
@@ -209,6 +223,9 @@ func Start(ctx context.Context, o Options) (*Devnet, error) {
 			return nil, err
 		}
 		d.Dir, d.tmpDir = dir, true
+	} else if earlier := d.made(true); len(earlier) > 0 {
+		return nil, fmt.Errorf("%s holds %s of an earlier devnet (each devnet is a new chain): choose another folder, or remove them",
+			d.Dir, strings.Join(earlier, ", "))
 	}
 	rigCount := o.rigCount()
 	if err := d.startChain(ctx, rigCount); err != nil {
@@ -264,6 +281,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.QuietAfter <= 0 {
+		o.QuietAfter = DefaultQuietAfter
 	}
 	return o
 }
@@ -592,7 +612,52 @@ func (d *Devnet) Close() error {
 		errs = append(errs, d.Chain.Close())
 	}
 	if d.tmpDir {
-		errs = append(errs, os.RemoveAll(d.Dir))
+		// Never delete what the devnet did not make: a newcomer's own rig journal, pointed into
+		// the folder the devnet printed, stays (issue 37).
+		if foreign, err := d.Foreign(); err != nil {
+			errs = append(errs, err)
+		} else if len(foreign) == 0 {
+			errs = append(errs, os.RemoveAll(d.Dir))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// Foreign lists what the devnet's folder holds that the devnet did not make, by name: anything
+// but its rigs' journals and ledgers with SQLite's files beside them.
+func (d *Devnet) Foreign() ([]string, error) {
+	entries, err := os.ReadDir(d.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ours := map[string]bool{}
+	for _, name := range d.made(false) {
+		ours[name] = true
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !ours[e.Name()] {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	return foreign, nil
+}
+
+// made names the files the devnet makes in its folder (each rig process's journal and ledger,
+// with SQLite's -wal, -shm and -journal files); onlyPresent keeps those that exist.
+func (d *Devnet) made(onlyPresent bool) []string {
+	var names []string
+	for i := range d.opts.Layout {
+		for _, path := range []string{d.JournalPath(i), d.LedgerPath(i)} {
+			for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+				if onlyPresent {
+					if _, err := os.Stat(path + suffix); err != nil {
+						continue
+					}
+				}
+				names = append(names, filepath.Base(path+suffix))
+			}
+		}
+	}
+	return names
 }

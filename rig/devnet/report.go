@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"sort"
 	"strings"
 	"time"
@@ -44,7 +45,9 @@ func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
 	done := map[uint64]TaskReport{}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	lastSaid := d.opts.Now()
 	for len(done) < len(ids) {
+		infos := map[uint64]agentrig.AgentRigTaskInfo{}
 		for _, id := range ids {
 			if _, ok := done[id]; ok {
 				continue
@@ -53,9 +56,11 @@ func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
 			if err != nil {
 				return nil, err
 			}
+			infos[id] = info
 			step, detail := describe(info)
 			if step != last[id] {
 				last[id] = step
+				lastSaid = d.opts.Now()
 				d.emit(Event{TaskID: id, Phase: step, Detail: detail})
 			}
 			switch agentrig.Phase(info.Phase) {
@@ -65,6 +70,17 @@ func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
 					return nil, err
 				}
 				done[id] = rep
+				delete(infos, id)
+			}
+		}
+		// Between steps the rigs wait (for final bars, for a window): say what for and until when
+		// rather than stay silent (issue 37: ~17 s without a word between task lines).
+		if now := d.opts.Now(); now.Sub(lastSaid) >= d.opts.QuietAfter && len(infos) > 0 {
+			lastSaid = now
+			for _, id := range ids {
+				if info, ok := infos[id]; ok {
+					d.emit(Event{TaskID: id, Phase: "waiting", Detail: waitingFor(info), Waiting: true})
+				}
 			}
 		}
 		select {
@@ -78,6 +94,25 @@ func (d *Devnet) Wait(ctx context.Context, ids []uint64) ([]TaskReport, error) {
 		out = append(out, done[id])
 	}
 	return out, nil
+}
+
+// waitingFor says what a task waits for in its phase and until when (the contract's deadlines are
+// block timestamps: AgentRig.sol sets commitDeadline = block.timestamp + commitWindow).
+func waitingFor(info agentrig.AgentRigTaskInfo) string {
+	at := func(unix uint64) string { return time.Unix(int64(unix), 0).UTC().Format(time.TimeOnly) + " UTC" }
+	count := func(mask uint8) int { return bits.OnesCount8(mask) }
+	switch agentrig.Phase(info.Phase) {
+	case agentrig.PhaseDraw:
+		return "for a draw of its rigs"
+	case agentrig.PhaseCommit:
+		return fmt.Sprintf("for commits (%d/%d): each rig commits once its sources' bars of the minute are final, until the commit window closes at %s",
+			count(info.CommittedMask), len(info.RigIds), at(info.CommitDeadline))
+	case agentrig.PhaseReveal:
+		return fmt.Sprintf("for reveals (%d/%d) until the reveal window closes at %s", count(info.RevealedMask), len(info.RigIds), at(info.RevealDeadline))
+	case agentrig.PhaseSettle:
+		return fmt.Sprintf("for a settlement (the reveal window closed at %s)", at(info.RevealDeadline))
+	}
+	return "for its end"
 }
 
 func describe(info agentrig.AgentRigTaskInfo) (string, string) {
