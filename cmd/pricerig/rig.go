@@ -196,6 +196,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		return failed("%v", err)
 	}
 	var pricer rig.Pricer = reconciler
+	evidence := history.Evidencer{Store: ledger, Spec: spec}
 	if f.db != "" {
 		store, err := openHistory(f.db, failed)
 		if err != nil {
@@ -203,6 +204,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		}
 		defer store.Close()
 		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
+		evidence.Backfill = store // an answer from the store keeps the store's bars in the ledger
 	}
 	var httpListener net.Listener
 	clock, stopClock, err := chainClock(ctx, conn.network, f.l1RPC, f.l1Interval)
@@ -241,7 +243,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
-		Evidence: history.Evidencer{Store: ledger}, Sender: sender,
+		Evidence: evidence, Sender: sender,
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {
