@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/internal/pgtest"
 	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/numeric"
 	"github.com/pricerig/pricerig/sources"
@@ -25,14 +26,31 @@ func (noSources) Price(context.Context, string, time.Time, ...feeds.PriceOption)
 // evidence in its own ledger (issue 33 item 2), so explain --task derives the answer again from
 // the ledger alone: here a price carried from a 09:58 bar over two final minutes without a trade.
 // An answer the sources gave copies nothing from the backfill.
+// The same on SQLite and PostgreSQL.
 func TestARigAnsweringFromABackfillKeepsItsBarsAsEvidence(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		testBackfillBarsKeptAsEvidence(t, func(name string) string { return filepath.Join(dir, name) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dbs := map[string]string{}
+		testBackfillBarsKeptAsEvidence(t, func(name string) string {
+			if _, ok := dbs[name]; !ok {
+				dbs[name] = pgtest.Shared(t).NewDatabase(t)
+			}
+			return dbs[name]
+		})
+	})
+}
+
+// testBackfillBarsKeptAsEvidence runs the test on the stores at target(name), one per name.
+func testBackfillBarsKeptAsEvidence(t *testing.T, target func(name string) string) {
 	ctx := context.Background()
 	spec, err := feeds.Load([]byte(alpacaSpec), feeds.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	backfill, ledger := openStore(t, filepath.Join(dir, "prices.db")), openStore(t, filepath.Join(dir, "rig.ledger.db"))
+	backfill, ledger := openStore(t, target("prices.db")), openStore(t, target("rig.ledger.db"))
 	minute := nyTime(2026, time.October, 5, 10, 0)
 	window := market.Span{From: nyTime(2026, time.October, 5, 9, 50), To: nyTime(2026, time.October, 5, 10, 10)}
 	bars := []sources.Bar{
@@ -101,7 +119,7 @@ func TestARigAnsweringFromABackfillKeepsItsBarsAsEvidence(t *testing.T) {
 
 	// a ledger in the backfill's own database (another handle, as under another URL) holds the
 	// bars already: nothing is added beside the backfill's window
-	shared := openStore(t, filepath.Join(dir, "prices.db"))
+	shared := openStore(t, target("prices.db"))
 	if err := (history.Evidencer{Store: shared, Backfill: backfill, Spec: spec}).KeepEvidence(ctx, task, res, minute.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
