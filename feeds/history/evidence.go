@@ -219,24 +219,33 @@ type Evidencer struct {
 }
 
 // KeepEvidence keeps the evidence of task answered res at at, with the backfill's bars it was
-// derived from when the answer is the backfill store's.
+// derived from when the answer is the backfill store's. The evidence is kept even when the copy
+// fails (both errors are returned): it still names the answer and pins its days.
 func (e Evidencer) KeepEvidence(ctx context.Context, task uint64, res feeds.Result, at time.Time) error {
 	ev := EvidenceFor(task, res, at)
-	if e.Backfill != nil && e.Backfill != e.Store {
-		// StoreFirst answered from the store exactly when the store answers the minute under
-		// the spec's rules; the same price here is that answer (or, had a backfill written the
-		// minute since, one its bars derive alike)
-		stored, ok, _, err := e.Backfill.Price(ctx, e.Spec, res.Symbol, res.Minute)
-		if err != nil {
-			return fmt.Errorf("reading the backfill store's answer: %w", err)
-		}
-		if ok && stored.Price == res.Price {
-			if err := e.Store.CopyHeld(ctx, e.Backfill, res.Symbol, quotedSources(res), ev.Span); err != nil {
-				return fmt.Errorf("copying the backfill's bars into the ledger: %w", err)
-			}
-		}
+	copied := e.copyBackfill(ctx, res, ev.Span)
+	return errors.Join(copied, e.Store.KeepEvidence(ctx, ev))
+}
+
+// copyBackfill copies into the ledger the backfill's bars over span when res is the backfill
+// store's answer. StoreFirst answered from the store exactly when the store answers the minute
+// under the spec's rules; the same price here is that answer (or, had a backfill written the
+// minute since, one its bars derive alike).
+func (e Evidencer) copyBackfill(ctx context.Context, res feeds.Result, span market.Span) error {
+	if e.Backfill == nil || e.Backfill == e.Store {
+		return nil
 	}
-	return e.Store.KeepEvidence(ctx, ev)
+	stored, ok, _, err := e.Backfill.Price(ctx, e.Spec, res.Symbol, res.Minute)
+	if err != nil {
+		return fmt.Errorf("reading the backfill store's answer: %w", err)
+	}
+	if !ok || stored.Price != res.Price {
+		return nil
+	}
+	if err := e.Store.CopyHeld(ctx, e.Backfill, res.Symbol, quotedSources(res), span); err != nil {
+		return fmt.Errorf("copying the backfill's bars into the ledger: %w", err)
+	}
+	return nil
 }
 
 // quotedSources names the sources res quotes, in its order.
