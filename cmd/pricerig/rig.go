@@ -195,15 +195,11 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 	if err != nil {
 		return failed("%v", err)
 	}
-	var pricer rig.Pricer = reconciler
-	if f.db != "" {
-		store, err := openHistory(f.db, failed)
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		pricer = storePricer{store: store, spec: spec, next: reconciler, log: logger}
+	pricer, evidence, closeBackfill, err := backfillFirst(f.db, spec, reconciler, ledger, logger)
+	if err != nil {
+		return err
 	}
+	defer closeBackfill()
 	var httpListener net.Listener
 	clock, stopClock, err := chainClock(ctx, conn.network, f.l1RPC, f.l1Interval)
 	if err != nil {
@@ -241,7 +237,7 @@ func runRig(ctx context.Context, a *app, f rigFlags) error {
 		FromBlock: f.fromBlock, Clock: clock, CommitMargin: f.commitMargin, StageDelay: f.stageDelay, SelfCheckShare: f.selfCheckShare,
 		SpecURI: spec.SpecURI, AllowSpecDrift: f.allowSpecDrift, Inputs: task.SpecInputRules(spec),
 		Logger: logger, Metrics: metrics, Lease: rig.LeaseConfig{TTL: f.leaseTTL, Holder: f.instance},
-		Evidence: history.Evidencer{Store: ledger}, Sender: sender,
+		Evidence: evidence, Sender: sender,
 	})
 	if err != nil {
 		if errors.Is(err, rig.ErrSpecDrift) {
@@ -408,6 +404,22 @@ func removeStoreFiles(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		_ = os.Remove(path + suffix)
 	}
+}
+
+// backfillFirst is the rig's pricer and evidence keeper: with a backfill store (db), a minute
+// it holds is answered from it (storePricer) and such an answer's bars are copied into the
+// ledger with its evidence (history.Evidencer.Backfill); without, the reconciler and the ledger.
+func backfillFirst(db string, spec *feeds.Spec, reconciler rig.Pricer, ledger *history.Store, logger *slog.Logger) (rig.Pricer, history.Evidencer, func(), error) {
+	evidence := history.Evidencer{Store: ledger, Spec: spec}
+	if db == "" {
+		return reconciler, evidence, func() {}, nil
+	}
+	store, err := openHistory(db, failed)
+	if err != nil {
+		return nil, evidence, nil, err
+	}
+	evidence.Backfill = store
+	return storePricer{store: store, spec: spec, next: reconciler, log: logger}, evidence, func() { store.Close() }, nil
 }
 
 // storePricer answers a minute from the backfill store when the store holds it complete and

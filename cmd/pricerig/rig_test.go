@@ -234,4 +234,31 @@ func testStorePricerAnswers(t *testing.T, db string) {
 	if !ok || res.Price != bar.Close {
 		t.Fatalf("stored price %s, tape %s (%v)", res.Price, bar.Close, ok)
 	}
+	// the rig keeps the store's bars as the answer's evidence in its own ledger (backfillFirst),
+	// and explain --task derives the answer again from that ledger alone (issue 33 item 2)
+	ledger, err := history.Open(filepath.Join(t.TempDir(), "rig.ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ledger.Close()
+	_, evidence, closeBackfill, err := backfillFirst(db, spec, next, ledger, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeBackfill()
+	if err := evidence.KeepEvidence(context.Background(), 7, res, minute.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok, err := ledger.EvidenceOf(context.Background(), 7)
+	if err != nil || !ok {
+		t.Fatalf("no evidence in the rig's ledger: %v %v", ok, err)
+	}
+	offline, err := feeds.Offline(spec, ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := offline.Rederive(context.Background(), "NVDA", ev.Minute, ev.Counted)
+	if err != nil || !d.Result.Agreed || d.Result.Price != res.Price {
+		t.Errorf("derived again from the rig's ledger: %s agreed=%v (%s) %v; want the store's answer %s", d.Result.Price, d.Result.Agreed, d.Result.Reason, err, res.Price)
+	}
 }

@@ -24,7 +24,8 @@
 //   - budget.go: the store as the sources' request budget (sources.Budget): the quota counts
 //     and breakers every process on the store shares (Spend, Trip, Standing).
 //   - evidence.go: each committed answer's evidence (KeepEvidence, EvidenceOf, Evidences;
-//     Evidencer for the rig) and Prune, which drops what no evidence pins once older than the
+//     Evidencer for the rig, which copies a backfill answer's bars into the ledger: CopyHeld)
+//     and Prune, which drops what no evidence pins once older than the
 //     retention; export_evidence.go: ExportEvidence (`backfill export --evidence`).
 //   - price.go: Price, the stored answer as the live reconciler would give it, and RulesText.
 //     StoreFirst there is the store-first pricing that `price --db` and the rig answer by.

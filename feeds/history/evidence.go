@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"time"
 
@@ -206,11 +208,124 @@ func EvidenceFor(task uint64, res feeds.Result, at time.Time) Evidence {
 }
 
 // Evidencer keeps a rig's answers' evidence in the store (rig.EvidenceKeeper).
-type Evidencer struct{ Store *Store }
+type Evidencer struct {
+	Store *Store
+	// Backfill, when set, is the backfill store the rig answers from first (rig --db,
+	// StoreFirst under Spec). An answer it gave was derived from its bars, which Store (the
+	// rig's ledger) may lack: they are copied into Store with the evidence, so explain --task
+	// derives the answer again from the ledger alone.
+	Backfill *Store
+	Spec     *feeds.Spec
+}
 
-// KeepEvidence keeps the evidence of task answered res at at.
+// KeepEvidence keeps the evidence of task answered res at at, with the backfill's bars it was
+// derived from when the answer is the backfill store's. The evidence is kept even when the copy
+// fails (both errors are returned): it still names the answer and pins its days.
 func (e Evidencer) KeepEvidence(ctx context.Context, task uint64, res feeds.Result, at time.Time) error {
-	return e.Store.KeepEvidence(ctx, EvidenceFor(task, res, at))
+	ev := EvidenceFor(task, res, at)
+	copied := e.copyBackfill(ctx, res, ev.Span)
+	return errors.Join(copied, e.Store.KeepEvidence(ctx, ev))
+}
+
+// copyBackfill copies into the ledger the backfill's bars over span when res is the backfill
+// store's answer. StoreFirst answered from the store exactly when the store answers the minute
+// under the spec's rules; the same price here is that answer (or, had a backfill written the
+// minute since, one its bars derive alike).
+func (e Evidencer) copyBackfill(ctx context.Context, res feeds.Result, span market.Span) error {
+	if e.Backfill == nil || e.Backfill == e.Store {
+		return nil
+	}
+	stored, ok, _, err := e.Backfill.Price(ctx, e.Spec, res.Symbol, res.Minute)
+	if err != nil {
+		return fmt.Errorf("reading the backfill store's answer: %w", err)
+	}
+	if !ok || stored.Price != res.Price {
+		return nil
+	}
+	if err := e.Store.CopyHeld(ctx, e.Backfill, res.Symbol, quotedSources(res), span); err != nil {
+		return fmt.Errorf("copying the backfill's bars into the ledger: %w", err)
+	}
+	return nil
+}
+
+// quotedSources names the sources res quotes, in its order.
+func quotedSources(res feeds.Result) []string {
+	out := make([]string, 0, len(res.Quotes))
+	for _, q := range res.Quotes {
+		out = append(out, q.Source)
+	}
+	return out
+}
+
+// CopyHeld copies what from holds of symbol for each source over span into s: the bars, with
+// their fetch times and finality, and the windows fetched, cut to span (a window copied whole
+// would claim minutes whose bars were not copied were final without a trade). A window s
+// already holds from the same start stays; a bar s holds fetched later stays (the later fetch
+// of a minute wins, as in Keep). A source s holds exactly as from does is left alone.
+func (s *Store) CopyHeld(ctx context.Context, from *Store, symbol string, srcs []string, span market.Span) error {
+	for _, source := range srcs {
+		held, err := from.Held(ctx, source, symbol, span.From, span.To)
+		if err != nil {
+			return err
+		}
+		if len(held.Bars) == 0 && len(held.Windows) == 0 {
+			continue
+		}
+		// the rig's ledger may be the backfill's own database (under another URL): it holds
+		// the same already, and a copy would only add cut windows beside the backfill's
+		if mine, err := s.Held(ctx, source, symbol, span.From, span.To); err != nil {
+			return err
+		} else if reflect.DeepEqual(mine, held) {
+			continue
+		}
+		err = s.write(ctx, func(tx wtx) error {
+			if len(held.Bars) > 0 {
+				if err := tx.serialize(ctx); err != nil {
+					return err
+				}
+			}
+			// no sight: like a backfill page, a copy says nothing of the minutes it lacks
+			if err := putBars(ctx, tx, source, []string{symbol}, map[string][]feeds.HeldBar{symbol: held.Bars}, sight{}, nil); err != nil {
+				return err
+			}
+			for _, w := range held.Windows {
+				winFrom, finalTo, seenTo := laterTime(w.Span.From, span.From), earlierTime(w.FinalTo, span.To), earlierTime(w.Span.To, span.To)
+				if !winFrom.Before(seenTo) {
+					continue
+				}
+				finalTo = laterTime(finalTo, winFrom)
+				n := 0
+				for _, b := range held.Bars {
+					if !b.Start.Before(winFrom) && b.Start.Before(finalTo) {
+						n++
+					}
+				}
+				if err := tx.Exec(ctx, `INSERT INTO coverage (source, symbol, win_from, win_to, bars, fetched, seen_to) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (source, symbol, win_from) DO NOTHING`, source, symbol, winFrom.Unix(), finalTo.Unix(), n, fetchedUnix(w.Fetched), seenTo.Unix()); err != nil {
+					return fmt.Errorf("writing coverage: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func laterTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlierTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // PruneEvery prunes the store by r now and then every period until ctx ends, logging what it
