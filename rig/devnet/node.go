@@ -9,8 +9,9 @@
 // l1fee.go charges each transaction Nitro's L1 part (gasUsedForL1) in the chain's blocks;
 // arbos_gen.go and contracts_gen.go are the ArbOS stand-in's binding and the two contracts'
 // bytecode (scripts/build-contract); devnet.go starts the whole devnet (accounts, contract, jobs,
-// rigs) and orders tasks; process.go starts, kills and restarts one rig process; fees.go has
-// operators consent to the relayer's fee; floor.go measures a commit's and a reveal's gas sent
+// rigs) and orders tasks; folder.go says what it made in its folder and what Close removes;
+// process.go starts, kills and restarts one rig process; fees.go has operators consent to the
+// relayer's fee; floor.go measures a commit's and a reveal's gas sent
 // alone (the floor batches are held against); report.go follows the tasks to their end;
 // ledger.go reads what the chain itself holds of a run (blocks, receipts, events), to count apart
 // from what the rigs journal. README.md says why the chain is built this way.
