@@ -163,7 +163,7 @@ func SessionMinutes(from, to time.Time, sessions []Session) int {
 			if !ok {
 				continue
 			}
-			start, end = later(start, lo), earlier(end, hi)
+			start, end = Later(start, lo), Earlier(end, hi)
 			if start.Before(end) {
 				total += int(end.Sub(start) / time.Minute)
 			}
@@ -172,14 +172,17 @@ func SessionMinutes(from, to time.Time, sessions []Session) int {
 	return total
 }
 
-func later(a, b time.Time) time.Time {
+// Later is the later of two instants (a when they are equal), Earlier the earlier: the bounds of
+// two spans' overlap, used wherever spans are cut to one another.
+func Later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
 }
 
-func earlier(a, b time.Time) time.Time {
+// Earlier is the earlier of two instants (a when they are equal).
+func Earlier(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a
 	}

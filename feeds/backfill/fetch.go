@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricerig/pricerig/feeds"
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/redact"
 	"github.com/pricerig/pricerig/sources"
 )
@@ -160,7 +161,7 @@ func (b *Backfill) fail(m *member, j job, f failure) {
 	defer m.mu.Unlock()
 	// the gap is the part of the range the window was for (a window may reach back before it
 	// for the carry)
-	from, to := maxTime(j.span.From, b.opts.From), minTime(j.span.To, b.opts.To)
+	from, to := market.Later(j.span.From, b.opts.From), market.Earlier(j.span.To, b.opts.To)
 	for _, s := range j.symbols {
 		m.failures[s] = append(m.failures[s], failedSpan{j.span, f})
 		if from.Before(to) {
@@ -315,7 +316,7 @@ func remaining(j job, proven map[string]history.Span) job {
 		if len(out.symbols) == 0 {
 			out.span = left
 		} else {
-			out.span = history.Span{From: minTime(out.span.From, left.From), To: maxTime(out.span.To, left.To)}
+			out.span = history.Span{From: market.Earlier(out.span.From, left.From), To: market.Later(out.span.To, left.To)}
 		}
 		out.symbols = append(out.symbols, sym)
 	}

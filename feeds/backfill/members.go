@@ -163,7 +163,7 @@ func (b *Backfill) served() error {
 		if !m.selected || m.src == nil {
 			continue
 		}
-		from, to := maxTime(b.opts.From, m.liveLB), minTime(b.opts.To, m.ready)
+		from, to := market.Later(b.opts.From, m.liveLB), market.Earlier(b.opts.To, m.ready)
 		if len(m.sessions) > 0 && from.Before(to) && market.HasSessionMinute(from, to, m.sessions) {
 			return nil
 		}
@@ -183,19 +183,19 @@ func (b *Backfill) served() error {
 // give: before its history, or not published yet.
 func (b *Backfill) need(m *member, symbol string) (history.Span, []Gap, bool) {
 	var gaps []Gap
-	from, to := b.opts.From, minTime(b.opts.To, b.now.Truncate(time.Minute))
+	from, to := b.opts.From, market.Earlier(b.opts.To, b.now.Truncate(time.Minute))
 	if len(m.sessions) == 0 {
 		gaps = append(gaps, Gap{Symbol: symbol, From: from, To: to, Reason: fmt.Sprintf("covers %s, none of the requested sessions", sessionNames(m.cov.Sessions))})
 		return history.Span{}, gaps, false
 	}
 	if !m.planLB.IsZero() && from.Before(m.planLB) {
-		if g, ok := trimToSessions(from, minTime(m.planLB, to), m.sessions); ok {
+		if g, ok := trimToSessions(from, market.Earlier(m.planLB, to), m.sessions); ok {
 			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: "before its 1-minute history (it " + m.reach() + ")"})
 		}
 		from = m.planLB
 	}
 	if m.ready.Before(to) {
-		if g, ok := trimToSessions(maxTime(from, m.ready), to, m.sessions); ok {
+		if g, ok := trimToSessions(market.Later(from, m.ready), to, m.sessions); ok {
 			gaps = append(gaps, Gap{Symbol: symbol, From: g.From, To: g.To, Reason: "not published or not final yet (" + m.unready() + ")"})
 		}
 		to = m.ready

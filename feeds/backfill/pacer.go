@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/internal/clock"
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 )
 
@@ -63,7 +64,7 @@ func newPacer(next http.RoundTripper, clock Clock, rate sources.Rate) *pacer {
 func (p *pacer) Wait(ctx context.Context) error {
 	p.mu.Lock()
 	now := p.clock.Now()
-	at := maxTime(now, p.slot)
+	at := market.Later(now, p.slot)
 	next := at.Add(p.every)
 	p.slot = next
 	wait := at.Sub(now)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/market"
 )
 
 // job is one window to fetch.
@@ -191,11 +192,11 @@ func (b *Backfill) reachStart(m *member, t, floor time.Time) time.Time {
 	r := t.Add(-b.rules.MaxCarry)
 	first := t.Add(-b.rules.Window)
 	if !floor.IsZero() {
-		r = maxTime(r, floor)
-		first = maxTime(first, floor)
+		r = market.Later(r, floor)
+		first = market.Later(first, floor)
 	}
 	if m.cov.MaxWindow > 0 {
-		r = maxTime(r, first.Add(-m.cov.MaxWindow))
+		r = market.Later(r, first.Add(-m.cov.MaxWindow))
 	}
 	return r
 }

@@ -76,12 +76,12 @@ func (p policy) end(a, limit time.Time, n int) time.Time {
 	case sources.CutMonth:
 		ny := a.In(market.NewYork)
 		next := time.Date(ny.Year(), ny.Month()+1, 1, 0, 0, 0, 0, market.NewYork).UTC()
-		return minTime(next, limit)
+		return market.Earlier(next, limit)
 	case sources.CutDates:
 		days := max(p.days, 2)
-		return minTime(market.NYMidnight(market.NYDate(a).AddDate(0, 0, days-1)), limit)
+		return market.Earlier(market.NYMidnight(market.NYDate(a).AddDate(0, 0, days-1)), limit)
 	}
-	end := minTime(a.Add(p.max), limit)
+	end := market.Earlier(a.Add(p.max), limit)
 	if p.page <= 0 {
 		return end
 	}

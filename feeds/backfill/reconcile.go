@@ -79,7 +79,7 @@ func (b *Backfill) reconcile(ctx context.Context, sum *Summary) error {
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
+	end := market.Earlier(b.opts.To, b.now.Truncate(time.Minute))
 	minutes := sessionMinutes(b.opts.From, end, b.rules.Sessions)
 	b.total.Add(int64(minutes * len(b.symbols)))
 	w := b.answerWriter(ctx, rid)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pricerig/pricerig/feeds/history"
+	"github.com/pricerig/pricerig/market"
 	"github.com/pricerig/pricerig/sources"
 	"github.com/pricerig/pricerig/sources/sim"
 )
@@ -68,7 +69,7 @@ func TestPipelinedReconcileWritesWhatTheSequentialOneWrote(t *testing.T) {
 		t.Fatal(err)
 	}
 	refSum := &Summary{}
-	end := minTime(b.opts.To, b.now.Truncate(time.Minute))
+	end := market.Earlier(b.opts.To, b.now.Truncate(time.Minute))
 	for _, sym := range b.symbols {
 		if err := b.reconcileSymbol(ctx, sym, end, refSum, func(batch []history.AnswerRow) error {
 			return referencePutAnswers(ctx, ref, rid, batch)

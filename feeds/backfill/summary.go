@@ -149,7 +149,7 @@ func mergeGaps(in []Gap, sessions []market.Session) []Gap {
 		if n := len(out); n > 0 {
 			last := &out[n-1]
 			if last.Symbol == x.Symbol && last.Reason == x.Reason && last.Kind == x.Kind && (!x.From.After(last.To) || !market.HasSessionMinute(last.To, x.From, sessions)) {
-				last.To = maxTime(last.To, x.To)
+				last.To = market.Later(last.To, x.To)
 				continue
 			}
 		}

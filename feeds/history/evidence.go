@@ -289,11 +289,11 @@ func (s *Store) CopyHeld(ctx context.Context, from *Store, symbol string, srcs [
 				return err
 			}
 			for _, w := range held.Windows {
-				winFrom, finalTo, seenTo := laterTime(w.Span.From, span.From), earlierTime(w.FinalTo, span.To), earlierTime(w.Span.To, span.To)
+				winFrom, finalTo, seenTo := market.Later(w.Span.From, span.From), market.Earlier(w.FinalTo, span.To), market.Earlier(w.Span.To, span.To)
 				if !winFrom.Before(seenTo) {
 					continue
 				}
-				finalTo = laterTime(finalTo, winFrom)
+				finalTo = market.Later(finalTo, winFrom)
 				n := 0
 				for _, b := range held.Bars {
 					if !b.Start.Before(winFrom) && b.Start.Before(finalTo) {
@@ -312,20 +312,6 @@ ON CONFLICT (source, symbol, win_from) DO NOTHING`, source, symbol, winFrom.Unix
 		}
 	}
 	return nil
-}
-
-func laterTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func earlierTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // PruneEvery prunes the store by r now and then every period until ctx ends, logging what it
