@@ -110,7 +110,10 @@ func TestReadsFailOverFromFrozenEndpoints(t *testing.T) {
 		}
 	}
 	r.eventually("the frozen endpoints out of rotation", func() bool { return !r.status(0).Up && !r.status(1).Up && r.status(2).Up })
-	if s := r.status(0); !strings.Contains(s.Reason, "not answering") || s.Errors == 0 {
+	// A frozen endpoint leaves by whichever rule sees it first: its read times out ("not
+	// answering", counted as an error), or its head stops while the others' move on ("lagging",
+	// when the chain mines past MaxLag before the attempt bound ends: seen under -race in CI).
+	if s := r.status(0); !(strings.Contains(s.Reason, "not answering") && s.Errors > 0) && !strings.Contains(s.Reason, "lagging") {
 		t.Errorf("a frozen endpoint's status: %+v", s)
 	}
 	// the same read on one frozen endpoint alone does not answer
