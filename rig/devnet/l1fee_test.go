@@ -1,6 +1,8 @@
 package devnet
 
 import (
+	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/json"
 	"math/big"
@@ -24,23 +26,7 @@ import (
 // gasUsedForL1 is the poster cost (16 units a brotli-compressed byte at the L1 price) over the
 // gas price, so it grows with the transaction's size; the L1 pricer's pool gets what was charged.
 func TestTheL1PartIsChargedAsNitroChargesIt(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}},
-		ChainOptions{L1Block: DefaultL1Block, GasPrice: DefaultGasPrice, L1BaseFee: DefaultL1BaseFee})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx := testContext(t)
-	raw, err := rpc.DialContext(ctx, c.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(raw.Close)
-	client := ethclient.NewClient(raw)
-	id := new(big.Int).SetUint64(c.ChainID)
-	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	key, from, ctx, raw, client, id, to := startL1FeeChain(t)
 
 	var lastUnits, poolPaid uint64
 	for i, size := range []int{100, 1000} {
@@ -106,23 +92,7 @@ func TestTheL1PartIsChargedAsNitroChargesIt(t *testing.T) {
 // as its gas limit is mined, and its receipt's gasUsed (execution + gasUsedForL1) does not pass
 // the limit. go-ethereum's estimate alone is the execution's, which the receipt passed.
 func TestEstimateGasCountsTheL1Part(t *testing.T) {
-	key, _ := crypto.GenerateKey()
-	from := crypto.PubkeyToAddress(key.PublicKey)
-	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}},
-		ChainOptions{L1Block: DefaultL1Block, GasPrice: DefaultGasPrice, L1BaseFee: DefaultL1BaseFee})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx := testContext(t)
-	raw, err := rpc.DialContext(ctx, c.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(raw.Close)
-	client := ethclient.NewClient(raw)
-	id := new(big.Int).SetUint64(c.ChainID)
-	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	key, from, ctx, raw, client, id, to := startL1FeeChain(t)
 	data := make([]byte, 500)
 	_, _ = rand.Read(data)
 	limit, err := client.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &to, Value: big.NewInt(7), Data: data})
@@ -142,4 +112,29 @@ func TestEstimateGasCountsTheL1Part(t *testing.T) {
 	if l1 == 0 || gasUsed > limit || quantityOf(t, receipt["status"]) != 1 {
 		t.Fatalf("estimate %d: gasUsed %d (gasUsedForL1 %d), status %s; want ok and gasUsed within the estimate", limit, gasUsed, l1, receipt["status"])
 	}
+}
+
+// startL1FeeChain starts a chain charging Robinhood Chain's L1 part with one funded key, and
+// dials it: the key and its address, the test's context, the raw and typed clients,
+// the chain id, and an address to send to.
+func startL1FeeChain(t *testing.T) (*ecdsa.PrivateKey, common.Address, context.Context, *rpc.Client, *ethclient.Client, *big.Int, common.Address) {
+	t.Helper()
+	key, _ := crypto.GenerateKey()
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	c, err := StartChainWithOptions(types.GenesisAlloc{from: {Balance: big.NewInt(params.Ether)}},
+		ChainOptions{L1Block: DefaultL1Block, GasPrice: DefaultGasPrice, L1BaseFee: DefaultL1BaseFee})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx := testContext(t)
+	raw, err := rpc.DialContext(ctx, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	client := ethclient.NewClient(raw)
+	id := new(big.Int).SetUint64(c.ChainID)
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	return key, from, ctx, raw, client, id, to
 }
